@@ -1,0 +1,11 @@
+"""The ``bench`` console script: rtp, settle, emulate, run, replay."""
+
+import sys
+
+import bench.commands
+from twin.commandline import make_main
+
+main = make_main(bench.commands, "bench", "The hardware-in-the-loop test bench for regulated live table games.")
+
+if __name__ == "__main__":
+    sys.exit(main())
