@@ -1,0 +1,181 @@
+"""The session journal: an append-only, hash-chained record of everything that
+happened in a session, enough on its own to re-verify and re-simulate it.
+
+Format: JSON lines, one record each, in a strict canonical form (sorted keys,
+no spaces, ASCII only). Every record carries
+
+- ``seq``: its index, from 0;
+- ``prev``: the ``hash`` of the record before it (64 zeros for the first);
+- ``hash``: the SHA-256 of the record's canonical form without ``hash``.
+
+So a changed byte anywhere breaks either the JSON, the canonical form, the
+record's own hash or the next record's ``prev``; a removed or reordered record
+breaks ``seq`` and ``prev``. (Without a secret key anyone can recompute a whole
+chain; that is why ``bench run`` also prints the head hash, which a regulator
+keeps apart from the file: ``verify_journal(path, expected_head=...)``.)
+
+Records are grouped by round. ``end_round`` writes a ``round-end`` record, then
+flushes and fsyncs: a crash loses at most the round in flight, and the verifier
+reports that round as incomplete rather than as tampering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA_VERSION = 1
+GENESIS = "0" * 64
+
+
+def canonical(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def record_hash(body: dict[str, Any]) -> str:
+    """The hash of a record: SHA-256 over its canonical form without ``hash``."""
+    return hashlib.sha256(canonical({k: v for k, v in body.items() if k != "hash"}).encode("ascii")).hexdigest()
+
+
+def raw_text(data: bytes) -> str:
+    """Raw wire bytes as a JSON-safe string that maps back byte for byte
+    (latin-1: one code point per byte; ``canonical`` escapes the non-ASCII)."""
+    return data.decode("latin-1")
+
+
+def raw_bytes(text: str) -> bytes:
+    return text.encode("latin-1")
+
+
+class JournalError(Exception):
+    """The journal cannot be written (e.g. it does not end where a writer can
+    safely continue). Never raised for what a verifier should report."""
+
+
+class JournalWriter:
+    """Appends records to a journal file. Opening an existing journal continues
+    its chain after its last intact record; a torn last line (a crash in the
+    middle of a write) is kept as it is and the writer refuses to continue,
+    rather than silently losing or rewriting recorded data."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self.seq = 0
+        self.head = GENESIS
+        if self.path.exists() and self.path.stat().st_size > 0:
+            self._resume()
+        self._file = open(self.path, "ab")
+
+    def _resume(self) -> None:
+        report = verify_journal(self.path)
+        if not report.ok or report.torn_tail:
+            raise JournalError(f"{self.path}: cannot append to a journal that does not verify: "
+                               + "; ".join(p.what for p in report.problems))
+        self.seq = report.records
+        self.head = report.head
+
+    def append(self, kind: str, **data: Any) -> dict[str, Any]:
+        body = {"kind": kind, "seq": self.seq, "prev": self.head, **data}
+        body["hash"] = record_hash(body)
+        self._file.write(canonical(body).encode("ascii") + b"\n")
+        self.seq += 1
+        self.head = body["hash"]
+        return body
+
+    def sync(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def end_round(self, round_no: int, **data: Any) -> dict[str, Any]:
+        record = self.append("round-end", round=round_no, **data)
+        self.sync()
+        return record
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self.sync()
+            self._file.close()
+
+    def __enter__(self) -> "JournalWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int          # 1-based line number in the file
+    what: str
+
+
+@dataclass
+class VerifyReport:
+    path: str
+    records: int = 0
+    head: str = GENESIS
+    problems: list[Problem] = field(default_factory=list)
+    torn_tail: bool = False          # the last line was cut off mid-write
+    incomplete_rounds: list[int] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any] | None, bytes]]:
+    """(line number, parsed record or None if unparsable, raw line) for each line."""
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                record = json.loads(line.decode("ascii"))
+                if not isinstance(record, dict):
+                    record = None
+            except (UnicodeDecodeError, ValueError):
+                record = None
+            yield number, record, line
+
+
+def verify_journal(path: str | os.PathLike[str], expected_head: str | None = None) -> VerifyReport:
+    """Check the chain record by record. Every problem names the line."""
+    report = VerifyReport(path=str(path))
+    expected_prev = GENESIS
+    open_rounds: set[int] = set()
+    lines = list(iter_records(path))
+    for number, record, line in lines:
+        last_line = number == len(lines)
+        if not line.endswith(b"\n") and last_line:
+            # A crash in the middle of a write: the round in flight is lost, the rest stands.
+            report.torn_tail = True
+            break
+        if record is None:
+            report.problems.append(Problem(number, "not a JSON object (changed or corrupted bytes)"))
+            expected_prev = None
+            continue
+        if line.rstrip(b"\n").decode("ascii") != canonical(record):
+            report.problems.append(Problem(number, "not in canonical form (bytes changed)"))
+        if record.get("hash") != record_hash(record):
+            report.problems.append(Problem(number, f"record {record.get('seq')} does not match its hash (content changed)"))
+        if expected_prev is not None and record.get("prev") != expected_prev:
+            report.problems.append(Problem(number, f"record {record.get('seq')} does not follow the record before it "
+                                                   "(a record was removed, inserted or reordered)"))
+        if record.get("seq") != report.records:
+            report.problems.append(Problem(number, f"sequence number {record.get('seq')} where {report.records} was expected"))
+        report.records += 1
+        expected_prev = record.get("hash")
+        report.head = str(expected_prev)
+        round_no = record.get("round")
+        if isinstance(round_no, int):
+            if record.get("kind") == "round-end":
+                open_rounds.discard(round_no)
+            else:
+                open_rounds.add(round_no)
+    report.incomplete_rounds = sorted(open_rounds)
+    if expected_head is not None and report.head != expected_head:
+        report.problems.append(Problem(len(lines), f"head hash {report.head[:16]}… is not the expected "
+                                                   f"{expected_head[:16]}… (records were changed or cut off)"))
+    return report

@@ -1,0 +1,112 @@
+"""The journal proves what happened: any changed byte, removed or reordered
+record is found and named; a crash loses at most the round in flight."""
+
+import json
+
+import pytest
+
+from bench.journal import (JournalError, JournalWriter, raw_bytes, raw_text,
+                           verify_journal)
+
+
+def write_session(path, rounds=3, frames_per_round=4):
+    with JournalWriter(path) as journal:
+        journal.append("session", schema=1, seeds={"lucky": 7})
+        for round_no in range(1, rounds + 1):
+            for i in range(frames_per_round):
+                journal.append("frame", round=round_no, dir="rx" if i % 2 else "tx",
+                               raw=raw_text(b"$12|BET|w%d\xff\r\n" % i))
+            journal.end_round(round_no)
+    return path
+
+
+def lines_of(path):
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def test_untouched_journal_verifies_and_keeps_raw_bytes(tmp_path):
+    path = write_session(tmp_path / "s.jsonl")
+    report = verify_journal(path)
+    assert report.ok, report.problems
+    assert report.records == 1 + 3 * 5
+    assert report.incomplete_rounds == []
+    frame = json.loads(lines_of(path)[1])
+    assert raw_bytes(frame["raw"]) == b"$12|BET|w0\xff\r\n"
+
+
+@pytest.mark.parametrize("line_index", [0, 5, 15])
+def test_one_changed_byte_is_found_and_named(tmp_path, line_index):
+    path = write_session(tmp_path / "s.jsonl")
+    lines = lines_of(path)
+    target = bytearray(lines[line_index])
+    at = target.index(b'"kind"') + 8           # a byte inside the value of "kind"
+    target[at] = ord("X") if target[at] != ord("X") else ord("Y")
+    lines[line_index] = bytes(target)
+    path.write_bytes(b"".join(lines))
+    report = verify_journal(path)
+    assert not report.ok
+    assert report.problems[0].line == line_index + 1
+
+
+def test_removed_line_is_found_at_the_record_after_it(tmp_path):
+    path = write_session(tmp_path / "s.jsonl")
+    lines = lines_of(path)
+    del lines[4]
+    path.write_bytes(b"".join(lines))
+    report = verify_journal(path)
+    assert not report.ok
+    assert report.problems[0].line == 5
+    assert "removed" in report.problems[0].what
+
+
+def test_swapped_records_are_found(tmp_path):
+    path = write_session(tmp_path / "s.jsonl")
+    lines = lines_of(path)
+    lines[2], lines[3] = lines[3], lines[2]
+    path.write_bytes(b"".join(lines))
+    assert {p.line for p in verify_journal(path).problems} >= {3}
+
+
+def test_recomputed_chain_is_caught_by_the_anchored_head(tmp_path):
+    path = write_session(tmp_path / "s.jsonl")
+    honest_head = verify_journal(path).head
+    # A forger rewrites round 3's last frame and recomputes every hash after it.
+    lines = lines_of(path)
+    forged = tmp_path / "forged.jsonl"
+    with JournalWriter(forged) as journal:
+        for line in lines[:-2]:
+            record = json.loads(line)
+            data = {k: v for k, v in record.items() if k not in ("kind", "seq", "prev", "hash")}
+            journal.append(record["kind"], **data)
+        journal.append("frame", round=3, dir="rx", raw="forged")
+        journal.end_round(3)
+    assert verify_journal(forged).ok
+    assert not verify_journal(forged, expected_head=honest_head).ok
+
+
+def test_crash_mid_write_loses_only_the_round_in_flight(tmp_path):
+    path = write_session(tmp_path / "s.jsonl", rounds=2)
+    with JournalWriter(path) as journal:
+        journal.append("frame", round=3, dir="tx", raw="BET")
+        journal.sync()
+    with open(path, "ab") as handle:            # the process dies mid-line
+        handle.write(b'{"kind":"frame","prev":"ab')
+    report = verify_journal(path)
+    assert report.ok
+    assert report.torn_tail
+    assert report.incomplete_rounds == [3]
+    assert report.records == 1 + 2 * 5 + 1
+
+
+def test_writer_continues_a_good_journal_and_refuses_a_torn_one(tmp_path):
+    path = write_session(tmp_path / "s.jsonl", rounds=1)
+    with JournalWriter(path) as journal:
+        journal.append("frame", round=2, dir="tx", raw="x")
+        journal.end_round(2)
+    assert verify_journal(path).ok
+    size = path.stat().st_size
+    with open(path, "ab") as handle:
+        handle.write(b'{"kind":')
+    with pytest.raises(JournalError):
+        JournalWriter(path)
+    assert path.stat().st_size == size + len(b'{"kind":')   # nothing recorded was lost
