@@ -1,0 +1,194 @@
+"""Encode messages to frames and decode frames to messages, for one game;
+and a streaming decoder that finds frames in a byte stream, rejects the bad
+ones with a precise reason, and resynchronises on the next "$".
+
+Nothing here raises to the caller on bad input from the wire: ``StreamDecoder``
+returns ``Rejected`` items, and ``Codec.decode_line`` raises only ``FrameError``,
+which the stream decoder turns into ``Rejected``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from bench.protocol import frame as framing
+from bench.protocol.frame import FrameError, MAX_FRAME, RawFrame
+from bench.protocol.messages import BOTH, GAME_KIND, FieldError, Message, SPECS, spec_for
+
+_PRINTABLE = re.compile(rb"[\x20-\x7e]*")
+
+
+class Codec:
+    """The message codec of one game (SENSOR and RESULT differ per game)."""
+
+    def __init__(self, game: str):
+        if game not in GAME_KIND:
+            raise ValueError(f"the protocol has no messages for game {game!r}; "
+                             f"games: {', '.join(sorted(GAME_KIND))}")
+        self.game = game
+
+    def encode(self, message: Message, seq: int) -> bytes:
+        """A frame for ``message``; raises ValueError if the message itself is
+        wrong (a programming error on our side, not bad input from the wire)."""
+        try:
+            spec = spec_for(message.type, self.game)
+        except KeyError:
+            raise ValueError(f"unknown message type {message.type!r}") from None
+        except LookupError as err:
+            raise ValueError(str(err)) from None
+        types = spec.field_types()
+        missing = [name for name, _ in spec.required if name not in message.fields]
+        extra = [name for name in message.fields if name not in types]
+        if missing or extra:
+            raise ValueError(f"{message.type}: missing {missing}, unexpected {extra}")
+        pairs = [(name, types[name].render(message.fields[name]))
+                 for name, _ in spec.required + spec.optional
+                 if name in message.fields and message.fields[name] is not None]
+        return framing.build(seq, message.type, pairs)
+
+    def decode_line(self, line: bytes, sender: str | None = None) -> tuple[Message, RawFrame]:
+        """Decode one line (terminator removed). ``sender`` ("bench" or
+        "controller"), if given, is who must have sent it. Raises FrameError."""
+        if len(line) + 2 > MAX_FRAME:
+            raise FrameError("too-long", f"frame of {len(line) + 2} bytes is over the {MAX_FRAME}-byte limit")
+        if not _PRINTABLE.fullmatch(line):
+            bad = next(i for i, b in enumerate(line) if not 0x20 <= b <= 0x7E)
+            kind = "non-ascii" if line[bad] >= 0x80 else "control-char"
+            raise FrameError(kind, f"byte 0x{line[bad]:02X} at column {bad + 1} is not printable ASCII")
+        raw = framing.split(line)
+        if raw.type not in SPECS:
+            raise FrameError("unknown-type", f"unknown message type {raw.type!r}")
+        try:
+            spec = spec_for(raw.type, self.game)
+        except LookupError as err:
+            raise FrameError("wrong-game", str(err)) from None
+        if sender is not None and spec.sender not in (BOTH, sender):
+            raise FrameError("wrong-sender", f"{raw.type} is sent by the {spec.sender}, not the {sender}")
+        types = spec.field_types()
+        values = {}
+        for name, text in raw.pairs:
+            if name in values:
+                raise FrameError("duplicate-field", f"{raw.type}: field {name!r} given twice")
+            if name not in types:
+                raise FrameError("extra-field", f"{raw.type}: unexpected field {name!r} "
+                                 f"(fields: {', '.join(types) or 'none'})")
+            try:
+                values[name] = types[name].parse(text)
+            except FieldError as err:
+                raise FrameError("bad-value", f"{raw.type}: field {name!r}: {err}") from None
+        missing = [name for name, _ in spec.required if name not in values]
+        if missing:
+            raise FrameError("missing-field", f"{raw.type}: missing field {missing[0]!r}")
+        return Message(raw.type, values, raw.seq), raw
+
+
+@dataclass(frozen=True)
+class Decoded:
+    message: Message
+    raw: bytes          # the whole frame as received, terminator included
+    crc: int
+
+
+@dataclass(frozen=True)
+class Rejected:
+    reason: str         # a token: bad-crc, garbage, too-long, ...
+    detail: str         # what exactly is wrong, for a person
+    raw: bytes          # the rejected bytes (at most MAX_FRAME of them)
+
+    @property
+    def damaged_frame(self) -> bool:
+        """True when a frame started ("$") but arrived damaged: worth a NAK.
+        Garbage between frames is not."""
+        return self.reason != "garbage"
+
+
+Item = Union[Decoded, Rejected]
+
+
+class StreamDecoder:
+    """Feed it bytes as they arrive (with the time they arrived); it returns
+    every complete frame or rejection. Inside a frame, a silence longer than
+    ``byte_timeout`` or a frame longer than ``frame_timeout`` (measured from
+    its "$") discards the partial frame; call ``expire(now)`` while waiting
+    so that a frame cut short is reported even if no more bytes come."""
+
+    def __init__(self, codec: Codec, *, sender: str | None, byte_timeout: float, frame_timeout: float):
+        self.codec = codec
+        self.sender = sender
+        self.byte_timeout = byte_timeout
+        self.frame_timeout = frame_timeout
+        self._frame: bytearray | None = None   # bytes since "$", None between frames
+        self._overflow = False                 # the current frame passed MAX_FRAME
+        self._garbage = bytearray()            # bytes outside any frame (first MAX_FRAME kept)
+        self._garbage_count = 0
+        self._started = 0.0
+        self._last_byte = 0.0
+
+    def expire(self, now: float) -> list[Item]:
+        """Reject a partial frame whose byte or frame timeout has passed."""
+        if self._frame is None:
+            return []
+        if now - self._last_byte > self.byte_timeout:
+            return [self._abandon("byte-timeout", f"frame cut short: no byte for {now - self._last_byte:.3f} s "
+                                  f"(byte timeout {self.byte_timeout} s) after {len(self._frame)} bytes")]
+        if now - self._started > self.frame_timeout:
+            return [self._abandon("frame-timeout", f"frame not finished {now - self._started:.3f} s after its '$' "
+                                  f"(frame timeout {self.frame_timeout} s)")]
+        return []
+
+    def feed(self, data: bytes, now: float) -> list[Item]:
+        out: list[Item] = self.expire(now) if data else []
+        for byte in data:
+            if byte == framing.START:
+                out.extend(self._flush_garbage())
+                if self._frame is not None:
+                    out.append(self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
+                                             "by a new '$' before its line end"))
+                self._frame = bytearray(b"$")
+                self._overflow = False
+                self._started = now
+            elif self._frame is None:
+                if byte == 0x0A:
+                    out.extend(self._flush_garbage())
+                else:
+                    self._garbage_count += 1
+                    if len(self._garbage) < MAX_FRAME:
+                        self._garbage.append(byte)
+            elif byte == 0x0A:
+                out.append(self._complete())
+            elif self._overflow:
+                pass
+            elif len(self._frame) >= MAX_FRAME:
+                self._overflow = True
+            else:
+                self._frame.append(byte)
+            if self._frame is not None:
+                self._last_byte = now
+        return out
+
+    def _complete(self) -> Item:
+        frame, overflow = bytes(self._frame), self._overflow
+        self._frame = None
+        if overflow:
+            return Rejected("too-long", f"line longer than the {MAX_FRAME}-byte frame limit", frame)
+        line = frame[:-1] if frame.endswith(b"\r") else frame
+        try:
+            message, raw = self.codec.decode_line(line, self.sender)
+        except FrameError as err:
+            return Rejected(err.reason, str(err), frame + b"\n")
+        return Decoded(message, frame + b"\n", raw.crc)
+
+    def _abandon(self, reason: str, detail: str) -> Rejected:
+        frame = bytes(self._frame)
+        self._frame = None
+        return Rejected(reason, detail, frame)
+
+    def _flush_garbage(self) -> list[Item]:
+        count, sample = self._garbage_count, bytes(self._garbage)
+        self._garbage_count = 0
+        self._garbage.clear()
+        if count == 0 or sample.strip(b"\r\n\t ") == b"" and count == len(sample):
+            return []  # blank lines and stray line ends between frames are harmless
+        return [Rejected("garbage", f"{count} bytes of garbage between frames", sample)]

@@ -1,0 +1,86 @@
+"""Line framing: one ASCII line per frame, with a sequence number and a CRC.
+
+    $SSSS TYPE name=value name=value*CCCC<CR><LF>
+
+"$" starts a frame and appears nowhere else; SSSS is the sender's sequence
+number (4 decimal digits, wrapping 9999 -> 0000); CCCC is the CRC-16/CCITT-FALSE
+of every byte between "$" and "*", in upper-case hex. A frame is at most
+MAX_FRAME bytes, terminator included.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bench.protocol.crc import crc16_ccitt_false
+
+START = ord("$")
+CRC_MARK = b"*"
+TERMINATOR = b"\r\n"
+MAX_FRAME = 256
+SEQ_MODULUS = 10000
+
+_SEQ = re.compile(rb"[0-9]{4}")
+_TYPE = re.compile(rb"[A-Z]{2,12}")
+_NAME = re.compile(rb"[a-z]{1,12}")
+_HEX4 = re.compile(rb"[0-9A-Fa-f]{4}")
+
+
+class FrameError(ValueError):
+    """A line that is not a valid frame. ``reason`` is a short token for a NAK
+    and a journal; ``str()`` says precisely what is wrong."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class RawFrame:
+    seq: int
+    type: str
+    pairs: tuple[tuple[str, str], ...]  # (name, value) in wire order
+    crc: int
+
+
+def build(seq: int, type_: str, pairs: list[tuple[str, str]]) -> bytes:
+    """The bytes of one frame. Raises FrameError if it would be over-long."""
+    if not 0 <= seq < SEQ_MODULUS:
+        raise ValueError(f"sequence number {seq} outside 0..{SEQ_MODULUS - 1}")
+    body = " ".join([f"{seq:04d}", type_] + [f"{name}={value}" for name, value in pairs]).encode("ascii")
+    crc = crc16_ccitt_false(body)
+    data = b"$" + body + b"*" + f"{crc:04X}".encode("ascii") + TERMINATOR
+    if len(data) > MAX_FRAME:
+        raise FrameError("too-long", f"{type_} frame would be {len(data)} bytes, over the {MAX_FRAME}-byte limit")
+    return data
+
+
+def split(line: bytes) -> RawFrame:
+    """Parse one complete line (from "$" to its end, terminator removed) down
+    to names and values; raises FrameError naming the first thing wrong."""
+    if not line.startswith(b"$"):
+        raise FrameError("bad-syntax", "frame does not start with '$'")
+    body, mark, crc_text = line[1:].rpartition(CRC_MARK)
+    if not mark:
+        raise FrameError("no-crc", "no '*' before the CRC at the end of the frame")
+    if not _HEX4.fullmatch(crc_text):
+        raise FrameError("no-crc", f"CRC must be 4 hex digits after '*', got {crc_text[:8]!r}")
+    sent = int(crc_text, 16)
+    computed = crc16_ccitt_false(body)
+    if sent != computed:
+        raise FrameError("bad-crc", f"bad CRC: frame says {sent:04X}, content gives {computed:04X}")
+    parts = body.split(b" ")
+    if len(parts) < 2:
+        raise FrameError("bad-syntax", "a frame needs a sequence number and a type")
+    if not _SEQ.fullmatch(parts[0]):
+        raise FrameError("bad-seq", f"sequence number must be 4 decimal digits, got {parts[0][:8]!r}")
+    if not _TYPE.fullmatch(parts[1]):
+        raise FrameError("bad-syntax", f"message type must be 2-12 capital letters, got {parts[1][:16]!r}")
+    pairs = []
+    for part in parts[2:]:
+        name, eq, value = part.partition(b"=")
+        if not eq or not _NAME.fullmatch(name):
+            raise FrameError("bad-syntax", f"expected name=value with a lower-case name, got {part[:24]!r}")
+        pairs.append((name.decode("ascii"), value.decode("ascii")))
+    return RawFrame(int(parts[0]), parts[1].decode("ascii"), tuple(pairs), computed)
