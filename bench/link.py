@@ -61,7 +61,8 @@ class Link:
     @classmethod
     def from_socket(cls, sock: socket.socket, description: str) -> "Link":
         sock.setblocking(False)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # latency only
         return cls(fd=sock.fileno(), owner=sock, description=description)
 
     def read_some(self, timeout: float) -> bytes:
