@@ -1,0 +1,7 @@
+"""The scenarios of features/dice_ology.feature, bound to the shared table steps."""
+
+from pytest_bdd import scenarios
+
+from table_steps import *  # noqa: F401,F403  (step definitions and fixtures)
+
+scenarios("dice_ology.feature")
