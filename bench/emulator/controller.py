@@ -169,7 +169,7 @@ class EmulatedController:
         if m["stake"] <= 0:
             return self._refuse(m, "bad-stake")
         try:
-            self.game.check_bet(m["bet"])
+            self.game.check_bet(m["bet"], self.rules)
         except RulesError as err:
             return self._refuse(m, "unknown-bet", err.clause)
         self.wagers[wager_id] = Wager(wager_id, m["bet"], m["stake"])
@@ -220,7 +220,7 @@ class EmulatedController:
         dice, flat = m["dice"], m["flat"]
         if self.kind == "craps":
             return self._craps_roll(m["roll"], dice, all(flat))
-        if all(flat):
+        if not self._no_roll(flat):
             self._send("RESULT", round=self.round, dice=dice)
             return self._settle_and_clear(self._dice_round(dice, no_roll=False))
         self._send("NOROLL", round=self.round)
@@ -239,6 +239,12 @@ class EmulatedController:
         if self.kind == "craps" and m["roll"] != len(self.rolls) + 1:
             return f"reading for roll {m['roll']}, expected roll {len(self.rolls) + 1}"
         return None
+
+    def _no_roll(self, flat) -> bool:
+        """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo
+        re-shakes whenever a die is not flat."""
+        is_no_roll = getattr(self.game, "is_no_roll", None)
+        return is_no_roll(flat, self.rules) if is_no_roll else not all(flat)
 
     def _dice_round(self, dice, *, no_roll: bool) -> Round:
         return Round(self.game_name, dice=tuple(dice), no_roll=no_roll, lucky=self.lucky,
@@ -259,7 +265,20 @@ class EmulatedController:
             self._send("NOROLL", round=self.round)
             return self._command()                   # a cocked die: the roll is thrown again
         self.rolls.append((dice[0], dice[1]))
-        self._send("RESULT", round=self.round, roll=roll, dice=dice)
+        resolved = self._resolve_craps()
+        still_open = sum(1 for w in self.wagers.values() if w.id not in self.settled and w.id not in resolved)
+        self._send("RESULT", round=self.round, roll=roll, dice=dice, open=still_open)
+        for wager_id, returned in resolved.items():
+            self._settle_one(wager_id, returned)
+        if still_open == 0:
+            self._finish()
+            self._open_round()
+        else:
+            self.state = "closed"                    # the dealer triggers the next roll
+
+    def _resolve_craps(self) -> dict[str, int]:
+        """The wagers this roll resolves, and what each returns."""
+        resolved = {}
         for wager in self.wagers.values():
             if wager.id in self.settled:
                 continue
@@ -271,12 +290,8 @@ class EmulatedController:
             round_ = Round(self.game_name, rolls=counted, paytable=_paytable(self.rules))
             (settlement,) = self.game.settle(round_, [wager], self.rules)
             if not settlement.open:
-                self._settle_one(wager.id, settlement.returned)
-        if all(w.id in self.settled for w in self.wagers.values()):
-            self._finish()
-            self._open_round()
-        else:
-            self.state = "closed"                    # the dealer triggers the next roll
+                resolved[wager.id] = settlement.returned
+        return resolved
 
     def _settle_one(self, wager_id: str, returned: int) -> None:
         self.settled[wager_id] = returned

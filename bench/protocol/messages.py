@@ -126,7 +126,8 @@ class Spec:
 
 R = ("round", INT)
 DICE_FIELDS = {"dice3": (R, ("dice", INTS)), "wheel": (R, ("pocket", INT)),
-               "craps": (R, ("roll", INT), ("dice", INTS))}
+               # craps: ``open`` is how many side bets are still unresolved after this roll
+               "craps": (R, ("roll", INT), ("dice", INTS), ("open", INT))}
 SENSOR_FIELDS = {"dice3": (R, ("dice", INTS), ("flat", FLAGS)), "wheel": (R, ("pocket", INT)),
                  "craps": (R, ("roll", INT), ("dice", INTS), ("flat", FLAGS))}
 

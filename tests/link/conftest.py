@@ -1,0 +1,106 @@
+"""Fixtures for the link tests: the emulated controller started as its own
+process (always killed afterwards), and a small bench-side driver that plays
+the players, the dealer and the plant through a protocol session."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from bench.link import open_link
+from bench.protocol import BENCH, Message, PROTOCOL_VERSION, Session, Timeouts, make
+from bench.protocol.messages import LIGHTNING_GAMES
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FAST = Timeouts(byte=0.1, frame=0.5, response=0.25, retries=4)
+REPLY = 3.0   # seconds the driver waits for the controller's next message
+
+
+@contextmanager
+def emulator_process(*args: str, listen: str = "127.0.0.1:0"):
+    """Start ``bench emulate ARGS --listen LISTEN``; yield the URL it
+    announces; kill it afterwards whatever happened."""
+    cmd = [sys.executable, "-m", "bench.cli", "emulate", *args, "--listen", listen]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        line = _read_line(proc, timeout=20.0)
+        assert line.startswith("listening "), f"bench emulate said {line!r}; stderr: {proc.stderr.read1().decode()}"
+        yield line.split(" ", 1)[1]
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=3)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def _read_line(proc, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    buf = b""
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+            raise AssertionError(f"bench emulate announced nothing within {timeout} s")
+        chunk = os.read(proc.stdout.fileno(), 1)
+        if not chunk:
+            raise AssertionError(f"bench emulate exited: {proc.stderr.read().decode()}")
+        buf += chunk
+    return buf.decode().strip()
+
+
+@pytest.fixture
+def emulator():
+    return emulator_process
+
+
+def connect(url: str, game: str, timeouts: Timeouts = FAST, observer=None) -> Session:
+    return Session(open_link(url), game, role=BENCH, timeouts=timeouts, observer=observer)
+
+
+def hello(session: Session, game: str) -> tuple[Message, Message]:
+    """Greet the controller; returns its HELLO and the OPEN of round 1."""
+    session.send(make("HELLO", proto=PROTOCOL_VERSION, role="bench", sw="tests/1", game=game))
+    return session.receive(REPLY, expect="HELLO"), session.receive(REPLY, expect="OPEN")
+
+
+def play_round(session: Session, game: str, round_: int, wagers, readings, *, late=()) -> list[Message]:
+    """One round after its OPEN: place ``wagers`` ((id, bet, stake)...), call
+    no more bets, place the ``late`` wagers, trigger, answer every release,
+    spin or roll command with the next of ``readings`` (SENSOR fields), and
+    return everything the controller said until the round is settled and
+    cleared."""
+    readings = iter(readings)
+    for wager_id, bet, stake in wagers:
+        session.send(make("WAGER", round=round_, id=wager_id, bet=bet, stake=stake))
+    session.send(make("CLOSE", round=round_))
+    for wager_id, bet, stake in late:
+        session.send(make("WAGER", round=round_, id=wager_id, bet=bet, stake=stake))
+    said, seen = [], set()
+    triggered = False
+    while not {"SETTLED", "CLEARED"} <= seen:
+        m = session.receive(REPLY)
+        said.append(m)
+        seen.add(m.type)
+        if m.type in ("RELEASE", "SPIN", "ROLL"):
+            session.send(make("SENSOR", round=round_, **next(readings)))
+        elif m.type == "RESULT" and m.get("open"):
+            session.send(make("TRIGGER", round=round_))       # Dice-Ology: the next roll
+        if not triggered and "NOMORE" in seen and ("LUCKY" in seen or game not in LIGHTNING_GAMES):
+            session.send(make("TRIGGER", round=round_))
+            triggered = True
+    return said
+
+
+def of(messages, type_: str) -> list[Message]:
+    return [m for m in messages if m.type == type_]

@@ -1,0 +1,95 @@
+"""The link survives the faults the emulator injects: corrupted frames are
+NAKed and sent again, a silent controller gives a bounded timeout, and a
+controller reset in the middle of a round voids it and returns the wagers."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bench.protocol import LinkTimeout, ResponseTimeout, Timeouts
+from tests.link.conftest import connect, hello, of, play_round
+
+GAME = "lightning-dice"
+WAGERS = [("w1", "total:11", 100), ("w2", "low", 250), ("w3", "high", 40)]
+READING = [dict(dice=(5, 5, 1), flat=(True, True, True))]
+
+
+def test_corrupted_frames_are_nakked_and_retransmitted(emulator):
+    with emulator("--game", GAME, "--seed", "3", "--fault", "corrupt=0.25") as url:
+        session = connect(url, GAME)
+        try:
+            _, opened = hello(session, GAME)
+            said = play_round(session, GAME, opened["round"], WAGERS, READING)
+        finally:
+            session.port.close()
+    damaged = sum(n for key, n in session.stats.items() if key.startswith("rejected:"))
+    assert damaged > 0 and session.stats["tx_nak"] > 0
+    # Despite the damage, each message arrived once and in order.
+    seqs = [m.seq for m in said]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert [m["id"] for m in of(said, "SETTLE")] == ["w1", "w2", "w3"]
+    assert of(said, "SETTLED")[0]["wagers"] == 3
+
+
+def test_duplicated_frames_are_delivered_once(emulator):
+    with emulator("--game", GAME, "--seed", "4", "--fault", "duplicate=0.5") as url:
+        session = connect(url, GAME)
+        try:
+            _, opened = hello(session, GAME)
+            said = play_round(session, GAME, opened["round"], WAGERS, READING)
+        finally:
+            session.port.close()
+    assert session.stats["duplicates"] > 0
+    assert [m["id"] for m in of(said, "SETTLE")] == ["w1", "w2", "w3"]
+
+
+def test_a_silent_controller_gives_a_bounded_link_timeout(emulator):
+    timeouts = Timeouts(byte=0.05, frame=0.2, response=0.2, retries=2)
+    with emulator("--game", GAME, "--seed", "1", "--fault", "drop=1") as url:
+        session = connect(url, GAME, timeouts)
+        try:
+            started = time.monotonic()
+            with pytest.raises(LinkTimeout, match=r"HELLO \(seq 0000\) not acknowledged after 3 attempts"):
+                hello(session, GAME)
+            elapsed = time.monotonic() - started
+        finally:
+            session.port.close()
+    assert timeouts.give_up_after() <= elapsed < timeouts.give_up_after() + 0.5
+    assert session.stats["tx_retransmit"] == 2
+
+
+def test_a_response_timeout_when_the_controller_waits(emulator):
+    """After OPEN the controller waits for the players; a bench expecting
+    NOMORE without calling no more bets gets a ResponseTimeout, not a hang."""
+    with emulator("--game", GAME, "--seed", "1") as url:
+        session = connect(url, GAME)
+        try:
+            hello(session, GAME)
+            started = time.monotonic()
+            with pytest.raises(ResponseTimeout, match="no message .*NOMORE.* within 0.3 s"):
+                session.receive(0.3, expect="NOMORE")
+            assert 0.3 <= time.monotonic() - started < 0.8
+        finally:
+            session.port.close()
+
+
+def test_a_reset_mid_round_voids_the_round_and_returns_the_wagers(emulator):
+    with emulator("--game", GAME, "--seed", "9", "--fault", "reset=1") as url:
+        session = connect(url, GAME)
+        try:
+            _, opened = hello(session, GAME)
+            said = play_round(session, GAME, 1, WAGERS, READING)
+            # The controller comes back with round 2, which plays normally.
+            nxt = session.receive(3.0, expect="OPEN")
+            said2 = play_round(session, GAME, nxt["round"], WAGERS[:1], READING)
+        finally:
+            session.port.close()
+    types = [m.type for m in said]
+    assert types[types.index("RESET"):] == ["RESET", "HELLO"] + ["SETTLE"] * 3 + ["SETTLED", "CLEARED"]
+    assert of(said, "RESET")[0]["reason"] == "fault" and "RELEASE" not in types
+    assert {m["id"]: m["returned"] for m in of(said, "SETTLE")} == {w[0]: w[2] for w in WAGERS}
+    assert of(said, "SETTLED")[0]["void"] is True
+    assert of(said, "HELLO")[0].seq == 0            # the controller restarted its sequence numbers
+    assert nxt["round"] == 2 and of(said2, "RESULT")
