@@ -86,6 +86,7 @@ class LightningDice(DiceGame):
     lucky_count_range = (2, 4)                  # § 625b.2(d)(2), (g)(1)
     lucky_count_clause = "625b.2(d)(2)"
     lucky_position_clause = "625b.2(g)(1)"
+    lucky_pays_clause = ENHANCED_CLAUSE
     DEFAULT_LUCKY = DEFAULT_LUCKY
 
     # -- bets ---------------------------------------------------------------

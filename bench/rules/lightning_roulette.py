@@ -104,6 +104,7 @@ class LightningRoulette:
     lucky_count_range = (1, 5)               # § 617c.3(d)
     lucky_count_clause = "617c.3(d)"
     lucky_position_clause = "617c.3(d)"
+    lucky_pays_clause = "617c.3(g)"
     DEFAULT_LUCKY = DEFAULT_LUCKY
 
     def bet_names(self, rules=None) -> list[str]:

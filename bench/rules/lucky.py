@@ -30,6 +30,7 @@ class LuckyLimits(Protocol):
     lucky_count_range: tuple[int, int]
     lucky_count_clause: str
     lucky_position_clause: str
+    lucky_pays_clause: str
 
     def lucky_positions(self, options: Mapping[str, str]) -> list[str]: ...
     def check_lucky_pays(self, bet: str, pays: int) -> None: ...
@@ -69,7 +70,7 @@ ALL = "all"  # in `positions`: every position the regulation allows; in `odds`: 
 
 
 def _distribution(raw: object, *, file: str | None, field: str, what: str,
-                  key_check) -> tuple[tuple[int, Fraction], ...]:
+                  key_check, clause: str) -> tuple[tuple[int, Fraction], ...]:
     if not isinstance(raw, Mapping) or not raw:
         raise RulesError(f"expected a mapping of {what} to probability", file=file, field=field)
     pairs = []
@@ -79,7 +80,7 @@ def _distribution(raw: object, *, file: str | None, field: str, what: str,
         pairs.append((n, parse_probability(value, file=file, field=f"{field}.{key}")))
     total = sum(p for _, p in pairs)
     if total != 1:
-        raise RulesError(f"the probabilities sum to {total}, not 1", file=file, field=field)
+        raise RulesError(f"the probabilities sum to {total}, not 1", file=file, field=field, clause=clause)
     return tuple(sorted(pairs))
 
 
@@ -104,7 +105,8 @@ def parse_lucky(raw: object, game: LuckyLimits, options: Mapping[str, str], *,
                              file=file, field=where, clause=game.lucky_count_clause)
 
     count = _distribution(raw["count"], file=file, field=f"{field}.count",
-                          what="number of Lucky Numbers", key_check=check_count)
+                          what="number of Lucky Numbers", key_check=check_count,
+                          clause=game.lucky_count_clause)
 
     allowed = game.lucky_positions(options)
     raw_positions = raw["positions"]
@@ -149,7 +151,8 @@ def parse_lucky(raw: object, game: LuckyLimits, options: Mapping[str, str], *,
                 raise RulesError(err.message, file=file, field=where, clause=err.clause) from None
 
         odds.append((bet, _distribution(raw_odds[key], file=file, field=f"{field}.odds.{key}",
-                                        what="payout odds N (of 'N to 1')", key_check=check_pays)))
+                                        what="payout odds N (of 'N to 1')", key_check=check_pays,
+                                        clause=game.lucky_pays_clause)))
     return LuckyDistribution(count=count, positions=positions, odds=tuple(odds))
 
 
