@@ -25,6 +25,7 @@ class DiceGame:
     paytable_clause: str = ""
     option_choices: dict[str, tuple[str, ...]] = {}
     option_clauses: dict[str, str] = {}
+    has_no_roll = False      # Lightning Dice: a "no roll" returns every wager, 625b.2(d)(5)
 
     # -- to implement -------------------------------------------------------
     def bet_names(self, rules=None) -> list[str]:
@@ -44,6 +45,11 @@ class DiceGame:
                 self.check_bet(wager.bet, rules)
             except RulesError as err:
                 raise bet_error(err, i) from None
+        if self.paytables and rules.paytable not in self.paytables:
+            raise RulesError(f"{self.name} needs a paytable: one of {', '.join(self.paytables)}",
+                             field="paytable", clause=self.paytable_clause)
+        if round_.no_roll and not self.has_no_roll:
+            raise RulesError(f"{self.name} has no 'no roll'", field="no_roll", clause=self.dice_clause)
         dice = None if round_.no_roll and round_.dice is None else check_dice(round_.dice, clause=self.dice_clause)
         return wagers, dice
 

@@ -112,6 +112,8 @@ class DiceOlogy:
                 self.check_bet(wager.bet)
             except RulesError as err:
                 raise bet_error(err, i) from None
+        if rules.paytable not in self.paytables:
+            raise RulesError("dice-ology needs a pay table: 1 or 2", field="paytable", clause=PAY_TABLE_CLAUSE)
         rolls = check_rolls(round_.rolls if round_.rolls is not None else [])
         settlements = []
         for wager in wagers:
@@ -129,6 +131,8 @@ class DiceOlogy:
     def rtp(self, bet: str, rules) -> Fraction:
         """Every bet resolves with probability 1 (a seven comes), so the RTP is
         P(win) times the odds plus the stake."""
+        if rules.paytable not in self.paytables:
+            raise RulesError("dice-ology needs a pay table: 1 or 2", field="paytable", clause=PAY_TABLE_CLAUSE)
         return self.win_probability(bet, rules) * (SIDE_BETS[bet].odds[rules.paytable] + 1)
 
 

@@ -17,7 +17,7 @@ from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.dice_bets import is_triple, largest_group, parse_number, total
 from bench.rules.dice_game import DiceGame
-from bench.rules.lucky import check_round_lucky
+from bench.rules.lucky import check_round_lucky, require_distribution
 from bench.rules.registry import register
 from bench.rules.wagers import paid
 
@@ -88,6 +88,7 @@ class LightningDice(DiceGame):
     lucky_position_clause = "625b.2(g)(1)"
     lucky_pays_clause = ENHANCED_CLAUSE
     DEFAULT_LUCKY = DEFAULT_LUCKY
+    has_no_roll = True
 
     # -- bets ---------------------------------------------------------------
     def _total_range(self, rules) -> tuple[int, int]:
@@ -147,7 +148,8 @@ class LightningDice(DiceGame):
         check_round_lucky(lucky, self, rules.options if rules is not None else {})
 
     def draw_lucky(self, rules, rng) -> tuple[Lucky, ...]:
-        return rules.lucky.draw(rng)
+        """This round's Lucky Numbers from the submission's distribution (rng: a seeded random.Random)."""
+        return require_distribution(rules, self).draw(rng)
 
     def is_no_roll(self, flat: Sequence[bool], rules) -> bool:
         """(d)(5) "In the event that all three dice fail to land flat": ``flat`` says

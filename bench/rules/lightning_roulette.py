@@ -21,7 +21,7 @@ from typing import Iterable, Mapping, Sequence
 
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
-from bench.rules.lucky import check_round_lucky
+from bench.rules.lucky import check_round_lucky, require_distribution
 from bench.rules.registry import register
 from bench.rules.wagers import bet_error, check_wagers, paid
 
@@ -139,7 +139,8 @@ class LightningRoulette:
         check_round_lucky(lucky, self, {})
 
     def draw_lucky(self, rules, rng) -> tuple[Lucky, ...]:
-        return rules.lucky.draw(rng)
+        """This round's Lucky Numbers from the submission's distribution (rng: a seeded random.Random)."""
+        return require_distribution(rules, self).draw(rng)
 
     # -- settlement and RTP -------------------------------------------------
     def settle(self, round_: Round, wagers: Iterable[Wager], rules) -> list[Settlement]:

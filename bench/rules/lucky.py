@@ -179,3 +179,12 @@ def check_round_lucky(lucky, game: LuckyLimits, options: Mapping[str, str]) -> N
             game.check_lucky_pays(item.bet, item.pays)
         except RulesError as err:
             raise RulesError(err.message, field=f"lucky[{i}].pays", clause=err.clause) from None
+
+
+def require_distribution(rules, game: LuckyLimits) -> LuckyDistribution:
+    """The submission's Lucky distribution, or a RulesError saying it has none."""
+    if rules is None or rules.lucky is None:
+        raise RulesError(f"the rules give no Lucky Number distribution to draw from; load a "
+                         f"{game.name} submission or use default_rules({game.name!r})",
+                         field="lucky", clause=game.lucky_count_clause)
+    return rules.lucky

@@ -84,6 +84,8 @@ class SicBo(DiceGame):
 
     def decide(self, bet, dice, rules):
         kind, arg = self._parse(bet)
+        if rules.paytable not in PAYTABLES:
+            raise RulesError("Sic Bo needs a paytable: A or B", field="paytable", clause=PAYTABLE_CLAUSE)
         table = PAYTABLES[rules.paytable]
         loss = (None, WAGER_CLAUSES[kind])
         if kind == "triple":

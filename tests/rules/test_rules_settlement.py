@@ -3,7 +3,7 @@
 import pytest
 
 from bench.errors import RulesError
-from bench.rules import get_game
+from bench.rules import Round as Round_, get_game
 from bench.rules.settle_json import settle_line
 
 DICE_LUCKY = [{"bet": "total:11", "pays": 49}, {"bet": "total:4", "pays": 99}]
@@ -187,3 +187,20 @@ def test_bet_counts_match_the_layouts():
     assert len(get_game("lightning-dice").bet_names()) == 4 + 16
     # 37 straights, 60 splits, 12 streets, 22 corners + the first four, 11 six lines, 12 outside
     assert len(get_game("lightning-roulette").bet_names()) == 37 + 60 + 12 + 23 + 11 + 3 + 3 + 6
+
+
+def test_direct_api_misuse_is_a_rules_error_not_a_crash():
+    from bench.rules.submission import Rules
+    import random
+    with pytest.raises(RulesError) as caught:
+        get_game("sic-bo").settle(Round_("sic-bo", dice=(1, 2, 3)), [], Rules(game="sic-bo"))
+    assert caught.value.field == "paytable"
+    with pytest.raises(RulesError) as caught:
+        get_game("sic-bo").settle(Round_("sic-bo", no_roll=True), [], Rules(game="sic-bo", paytable="A"))
+    assert caught.value.field == "no_roll"
+    with pytest.raises(RulesError) as caught:
+        get_game("lightning-roulette").draw_lucky(Rules(game="lightning-roulette"), random.Random(1))
+    assert caught.value.field == "lucky"
+    with pytest.raises(RulesError) as caught:
+        get_game("dice-ology").rtp("little-ones", Rules(game="dice-ology"))
+    assert caught.value.field == "paytable"
