@@ -253,8 +253,8 @@ def _check_geometry(ball: Ball, bowl: Bowl, rotor: Rotor, launch: Launch) -> Non
     if rotor.pocket_inner_radius_m >= rotor.pocket_outer_radius_m:
         raise DesignError("must be smaller than rotor.pocket_outer_radius_m",
                           field="rotor.pocket_inner_radius_m")
-    if rotor.cone_top_radius_m >= rotor.pocket_inner_radius_m:
-        raise DesignError("must be smaller than rotor.pocket_inner_radius_m",
+    if rotor.cone_top_radius_m >= rotor.pocket_inner_radius_m - 0.03:
+        raise DesignError("must be at least 3 cm smaller than rotor.pocket_inner_radius_m",
                           field="rotor.cone_top_radius_m")
     if bowl.track_radius_m <= rotor.pocket_outer_radius_m + 4 * ball.radius_m:
         raise DesignError("the track must lie well outside the rotor's pockets",
@@ -268,6 +268,11 @@ def _check_geometry(ball: Ball, bowl: Bowl, rotor: Rotor, launch: Launch) -> Non
             f"the ball (diameter {2 * ball.radius_m:g} m) does not fit between the frets at the "
             f"pockets' inner edge ({pitch - rotor.fret_thickness_m:.4f} m)",
             field="rotor.pocket_inner_radius_m")
+    foot = rotor.pocket_inner_radius_m - 0.012   # the cone's steep foot (twin.wheel.world)
+    if rotor.cone_height_m < rotor.fret_height_m + 0.005 or \
+            (rotor.cone_height_m - rotor.fret_height_m) / (foot - rotor.cone_top_radius_m) > 1.0:
+        raise DesignError("the centre cone must rise above the frets, less steeply than its foot",
+                          field="rotor.cone_height_m")
     if rotor.fret_height_m < 0.5 * ball.radius_m:
         raise DesignError("frets lower than half the ball's radius cannot hold it in a pocket",
                           field="rotor.fret_height_m")

@@ -30,6 +30,7 @@ from twin.wheel.design import POCKET_COUNT, WheelDesign
 GRAVITY = 9.81
 RIM_THICKNESS = 0.006        # the rotor's outer wall
 LIP = 0.002                  # the stator's inner edge overhangs the pockets by this much
+INNER_WALL_RUN = 0.012       # the cone's steep foot: from the pockets' inner edge to fret height
 RIM_CLEARANCE = 0.002        # between the rotor's wall and the stator lip above it
 SECTORS = 72                 # stator slope pieces round the wheel (5 degrees each)
 MAX_CHILDREN = 16            # createCollisionShapeArray keeps no more
@@ -172,12 +173,15 @@ class WheelWorld:
         pitch = 2 * math.pi / POCKET_COUNT
         floor_depth = 0.02
         # the hub: pocket floor, centre cone
+        # the centre cone, with a steep foot that closes the pockets' inner ends: the frets
+        # run into it, so no ball can rest between a fret's end and the cone
+        foot = r_in - INNER_WALL_RUN
         cone = []
-        for k in range(32):
-            a = 2 * math.pi * k / 32
-            cone += [(r_in * math.cos(a), r_in * math.sin(a), -0.005),
-                     (rotor.cone_top_radius_m * math.cos(a), rotor.cone_top_radius_m * math.sin(a),
-                      rotor.cone_height_m)]
+        for k in range(48):
+            a = 2 * math.pi * k / 48
+            ca, sa = math.cos(a), math.sin(a)
+            cone += [(r_in * ca, r_in * sa, -0.005), (foot * ca, foot * sa, rotor.fret_height_m),
+                     (rotor.cone_top_radius_m * ca, rotor.cone_top_radius_m * sa, rotor.cone_height_m)]
         # the hub is two links on the turning joint: the floor (a cylinder) and the cone
         floor_shape = p.createCollisionShape(p.GEOM_CYLINDER, radius=r_out + RIM_THICKNESS,
                                              height=floor_depth, physicsClientId=c)
@@ -189,9 +193,10 @@ class WheelWorld:
             shapes, positions, orientations, extents = [], [], [], []
             for k in range(start, min(start + per_link, POCKET_COUNT)):
                 fret_angle = pocket_angle(k) - pitch / 2
-                mid = (r_in + r_out) / 2
+                fret_in = r_in - INNER_WALL_RUN
+                mid = (fret_in + r_out) / 2
                 shapes.append(p.GEOM_BOX)
-                extents.append([(r_out - r_in) / 2, rotor.fret_thickness_m / 2, rotor.fret_height_m / 2])
+                extents.append([(r_out - fret_in) / 2, rotor.fret_thickness_m / 2, rotor.fret_height_m / 2])
                 positions.append([mid * math.cos(fret_angle), mid * math.sin(fret_angle),
                                   rotor.fret_height_m / 2])
                 orientations.append(p.getQuaternionFromEuler((0, 0, fret_angle)))
@@ -293,7 +298,7 @@ class WheelWorld:
             radius = math.hypot(x, y)
             if radius > escape_r or bz < -0.1 or bz > 0.5:
                 return Descent(False, True, None, t, rotor_angle, tuple(frames))
-            if r_in - 0.002 < radius < r_out + 0.002 and bz < low_z:
+            if r_in - INNER_WALL_RUN < radius < r_out + 0.002 and bz < low_z:
                 (vx, vy, vz), _ = p.getBaseVelocity(self.ball, physicsClientId=c)
                 omega_now = p.getJointState(self.rotor, 0, physicsClientId=c)[1]
                 rel = math.sqrt((vx + omega_now * y) ** 2 + (vy - omega_now * x) ** 2 + vz * vz)
