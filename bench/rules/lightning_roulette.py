@@ -105,6 +105,9 @@ class LightningRoulette:
     lucky_count_clause = "617c.3(d)"
     lucky_position_clause = "617c.3(d)"
     lucky_pays_clause = "617c.3(g)"
+    # (g): "The possible payouts, all of which shall be included in the certificate
+    # holder's Rules Submission": each must have a positive probability.
+    lucky_pays_required = LUCKY_PAYS
     DEFAULT_LUCKY = DEFAULT_LUCKY
 
     def bet_names(self, rules=None) -> list[str]:

@@ -33,6 +33,8 @@ class LuckyLimits(Protocol):
     lucky_pays_clause: str
 
     def lucky_positions(self, options: Mapping[str, str]) -> list[str]: ...
+    # Optional ``lucky_pays_required``: payouts the submission must give a positive
+    # probability somewhere (617c.3(g): "all of which shall be included").
     def check_lucky_pays(self, bet: str, pays: int) -> None: ...
 
 
@@ -153,6 +155,12 @@ def parse_lucky(raw: object, game: LuckyLimits, options: Mapping[str, str], *,
         odds.append((bet, _distribution(raw_odds[key], file=file, field=f"{field}.odds.{key}",
                                         what="payout odds N (of 'N to 1')", key_check=check_pays,
                                         clause=game.lucky_pays_clause)))
+    required = set(getattr(game, "lucky_pays_required", ()))
+    offered = {pays for _, dist in odds for pays, p in dist if p > 0}
+    if required - offered:
+        missing = ", ".join(f"{n} to 1" for n in sorted(required - offered, reverse=True))
+        raise RulesError(f"every possible payout must be included in the submission; missing {missing}",
+                         file=file, field=f"{field}.odds", clause=game.lucky_pays_clause)
     return LuckyDistribution(count=count, positions=positions, odds=tuple(odds))
 
 

@@ -31,6 +31,7 @@ INVALID_CASES = [
     ("lightning-roulette-odds-not-in-list", "lucky.odds.all.500", "617c.3(g)"),
     ("lightning-roulette-six-lucky-numbers", "lucky.count.6", "617c.3(d)"),
     ("lightning-roulette-probabilities-do-not-sum-to-one", "lucky.odds.all", "617c.3(g)"),
+    ("lightning-roulette-payouts-left-out", "lucky.odds", "617c.3(g)"),
     ("sic-bo-paytable-C", "paytable", "625a.6(a)"),
     ("sic-bo-misspelt-field", "paytabel", None),
     ("dice-ology-paytable-wrong-type", "paytable", "20:18:33:14 Pay Tables"),
@@ -56,11 +57,12 @@ def test_probabilities_are_exact_decimals(tmp_path):
     # 0.1 + 0.2 + 0.7 is not 1 in binary floating point; it is in the submission.
     # An unquoted 1/3 is YAML text, read as the fraction it spells.
     path = tmp_path / "s.yaml"
-    path.write_text("game: lightning-roulette\nlucky:\n  count: {1: 0.1, 2: 0.2, 3: 0.7}\n"
-                    "  positions: all\n  odds: {all: {49: 1/3, 99: \"2/3\"}}\n")
+    path.write_text("game: lightning-dice\nlucky:\n  count: {2: 0.1, 3: 0.2, 4: 0.7}\n"
+                    "  positions: [total:9, total:10, total:11, total:12]\n"
+                    "  odds: {all: {9: 1/3, 19: \"2/3\"}}\n")
     rules = load_submission(path)
-    assert rules.lucky.count == ((1, Fraction(1, 10)), (2, Fraction(1, 5)), (3, Fraction(7, 10)))
-    assert rules.lucky.expected_pays("straight:5") == Fraction(49, 3) + 66
+    assert rules.lucky.count == ((2, Fraction(1, 10)), (3, Fraction(1, 5)), (4, Fraction(7, 10)))
+    assert rules.lucky.expected_pays("total:10") == Fraction(9, 3) + Fraction(38, 3)
 
 
 def test_unreadable_and_non_mapping_files(tmp_path):
