@@ -193,15 +193,35 @@ Feature: Dice-Ology side bets (S.D. Admin. R. 20:18:33:14)
       | Boom or Bust | boom-or-bust | 2         | 150  | 1-1, 1-2, 2-2, 1-4, 3-3, 2-6, 3-6, 4-6, 5-6, 6-6        |
 
   @sd.20.18.33.14.pay-tables
-  Scenario Outline: A rules submission selects pay table 1 or 2 (<pay table>)
-    When a Dice-Ology rules submission selects pay table "<pay table>"
-    Then the rules submission is <verdict>
+  Scenario Outline: A rules submission selecting Pay Table <pay table> is accepted and the table pays by it
+    When the certificate holder files this rules submission:
+      """
+      game: dice-ology
+      paytable: <pay table>
+      """
+    Then the rules submission is accepted
+    When the player places 100 on "boom-or-bust"
+    And the shooter rolls 1-1, 1-2, 2-2, 1-4, 3-3, 2-6, 3-6, 4-6, 5-6, 6-6
+    Then the wager on "boom-or-bust" wins and is paid <odds> to 1
 
     Examples:
-      | pay table | verdict  |
-      | 1         | accepted |
-      | 2         | accepted |
-      | 3         | refused  |
+      | pay table | odds |
+      | 1         | 175  |
+      | 2         | 150  |
+
+  @sd.20.18.33.14.pay-tables
+  Scenario Outline: A rules submission selecting a pay table the rule does not have is refused (<pay table>)
+    When the certificate holder files this rules submission:
+      """
+      game: dice-ology
+      paytable: <pay table>
+      """
+    Then the rules submission is refused, naming the file and the field "paytable"
+
+    Examples:
+      | pay table |
+      | 3         |
+      | A         |
 
   # The chance of winning follows from the text alone: every number of the bet
   # rolled before a seven, whatever else is rolled; the step computes it

@@ -141,6 +141,33 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | Four  | accepted                         | "total:11" at 49 to 1, "total:10" at 4 to 1, "any-triple" at 249 to 1 and "total:4" at 499 to 1    |
       | Five  | refused under § 625b.2(d)(2)     | "total:11" at 49 to 1, "total:10" at 4 to 1, "any-triple" at 249 to 1, "total:4" at 499 to 1 and "total:17" at 49 to 1 |
 
+  @625b.2.d.2 @625b.2.g.1 @625b.2.g.3
+  Scenario Outline: A rules submission outside (d)(2) or (g)(3) is refused under § <clause> (<why>)
+    When the certificate holder files this rules submission:
+      """
+      game: lightning-dice
+      lucky:
+        count: {<count>: 1}
+        positions: [total:4, total:10, total:11, total:17, any-triple]
+        odds: {total:10: {<odds>: 1}, all: {49: 1}}
+      """
+    Then the rules submission is refused under § <clause>
+
+    Examples:
+      | why                                  | count | odds | clause       |
+      | one Lucky Number a round             | 1     | 4    | 625b.2(d)(2) |
+      | five Lucky Numbers a round           | 5     | 4    | 625b.2(d)(2) |
+      | total 10 at 50 to 1, above 4—49      | 3     | 50   | 625b.2(g)(3) |
+      | total 10 at 3 to 1, below 4—49       | 3     | 3    | 625b.2(g)(3) |
+
+  @625b.2.d.2 @625b.2.g.3
+  Scenario: The shipped rules submission is accepted and draws lawful Lucky Numbers
+    When the certificate holder files the rules submission "fixtures/submissions/lightning-dice.yaml"
+    Then the rules submission is accepted
+    When the random number generator reveals the Lucky Numbers of 300 rounds, seeds 1 to 300
+    Then every round reveals between 2 and 4 Lucky Numbers
+    And each round's Lucky Numbers pass the checks of § 625b.2(d)(2) and (g)(3)
+
   @625b.2.d.2
   Scenario: The same betting position cannot be selected twice in one round
     Given a Lightning Dice table

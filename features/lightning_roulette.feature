@@ -181,6 +181,63 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       | 999  |
       | 0    |
 
+  # § 617c.3(g): "The possible payouts, all of which shall be included in the
+  # certificate holder's Rules Submission filed in accordance with § 601a.2,
+  # that may be selected by the random number generator are as follows".
+  #   Reading 1 (chosen; the sentence's own grammar): all nine payouts are
+  #   included in every Rules Submission, for the generator to select.
+  #   Reading 2: a submission may include any of the nine; the list only
+  #   bounds what the generator may select.
+  # Reading 2 cannot be selected: the rules engine has no option for it (at
+  # the time of writing it accepts a submission with fewer payouts).
+  @617c.3.g
+  Scenario: Every payout of (g) is included in the shipped rules submission and selected by the random number generator
+    When the certificate holder files the rules submission "fixtures/submissions/lightning-roulette.yaml"
+    And the random number generator reveals the Lucky Numbers of 2000 rounds, seeds 1 to 2000
+    Then each of the payouts 499, 399, 349, 299, 249, 199, 149, 99 and 49 to 1 is selected in some round
+
+  @617c.3.g
+  Scenario: A rules submission that leaves payouts of (g) out is refused
+    When the certificate holder files this rules submission:
+      """
+      game: lightning-roulette
+      lucky:
+        count: {1: 1}
+        positions: all
+        odds: {all: {49: 0.5, 99: 0.5}}
+      """
+    Then the rules submission is refused under § 617c.3(g)
+
+  @617c.3.g
+  Scenario Outline: A rules submission with a payout not listed in (g) is refused (<odds> to 1)
+    When the certificate holder files this rules submission:
+      """
+      game: lightning-roulette
+      lucky:
+        count: {2: 1}
+        positions: all
+        odds: {all: {<odds>: 0.2, 49: 0.1, 99: 0.1, 149: 0.1, 199: 0.1, 249: 0.1, 299: 0.1, 349: 0.1, 399: 0.05, 499: 0.05}}
+      """
+    Then the rules submission is refused under § 617c.3(g)
+
+    Examples:
+      | odds |
+      | 50   |
+      | 29   |
+      | 500  |
+
+  @617c.3.d
+  Scenario: A rules submission drawing six Lucky Numbers is refused
+    When the certificate holder files this rules submission:
+      """
+      game: lightning-roulette
+      lucky:
+        count: {5: 0.5, 6: 0.5}
+        positions: all
+        odds: {all: {49: 0.2, 99: 0.1, 149: 0.1, 199: 0.1, 249: 0.1, 299: 0.1, 349: 0.1, 399: 0.1, 499: 0.1}}
+      """
+    Then the rules submission is refused under § 617c.3(d)
+
   @617c.3.f
   Scenario Outline: A winning straight wager on a number not selected as a Lucky Number is paid 29 to 1 (<number>)
     Given a Lightning Roulette table

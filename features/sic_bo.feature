@@ -90,15 +90,35 @@ Feature: Sic Bo payout odds (58 Pa. Code § 625a.6)
     And the player receives 120 for the wager on "total:12"
 
   @625a.6.a
-  Scenario Outline: A rules submission selects one of the paytables A and B (<paytable>)
-    When a Sic Bo rules submission selects paytable "<paytable>"
-    Then the rules submission is <verdict>
+  Scenario Outline: The certificate holder selects paytable <paytable> in its Rules Submission, and the table pays by it
+    When the certificate holder files this rules submission:
+      """
+      game: sic-bo
+      paytable: <paytable>
+      """
+    Then the rules submission is accepted
+    When the player places 100 on "triple:4"
+    And the dice come to rest showing 4, 4 and 4
+    Then the wager on "triple:4" wins and is paid <odds> to 1
 
     Examples:
-      | paytable | verdict  |
-      | A        | accepted |
-      | B        | accepted |
-      | C        | refused  |
+      | paytable | odds |
+      | A        | 150  |
+      | B        | 180  |
+
+  @625a.6.a
+  Scenario Outline: A Rules Submission selecting a paytable other than A or B is refused (<paytable>)
+    When the certificate holder files this rules submission:
+      """
+      game: sic-bo
+      paytable: <paytable>
+      """
+    Then the rules submission is refused, naming the file and the field "paytable"
+
+    Examples:
+      | paytable |
+      | C        |
+      | 1        |
 
   @625a.6.a
   Scenario Outline: The layout offers every wager of the paytables (<bet>)

@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.rules.submission import default_rules
-
 from rules_table import RulesTable
 
 
@@ -42,16 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def open_table():
-    """``open_table(game, paytable=None)`` -> a table for one scenario."""
-    def opener(game: str, paytable: str | None = None) -> RulesTable:
-        return RulesTable(game, paytable)
+    """``open_table(game, paytable=None, rules=None)`` -> a table for one
+    scenario, under ``rules`` (a loaded submission) or the game's defaults."""
+    def opener(game: str, paytable: str | None = None, rules=None) -> RulesTable:
+        return RulesTable(game, paytable, rules)
     return opener
-
-
-@pytest.fixture
-def submission_for():
-    """``submission_for(game, paytable)`` -> Rules, or RulesError when the
-    regulation does not allow that paytable."""
-    def load(game: str, paytable: str):
-        return default_rules(game, paytable)
-    return load

@@ -18,6 +18,7 @@ from pytest_bdd import given, parsers, then, when
 
 from bench.errors import RulesError
 from bench.rules import Lucky
+from bench.rules.submission import load_submission
 
 from rules_table import refusal
 
@@ -232,6 +233,14 @@ def lucky_payout_listed(seen, listed):
         assert all(l.pays in allowed for l in lucky), f"seed {seed}: {lucky} outside {sorted(allowed)}"
 
 
+@then(parsers.parse("each of the payouts {listed} to 1 is selected in some round"))
+def every_payout_selected(seen, listed):
+    wanted = set(parse_numbers(listed))
+    selected = {l.pays for lucky in seen.draws.values() for l in lucky}
+    assert wanted <= selected, (f"never selected in {len(seen.draws)} rounds: {sorted(wanted - selected)}; "
+                                f"selected: {sorted(selected)}")
+
+
 @then("the same seed reveals the same Lucky Numbers")
 def same_seed_same_lucky(table, seen):
     for seed in list(seen.draws)[:20]:
@@ -365,16 +374,27 @@ def each_settlement_cites(table, clause):
 
 # -- rules submissions ------------------------------------------------------------
 
-@when(parsers.parse('a Sic Bo rules submission selects paytable "{paytable}"'))
-def sic_bo_submission(submission_for, seen, paytable):
-    seen.attempted = True
-    seen.error = refusal(lambda: submission_for("sic-bo", paytable))
+@when("the certificate holder files this rules submission:", target_fixture="table")
+def file_submission(open_table, seen, tmp_path, docstring):
+    path = tmp_path / "rules-submission.yaml"
+    path.write_text(docstring + "\n", encoding="utf-8")
+    return load_into_table(open_table, seen, path)
 
 
-@when(parsers.parse('a Dice-Ology rules submission selects pay table "{paytable}"'))
-def dice_ology_submission(submission_for, seen, paytable):
+@when(parsers.parse('the certificate holder files the rules submission "{path}"'), target_fixture="table")
+def file_shipped_submission(open_table, seen, request, path):
+    return load_into_table(open_table, seen, request.config.rootpath / path)
+
+
+def load_into_table(open_table, seen, path):
     seen.attempted = True
-    seen.error = refusal(lambda: submission_for("dice-ology", paytable))
+    seen.submission = path
+    try:
+        rules = load_submission(path)
+    except RulesError as err:
+        seen.error = err
+        return None
+    return open_table(rules.game, rules=rules)
 
 
 @then("the rules submission is accepted")
@@ -382,9 +402,19 @@ def submission_accepted(seen):
     assert seen.attempted and seen.error is None, f"refused: {seen.error}"
 
 
-@then("the rules submission is refused")
-def submission_refused(seen):
-    assert seen.attempted and seen.error is not None, "the submission was accepted"
+@then(parsers.parse('the rules submission is refused, naming the file and the field "{name}"'))
+def submission_refused_naming(seen, name):
+    err = seen.error
+    assert seen.attempted and err is not None, "the submission was accepted"
+    assert err.file == str(seen.submission), f"the error names file {err.file!r}, not {seen.submission}"
+    assert err.field == name, f"the error names field {err.field!r}, not {name!r}: {err}"
+
+
+@then(parsers.parse("the rules submission is refused under § {clause}"))
+def submission_refused_under(seen, clause):
+    assert seen.attempted
+    assert_cites(seen.error, clause)
+    assert seen.error.file == str(seen.submission), f"the error does not name the file: {seen.error}"
 
 
 # -- exact chances and returns (rules engine only) -------------------------------
