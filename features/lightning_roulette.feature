@@ -188,8 +188,8 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
   #   included in every Rules Submission, for the generator to select.
   #   Reading 2: a submission may include any of the nine; the list only
   #   bounds what the generator may select.
-  # Reading 2 cannot be selected: the rules engine has no option for it (at
-  # the time of writing it accepts a submission with fewer payouts).
+  # The rules engine follows reading 1, requiring each of the nine with a
+  # positive probability; reading 2 has no option to select it.
   @617c.3.g
   Scenario: Every payout of (g) is included in the shipped rules submission and selected by the random number generator
     When the certificate holder files the rules submission "fixtures/submissions/lightning-roulette.yaml"
