@@ -85,12 +85,14 @@ class Link:
             return self._read_polling(timeout)
         except BlockingIOError:
             return b""
+        except serial.SerialException as err:     # (a subclass of OSError: caught first)
+            raise LinkClosed(f"{self.description}: {err}") from None
+        except (ConnectionResetError, BrokenPipeError):
+            raise LinkClosed(f"{self.description}: closed by the other end") from None
         except OSError as err:
             if err.errno == errno.EIO:   # a pty whose other side is closed
                 raise LinkClosed(f"{self.description}: closed by the other end") from None
             raise LinkError(f"{self.description}: read failed: {err}") from None
-        except serial.SerialException as err:
-            raise LinkClosed(f"{self.description}: {err}") from None
 
     def _read_polling(self, timeout: float) -> bytes:
         waited = 0.0
@@ -119,10 +121,10 @@ class Link:
                 view = view[os.write(self._fd, view):]
         except serial.SerialTimeoutException:
             raise LinkError(f"{self.description}: write blocked for {WRITE_TIMEOUT} s") from None
-        except (BrokenPipeError, ConnectionResetError):
-            raise LinkClosed(f"{self.description}: closed by the other end") from None
         except serial.SerialException as err:
             raise LinkClosed(f"{self.description}: {err}") from None
+        except (BrokenPipeError, ConnectionResetError):
+            raise LinkClosed(f"{self.description}: closed by the other end") from None
         except OSError as err:
             if err.errno == errno.EIO:
                 raise LinkClosed(f"{self.description}: closed by the other end") from None

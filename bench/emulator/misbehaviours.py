@@ -77,15 +77,16 @@ def policy_for(name: str | None, game: str, paytable: str | None) -> Policy:
     return cls()
 
 
-def settle_with_lucky(ctrl, round_: Round, wagers: list[Wager], lucky: Iterable[Lucky]) -> dict[str, int]:
-    """Settle as a controller that trusts ``lucky`` blindly would: base odds
-    from the rules, and a winning wager on a Lucky Number paid at its
-    enhanced odds whatever they are."""
-    plain = dataclasses.replace(round_, lucky=())
-    base = {s.wager_id: s.returned for s in ctrl.game.settle(plain, wagers, ctrl.rules)}
+def settle_with_lucky(ctrl, round_: Round, wagers: list[Wager], lawful: tuple[Lucky, ...]) -> dict[str, int]:
+    """Settle as a controller that trusts its announced ``round_.lucky``
+    blindly would: the rules settle the round with the ``lawful`` draw it
+    started from, then every winning wager on an announced Lucky Number is
+    paid at the announced odds, whatever they are."""
+    base = {s.wager_id: s.returned
+            for s in ctrl.game.settle(dataclasses.replace(round_, lucky=lawful), wagers, ctrl.rules)}
     if round_.no_roll:
         return base
-    pays = {x.bet: x.pays for x in lucky}
+    pays = {x.bet: x.pays for x in round_.lucky}
     return {w.id: (w.stake * (pays[w.bet] + 1) if base[w.id] > 0 and w.bet in pays else base[w.id])
             for w in wagers}
 
@@ -102,9 +103,10 @@ def _unlawful_odds(ctrl, lucky: tuple[Lucky, ...]) -> tuple[Lucky, ...]:
     raise AssertionError(f"no unlawful odds found above {first.pays} for {first.bet}")
 
 
-def _more_lucky(ctrl, rng: random.Random, count: int) -> tuple[Lucky, ...]:
-    """``count`` Lucky Numbers on distinct bets, each drawn lawfully."""
-    chosen: dict[str, Lucky] = {}
+def _more_lucky(ctrl, lawful, rng: random.Random, count: int) -> tuple[Lucky, ...]:
+    """The lawful draw topped up to ``count`` Lucky Numbers on distinct bets,
+    each extra one drawn lawfully."""
+    chosen: dict[str, Lucky] = {x.bet: x for x in lawful}
     for _ in range(1000):
         for x in ctrl.game.draw_lucky(ctrl.rules, rng):
             chosen.setdefault(x.bet, x)
@@ -114,8 +116,19 @@ def _more_lucky(ctrl, rng: random.Random, count: int) -> tuple[Lucky, ...]:
 
 
 class _TrustsItsLucky(Policy):
+    """Announces an unlawful set of Lucky Numbers made from a lawful draw, and pays it."""
+
+    lawful: tuple[Lucky, ...] = ()
+
+    def draw_lucky(self, ctrl, rng):
+        self.lawful = super().draw_lucky(ctrl, rng)
+        return self.unlawful(ctrl, self.lawful, rng)
+
+    def unlawful(self, ctrl, lawful, rng) -> tuple[Lucky, ...]:
+        raise NotImplementedError
+
     def settle(self, ctrl, round_, wagers):
-        return settle_with_lucky(ctrl, round_, wagers, round_.lucky)
+        return settle_with_lucky(ctrl, round_, wagers, self.lawful)
 
 
 @misbehaviour
@@ -125,8 +138,8 @@ class FiveLuckyNumbers(_TrustsItsLucky):
     clause = "625b.2(d)(2)"
     summary = "reveals five Lucky Numbers (the regulation allows two to four)"
 
-    def draw_lucky(self, ctrl, rng):
-        return _more_lucky(ctrl, rng, 5)
+    def unlawful(self, ctrl, lawful, rng):
+        return _more_lucky(ctrl, lawful, rng, 5)
 
 
 @misbehaviour
@@ -136,8 +149,8 @@ class LuckyOddsOutOfRange(_TrustsItsLucky):
     clause = "625b.2(g)(3)"
     summary = "gives the first Lucky Number enhanced odds just above its range, and pays them"
 
-    def draw_lucky(self, ctrl, rng):
-        return _unlawful_odds(ctrl, super().draw_lucky(ctrl, rng))
+    def unlawful(self, ctrl, lawful, rng):
+        return _unlawful_odds(ctrl, lawful)
 
 
 @misbehaviour
@@ -196,8 +209,8 @@ class SixLuckyNumbers(_TrustsItsLucky):
     clause = "617c.3(d)"
     summary = "reveals six Lucky Numbers (the regulation allows one to five)"
 
-    def draw_lucky(self, ctrl, rng):
-        return _more_lucky(ctrl, rng, 6)
+    def unlawful(self, ctrl, lawful, rng):
+        return _more_lucky(ctrl, lawful, rng, 6)
 
 
 @misbehaviour
@@ -207,8 +220,8 @@ class LuckyPayoutNotListed(_TrustsItsLucky):
     clause = "617c.3(g)"
     summary = "gives the first Lucky Number a payout that 617c.3(g) does not list, and pays it"
 
-    def draw_lucky(self, ctrl, rng):
-        return _unlawful_odds(ctrl, super().draw_lucky(ctrl, rng))
+    def unlawful(self, ctrl, lawful, rng):
+        return _unlawful_odds(ctrl, lawful)
 
 
 @misbehaviour

@@ -61,7 +61,7 @@ def _parse_token(text: str) -> str:
 
 
 def _parse_text(text: str) -> str:
-    if not re.fullmatch(f"[{TOKEN_CHARS}%]*", text):
+    if not re.fullmatch(f"[%{TOKEN_CHARS}]*", text):
         raise FieldError(f"expected percent-encoded text, got {text!r}")
     try:
         return unquote(text, errors="strict")

@@ -77,10 +77,12 @@ def hello(session: Session, game: str) -> tuple[Message, Message]:
 def play_round(session: Session, game: str, round_: int, wagers, readings, *, late=()) -> list[Message]:
     """One round after its OPEN: place ``wagers`` ((id, bet, stake)...), call
     no more bets, place the ``late`` wagers, trigger, answer every release,
-    spin or roll command with the next of ``readings`` (SENSOR fields), and
+    spin or roll command with the next of ``readings`` (SENSOR fields; or
+    a callable given what the controller said so far, for a plant that
+    chooses its outcome after seeing the Lucky Numbers), and
     return everything the controller said until the round is settled and
     cleared."""
-    readings = iter(readings)
+    readings = readings if callable(readings) else (lambda said, it=iter(readings): next(it))
     for wager_id, bet, stake in wagers:
         session.send(make("WAGER", round=round_, id=wager_id, bet=bet, stake=stake))
     session.send(make("CLOSE", round=round_))
@@ -93,7 +95,7 @@ def play_round(session: Session, game: str, round_: int, wagers, readings, *, la
         said.append(m)
         seen.add(m.type)
         if m.type in ("RELEASE", "SPIN", "ROLL"):
-            session.send(make("SENSOR", round=round_, **next(readings)))
+            session.send(make("SENSOR", round=round_, **readings(said)))
         elif m.type == "RESULT" and m.get("open"):
             session.send(make("TRIGGER", round=round_))       # Dice-Ology: the next roll
         if not triggered and "NOMORE" in seen and ("LUCKY" in seen or game not in LIGHTNING_GAMES):

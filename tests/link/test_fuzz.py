@@ -1,0 +1,86 @@
+"""Hypothesis fuzzing of the decoder and the session: whatever bytes arrive,
+nothing raises to the caller, nothing hangs, and the stream resynchronises on
+the next good frame."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from bench.protocol import BENCH, CONTROLLER, Codec, Decoded, Rejected, Session, StreamDecoder, Timeouts, make
+
+GAME = "lightning-dice"
+CODEC = Codec(GAME)
+REASONS = {"bad-crc", "no-crc", "bad-seq", "bad-syntax", "unknown-type", "wrong-game", "wrong-sender",
+           "missing-field", "extra-field", "duplicate-field", "bad-value", "too-long", "non-ascii",
+           "control-char", "garbage", "interrupted", "byte-timeout", "frame-timeout"}
+
+wagers = st.builds(lambda seq, r, i, stake: CODEC.encode(make("WAGER", round=r, id=f"w{i}", bet="low", stake=stake), seq),
+                   st.integers(0, 9999), st.integers(0, 10 ** 6), st.integers(0, 999), st.integers(0, 10 ** 9))
+noise = st.binary(max_size=300)
+
+
+def decoder():
+    return StreamDecoder(CODEC, sender=BENCH, byte_timeout=0.1, frame_timeout=0.5)
+
+
+def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c % (len(data) + 1) for c in cuts})
+    return [data[a:b] for a, b in zip([0] + points, points + [len(data)]) if a < b]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(noise, wagers), max_size=8), st.lists(st.integers(0, 5000), max_size=20))
+def test_good_frames_survive_any_garbage_around_them(pairs, cuts):
+    stream = b"".join(junk + frame for junk, frame in pairs)
+    d, items = decoder(), []
+    for chunk in chunked(stream, cuts):
+        items += d.feed(chunk, now=0.0)
+    decoded = [i.raw for i in items if isinstance(i, Decoded)]
+    assert decoded == [frame for _, frame in pairs]
+    assert all(i.reason in REASONS and i.detail for i in items if isinstance(i, Rejected))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(noise, st.floats(0, 2)), max_size=10), wagers)
+def test_any_bytes_at_any_times_then_a_good_frame_decodes(chunks, frame):
+    d, now = decoder(), 0.0
+    for data, gap in chunks:
+        now += gap
+        for item in d.feed(data, now):
+            assert isinstance(item, (Decoded, Rejected))
+            if isinstance(item, Rejected):
+                assert item.reason in REASONS and len(item.raw) <= 512
+    items = d.feed(b"\n" + frame, now + 1.0)
+    assert isinstance(items[-1], Decoded) and items[-1].raw == frame
+
+
+class ScriptedPort:
+    """Hands out fixed chunks, then silence; records what the session writes."""
+
+    def __init__(self, chunks):
+        self.chunks = list(chunks)
+        self.written = bytearray()
+
+    def read_some(self, timeout):
+        return self.chunks.pop(0) if self.chunks else b""
+
+    def write(self, data):
+        self.written += data
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(noise, max_size=6), wagers)
+def test_a_session_fed_garbage_neither_raises_nor_hangs(chunks, frame):
+    timeouts = Timeouts(byte=0.01, frame=0.05, response=0.05, retries=1)
+    port = ScriptedPort(chunks + [frame])
+    session = Session(port, GAME, role=CONTROLLER, timeouts=timeouts)
+    started = time.monotonic()
+    message = session.poll(0.2, expect="WAGER")
+    assert time.monotonic() - started < 1.0
+    assert message is not None and message.type == "WAGER"
+    # Every damaged frame was answered with a NAK, every good one with an ACK.
+    assert port.written.count(b" ACK*") == 1
+    assert port.written.count(b" NAK ") == sum(n for k, n in session.stats.items()
+                                               if k.startswith("rejected:") and k != "rejected:garbage")

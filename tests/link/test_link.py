@@ -1,0 +1,77 @@
+"""Links from URLs: a raw pty pair carries every byte unchanged in both
+directions, reads are bounded, and loop:// and spy:// open like any port."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from bench.link import Link, open_link, open_pty_pair
+from bench.protocol import LinkClosed, LinkError
+
+EVERY_BYTE = bytes(range(256))
+
+
+def read_exactly(link: Link, n: int, within: float = 2.0) -> bytes:
+    deadline, data = time.monotonic() + within, b""
+    while len(data) < n and time.monotonic() < deadline:
+        data += link.read_some(0.05)
+    return data
+
+
+def test_a_pty_pair_is_raw_both_ways():
+    master, slave, path = open_pty_pair()
+    try:
+        emulator_end = Link.from_fd(master, "master")
+        with open_link(path) as bench_end:
+            # Ctrl-C, XON/XOFF, CR, LF, DEL and 8-bit bytes pass untouched, without echo.
+            bench_end.write(EVERY_BYTE)
+            assert read_exactly(emulator_end, 256) == EVERY_BYTE
+            emulator_end.write(EVERY_BYTE[::-1])
+            assert read_exactly(bench_end, 256) == EVERY_BYTE[::-1]
+            assert bench_end.read_some(0.05) == b""           # no echo of what we sent
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_a_read_waits_no_longer_than_its_timeout():
+    master, slave, path = open_pty_pair()
+    try:
+        with open_link(path) as link:
+            started = time.monotonic()
+            assert link.read_some(0.1) == b""
+            assert 0.09 <= time.monotonic() - started < 0.5
+            for bad in (None, -1, float("inf")):
+                with pytest.raises(ValueError, match="finite timeout"):
+                    link.read_some(bad)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_loop_url_echoes_with_bounded_reads():
+    with open_link("loop://") as link:
+        link.write(b"$0000 ACK*B1EE\r\n")
+        assert read_exactly(link, 16) == b"$0000 ACK*B1EE\r\n"
+        started = time.monotonic()
+        assert link.read_some(0.05) == b""
+        assert time.monotonic() - started < 0.5
+
+
+def test_a_closed_peer_is_reported_not_hung():
+    master, slave, path = open_pty_pair()
+    link = open_link(path)
+    os.close(slave)
+    os.close(master)
+    with pytest.raises(LinkClosed):
+        for _ in range(20):
+            link.read_some(0.05)
+    link.close()
+
+
+def test_an_unopenable_url_names_itself():
+    with pytest.raises(LinkError, match="cannot open link '/dev/no-such-tty'"):
+        open_link("/dev/no-such-tty")
