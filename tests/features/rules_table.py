@@ -74,6 +74,10 @@ class RulesTable:
         self.outcome: dict[str, object] = {}
         self._settlements: dict[str, dict] | None = None
 
+    @property
+    def game_name(self) -> str:
+        return self.game.name
+
     # -- what the layout offers ------------------------------------------------
     def offers(self) -> list[str]:
         return list(self.game.bet_names(**self._rules_kw(self.game.bet_names)))
@@ -107,6 +111,11 @@ class RulesTable:
         self.game.check_lucky(announced, self.rules)
         self.lucky = announced
         return announced
+
+    def check_announcement(self, lucky: Iterable[Lucky]) -> None:
+        """The oracle's check of an announcement made elsewhere (a draw, or a
+        controller's reveal); RulesError naming the clause if unlawful."""
+        self.game.check_lucky(tuple(lucky), self.rules)
 
     def draw_lucky(self, seed: int) -> tuple[Lucky, ...]:
         """Let the random number generator draw this round's Lucky Numbers

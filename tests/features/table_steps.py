@@ -215,7 +215,7 @@ def lucky_on_offered_positions(table, seen):
 def draws_pass_checks(table, seen):
     # check_lucky itself is walked row by row by the (d)(2) and (g)(3) outlines.
     for seed, lucky in seen.draws.items():
-        err = refusal(lambda: table.game.check_lucky(lucky, table.rules))
+        err = refusal(lambda: table.check_announcement(lucky))
         assert err is None, f"seed {seed}: {lucky} refused: {err}"
 
 
@@ -262,7 +262,7 @@ def with_companion(table, bet: str, pays: int) -> list[tuple[str, int]]:
     """Lightning Dice reveals at least two Lucky Numbers (625b.2(d)(2)): pair
     the one under test with a lawful one elsewhere (total 10 or 11 at the
     base 4 to 1, the lowest of their (g)(3) range)."""
-    if table.game.name != "lightning-dice":
+    if table.game_name != "lightning-dice":
         return [(bet, pays)]
     companion = "total:10" if bet != "total:10" else "total:11"
     return [(bet, pays), (companion, 4)]
@@ -323,7 +323,10 @@ def no_roll_not_called(table):
 @then("the round is refused as impossible")
 def round_refused(table):
     err = refusal(table.settle)
-    assert err is not None, f"settled an impossible round: {table.outcome} -> {table._settlements}"
+    assert err is not None, f"settled an impossible round: {table.outcome}"
+    # Refused for the outcome itself, not for a wager or the Lucky Numbers.
+    assert err.field and err.field.split("[")[0].split(".")[0] in table.outcome, (
+        f"refused, but not for the outcome {table.outcome}: {err}")
 
 
 # -- settlement -------------------------------------------------------------------
