@@ -9,6 +9,7 @@ import sys
 
 from bench.errors import RulesError
 from bench.rules.exact import percent
+from bench.rules.registry import get_game
 from bench.rules.rtp_table import RtpRow, rtp_rows
 from bench.rules.submission import Rules, load_submission
 
@@ -68,7 +69,6 @@ def _grouped(rows: list[RtpRow]) -> list[tuple[str, RtpRow]]:
 
 
 def _header(rules: Rules) -> list[str]:
-    from bench.rules.registry import get_game
     game = get_game(rules.game)
     lines = [f"{rules.source}: {rules.game} ({game.regulation})"
              + (f", paytable {rules.paytable}" if rules.paytable else "")]

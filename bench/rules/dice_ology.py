@@ -81,6 +81,8 @@ class DiceOlogy:
     regulation = "S.D. Admin. R. 20:18:33:14"
     paytables = ("1", "2")
     paytable_clause = PAY_TABLE_CLAUSE
+    line_fields = frozenset({"rolls"})   # a `bench settle` line's round fields
+    outcome_field = "rolls"
     option_choices: dict[str, tuple[str, ...]] = {}
     option_clauses: dict[str, str] = {}
 
@@ -91,6 +93,10 @@ class DiceOlogy:
         if bet not in SIDE_BETS:
             raise RulesError(f"Dice-Ology offers no bet {bet!r}; its side bets are "
                              f"{', '.join(SIDE_BETS)}", field="bet", clause=RULE)
+
+    def odds_clause(self, bet: str, rules) -> str:
+        """The clause that sets the bet's payout odds."""
+        return PAY_TABLE_CLAUSE
 
     def resolve(self, bet: str, rolls: Sequence[tuple[int, int]], paytable: str) -> tuple[int | None, str, bool]:
         """(odds or None, clause, open) after the rolls made since the bet."""

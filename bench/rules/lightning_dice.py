@@ -75,6 +75,8 @@ class LightningDice(DiceGame):
     regulation = "58 Pa. Code § 625b.2"
     dice_clause = "625b.2(d)(4)"
     paytable_clause = BASE_CLAUSE
+    line_fields = frozenset({"dice", "lucky", "no_roll", "flat"})   # a `bench settle` line's round fields
+    outcome_field = "dice"
     option_choices = {
         "low_high": ("small-big", "paytable-label"),
         "any_double_on_triple": ("wins", "loses"),
@@ -111,6 +113,11 @@ class LightningDice(DiceGame):
             return
         raise RulesError(f"Lightning Dice offers no bet {bet!r}; its wagers are low, high, any-double, "
                          "any-triple and total:N", field="bet", clause="625b.2(e)")
+
+    def odds_clause(self, bet: str, rules) -> str:
+        """The clause that sets the bet's payout odds (with (g)(3) if it may be Lucky)."""
+        lucky = rules.lucky if rules is not None else None
+        return f"{BASE_CLAUSE}, (g)(3)" if lucky and lucky.lucky_probability(bet) else BASE_CLAUSE
 
     def decide(self, bet, dice, rules):
         t = total(dice)

@@ -99,6 +99,8 @@ class LightningRoulette:
     regulation = "58 Pa. Code § 617c.3"
     paytables: tuple[str, ...] = ()
     paytable_clause = STRAIGHT_CLAUSE
+    line_fields = frozenset({"pocket", "lucky"})   # a `bench settle` line's round fields
+    outcome_field = "pocket"
     option_choices: dict[str, tuple[str, ...]] = {}
     option_clauses: dict[str, str] = {}
     lucky_count_range = (1, 5)               # § 617c.3(d)
@@ -118,6 +120,10 @@ class LightningRoulette:
             raise RulesError(f"Lightning Roulette offers no bet {bet!r}; see `bench settle --help` "
                              "(splits, corners: adjacent numbers, low first)", field="bet",
                              clause="617c.3(a)")
+
+    def odds_clause(self, bet: str, rules) -> str:
+        """The clause that sets the bet's payout odds."""
+        return "617c.3(e)-(g)" if bet.startswith("straight:") else STANDARD_CLAUSE
 
     def decide(self, bet: str, pocket: int) -> tuple[int | None, str]:
         """The paytable odds of a win, or None, and the deciding clause (no Lucky Numbers)."""

@@ -24,13 +24,8 @@ from bench.rules.base import Lucky, Round, Wager
 from bench.rules.registry import game_names, get_game
 from bench.rules.submission import Rules, default_rules, normalize_paytable
 
+# Every line has these; each game adds its ``line_fields`` (dice, pocket, rolls, lucky...).
 COMMON_FIELDS = {"game", "paytable", "wagers", "round"}
-GAME_FIELDS = {
-    "sic-bo": {"dice"},
-    "lightning-dice": {"dice", "lucky", "no_roll", "flat"},
-    "lightning-roulette": {"pocket", "lucky"},
-    "dice-ology": {"rolls"},
-}
 WAGER_FIELDS = {"id", "bet", "stake"}
 LUCKY_FIELDS = {"bet", "pays"}
 
@@ -118,27 +113,22 @@ def settle_line(obj: dict, rules: Rules | None = None) -> dict:
     if name not in game_names():
         raise RulesError(f"unknown game {name!r}; known games: {', '.join(game_names())}", field="game")
     game = get_game(name)
-    _mapping(obj, "", COMMON_FIELDS | GAME_FIELDS[name])
+    _mapping(obj, "", COMMON_FIELDS | game.line_fields)
     if "wagers" not in obj:
         raise RulesError("missing", field="wagers")
     rules = line_rules(obj, rules)
     wagers = _wagers(obj["wagers"])
 
     lucky: tuple[Lucky, ...] = ()
-    if "lucky" in GAME_FIELDS[name]:
+    if "lucky" in game.line_fields:
         if "lucky" not in obj:
             low, high = game.lucky_count_range
             raise RulesError(f"missing: a round reveals between {low} and {high} Lucky Numbers",
                              field="lucky", clause=game.lucky_count_clause)
         lucky = _lucky(obj["lucky"], game)
-    no_roll = _no_roll(obj, game, rules) if name == "lightning-dice" else False
-
-    if name in ("sic-bo", "lightning-dice") and "dice" not in obj and not no_roll:
-        raise RulesError("missing", field="dice")
-    if name == "lightning-roulette" and "pocket" not in obj:
-        raise RulesError("missing", field="pocket")
-    if name == "dice-ology" and "rolls" not in obj:
-        raise RulesError("missing", field="rolls")
+    no_roll = _no_roll(obj, game, rules) if "no_roll" in game.line_fields else False
+    if game.outcome_field not in obj and not no_roll:
+        raise RulesError("missing", field=game.outcome_field)
 
     dice = obj.get("dice")
     round_ = Round(

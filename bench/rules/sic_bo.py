@@ -53,6 +53,8 @@ class SicBo(DiceGame):
     dice_clause = "625a.3"
     paytables = ("A", "B")
     paytable_clause = PAYTABLE_CLAUSE
+    line_fields = frozenset({"dice"})     # a `bench settle` line's round fields
+    outcome_field = "dice"
     option_choices = {"double_on_triple": ("wins", "loses")}
     option_clauses = {"double_on_triple": "625a.3(2)"}
 
@@ -81,6 +83,10 @@ class SicBo(DiceGame):
 
     def check_bet(self, bet: str, rules=None) -> None:
         self._parse(bet)
+
+    def odds_clause(self, bet: str, rules) -> str:
+        """The clause that sets the bet's payout odds."""
+        return "625a.6(b)" if bet.startswith("single:") else PAYTABLE_CLAUSE
 
     def decide(self, bet, dice, rules):
         kind, arg = self._parse(bet)

@@ -159,6 +159,14 @@ def test_boom_or_bust_pay_table_2():
     ({"game": "lightning-roulette", "pocket": 3, "lucky": [{"bet": "straight:1", "pays": 49}],
       "wagers": [{"id": "w", "bet": "split:1-5", "stake": 1}]}, "wagers[0].bet", "617c.3(a)"),
     ({"game": "dice-ology", "paytable": 3, "rolls": [], "wagers": []}, "paytable", "20:18:33:14 Pay Tables"),
+    ({"game": "dice-ology", "paytable": 1, "wagers": []}, "rolls", None),
+    ({"game": "lightning-roulette", "lucky": [{"bet": "straight:1", "pays": 49}], "wagers": []}, "pocket", None),
+    ({"game": "lightning-dice", "lucky": DICE_LUCKY, "wagers": []}, "dice", None),
+    ({"game": "lightning-dice", "dice": [1, 2, 3], "flat": [True, True, True], "no_roll": True,
+      "lucky": DICE_LUCKY, "wagers": []}, "no_roll", "625b.2(d)(5)"),
+    ({"game": "sic-bo", "paytable": "A", "dice": [1, 2, 3],
+      "wagers": [{"id": "w", "bet": "small", "stake": 1}, {"id": "w", "bet": "big", "stake": 1}]},
+     "wagers[1].id", None),
     ({"game": "dice-ology", "paytable": 1, "rolls": [[1, 0]], "wagers": []}, "rolls[0][1]", "20:18:33:14"),
 ])
 def test_bad_input_names_its_field_and_clause(line, field, clause):
@@ -204,3 +212,9 @@ def test_direct_api_misuse_is_a_rules_error_not_a_crash():
     with pytest.raises(RulesError) as caught:
         get_game("dice-ology").rtp("little-ones", Rules(game="dice-ology"))
     assert caught.value.field == "paytable"
+
+
+def test_a_round_id_is_echoed_back():
+    line = {"round": 41, "game": "sic-bo", "paytable": "B", "dice": [1, 2, 3],
+            "wagers": [{"id": "w", "bet": "combo:1-3", "stake": 5}]}
+    assert settle_line(line) == {"round": 41, "settlements": [{"id": "w", "returned": 35, "clause": "625a.6(a)"}]}
