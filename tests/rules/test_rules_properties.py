@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.rules import Lucky, Round, Wager, get_game
-from bench.rules.submission import Rules, default_rules
+from bench.rules.submission import default_rules
 
 FAST = settings(max_examples=150, deadline=None)
 FACE = st.integers(1, 6)
