@@ -1,0 +1,81 @@
+"""Benchmark of the wheel twin: speed against real time, and invalid spins.
+
+    .venv/bin/python benchmarks/wheel_bench.py [--design fixtures/wheels/standard.yaml]
+                                               [--count 2000] [--seed 0] [--json FILE]
+
+Runs the spins one after another in this one process (one core) and reports
+simulated seconds per wall-clock second and per CPU second (CPU time is the
+fairer figure on a shared machine), the invalid spins and their reasons, the
+track-phase realism figures and a chi-square test of the pockets. Targets
+(issue 4): at least 20x real time, fewer than 0.1% invalid spins.
+Not a timed test: results depend on the machine; docs/wheel.md records them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from scipy.stats import chisquare
+from tqdm import tqdm
+
+from twin.wheel import load_design, spin
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--design", default=str(ROOT / "fixtures" / "wheels" / "standard.yaml"))
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0, help="first seed; spins use seed, seed+1, ...")
+    parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    args = parser.parse_args(argv)
+
+    design = load_design(args.design)
+    results = []
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    for seed in tqdm(range(args.seed, args.seed + args.count), desc="spins", unit="spin",
+                     file=sys.stderr):
+        results.append(spin(design, seed))
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+
+    simulated = sum(r.spin_time_s for r in results)
+    valid = [r for r in results if r.valid]
+    reasons = collections.Counter(r.invalid_reason for r in results if not r.valid)
+    counts = collections.Counter(r.number for r in valid)
+    chi = chisquare([counts.get(n, 0) for n in range(37)]) if len(valid) >= 5 * 37 else None
+    track = [r.track_time_s for r in results]
+    descent = [r.spin_time_s - r.track_time_s for r in valid]
+    summary = {
+        "design": args.design,
+        "spins": len(results),
+        "first_seed": args.seed,
+        "invalid": len(results) - len(valid),
+        "invalid_percent": round(100.0 * (len(results) - len(valid)) / len(results), 3),
+        "invalid_reasons": dict(reasons),
+        "simulated_s": round(simulated, 1),
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "realtime_factor_wall": round(simulated / wall, 1),
+        "realtime_factor_cpu": round(simulated / cpu, 1),
+        "track_time_s": {"min": round(min(track), 2), "mean": round(statistics.fmean(track), 2),
+                         "max": round(max(track), 2)},
+        "descent_time_s": ({"min": round(min(descent), 2), "mean": round(statistics.fmean(descent), 2),
+                            "max": round(max(descent), 2)} if descent else None),
+        "ball_revolutions_mean": round(statistics.fmean(r.ball_revolutions for r in results), 2),
+        "pockets_chi_square_p": round(float(chi.pvalue), 4) if chi is not None else None,
+    }
+    print(json.dumps(summary, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
