@@ -4,6 +4,8 @@ against bench.rules, and the SETTLED totals against the SETTLE frames."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bench.rules import Round, Wager, get_game
@@ -81,9 +83,11 @@ def test_lightning_dice_over_a_pty_with_a_wire_tap(emulator, tmp_path):
     game = "lightning-dice"
     wagers, readings, _ = ROUNDS[game]
     tap = tmp_path / "tap.txt"
+    wire = {"rx": bytearray(), "tx": bytearray()}
     with emulator("--game", game, "--seed", "5", listen="pty") as path:
         assert path.startswith("/dev/")
-        session = connect(f"spy://{path}?file={tap}", game)
+        session = connect(f"spy://{path}?file={tap}", game,
+                          observer=lambda event: wire[event.direction].extend(event.raw))
         try:
             _, opened = hello(session, game)
             said = play_round(session, game, opened["round"], wagers, readings)
@@ -96,5 +100,16 @@ def test_lightning_dice_over_a_pty_with_a_wire_tap(emulator, tmp_path):
     check_round(game, said, wagers, None)
     # A die not flat is a no roll: every wager returned (625b.2(d)(5)).
     assert of(said2, "NOROLL") and [m["returned"] for m in of(said2, "SETTLE")] == [100]
-    text = tap.read_text()
-    assert "SETTLED" in text and "HELLO" in text
+    # The tap saw exactly the bytes the session sent and received.
+    tapped = tapped_bytes(tap.read_text())
+    assert tapped["tx"] == wire["tx"] and tapped["rx"] == wire["rx"] and b"SETTLED" in tapped["rx"]
+
+
+def tapped_bytes(hexdump: str) -> dict[str, bytes]:
+    """The bytes in pyserial spy's hex dump, per direction."""
+    out = {"rx": bytearray(), "tx": bytearray()}
+    for line in hexdump.splitlines():
+        row = re.match(r"\S+ (RX|TX)\s+[0-9A-F]{4}  (.{1,49})", line)
+        if row:
+            out[row.group(1).lower()] += bytes.fromhex(" ".join(re.findall(r"\b[0-9A-F]{2}\b", row.group(2))))
+    return out
