@@ -1,0 +1,587 @@
+"""The oracle: judges every frame between the bench and a game controller,
+independently of the controller (issue 6, item 2).
+
+Feed it every decoded message in stream order, as the bench sees the link
+(``direction`` "tx": bench -> controller, "rx": controller -> bench), from a
+live session or from a journal; it returns the violations each frame reveals.
+It recomputes outcomes and settlements with ``bench.rules`` from what the
+plant showed (the SENSOR readings the bench sent), never from the
+controller's numbers.
+
+Two timing facts of a real link shape the judgements:
+- the bench may send a wager after its CLOSE before the controller's NOMORE
+  reaches it, so "after no more bets" means placed after the bench's CLOSE
+  (or after NOMORE arrived), whatever the order of the frames around it;
+- in Dice-Ology the bench triggers the next roll on RESULT while the
+  controller is still sending that roll's SETTLE frames, so a resolved bet is
+  owed its SETTLE before the controller's next ROLL (or SETTLED), not before
+  the bench's TRIGGER.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from bench.errors import RulesError
+from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
+from bench.rules import Lucky, Settlement, Wager
+from bench.oracle.clauses import PROTOCOL, phase_clause
+from bench.oracle.settlement import Recompute
+
+COMMANDS = ("RELEASE", "SPIN", "ROLL")
+DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
+
+
+@dataclass(frozen=True)
+class Violation:
+    round: int | None
+    clause: str          # e.g. "625b.2(d)(5)"; protocol-order problems cite the clause ordering the phase
+    frame: int | None    # 0-based index of the offending observe() call
+    message: str         # what was expected, what was seen
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    round: int
+    outcome: object          # dice tuple, pocket, or tuple of Dice-Ology rolls; None if none was reached
+    no_roll: bool
+    lucky: tuple[Lucky, ...]
+    staked: int              # the accepted wagers' stakes
+    returned: int            # what the controller handed back (its SETTLE frames)
+    expected: int            # what bench.rules says it should have (wagers it could judge)
+    wagers: int              # accepted wagers
+    violations: int          # violations naming this round
+
+
+@dataclass
+class _Placement:
+    wager: Wager
+    round: object
+    late: bool                      # placed after the bench's CLOSE or the controller's NOMORE
+    problem: RulesError | None      # why the rules would refuse it anyway
+    ask: int
+
+
+@dataclass
+class _Ask:
+    what: str
+    mono: float
+    frame: int
+    seq: object
+    clause: str
+
+
+@dataclass
+class _Round:
+    number: int
+    close_sent: bool = False
+    nomore: bool = False
+    lucky: tuple[Lucky, ...] | None = None
+    lucky_lawful: bool = False
+    missing_lucky_reported: bool = False
+    trigger_armed: bool = False
+    rethrow_armed: bool = False     # Sic Bo / Dice-Ology after a no roll: thrown again unasked
+    reading: object = None          # the SENSOR the bench sent for the last command
+    commands: int = 0
+    resolved: bool = False          # one-throw games: the outcome is known, settlement may begin
+    outcome: object = None
+    no_roll: bool = False
+    rolls: list = field(default_factory=list)
+    placed: dict = field(default_factory=dict)       # id -> deque of _Placement awaiting an answer
+    placed_ids: set = field(default_factory=set)
+    accepted: dict = field(default_factory=dict)     # id -> Wager
+    counting_from: dict = field(default_factory=dict)
+    expected: dict = field(default_factory=dict)     # id -> Settlement | None (resolved per the rules)
+    settled: dict = field(default_factory=dict)      # id -> returned, as the controller sent it
+    flagged: set = field(default_factory=set)        # wagers already reported as kept open
+    settled_seen: bool = False
+    cleared: bool = False
+    early_clear_reported: bool = False
+    complete: bool = False
+    active: bool = False            # anything beyond OPEN happened
+
+
+class Oracle:
+    def __init__(self, game: str, rules=None, *, response_timeout: float = 2.0):
+        if game not in GAME_KIND:
+            raise RulesError(f"unknown game {game!r}; known games: {', '.join(sorted(GAME_KIND))}", field="game")
+        if rules is None:
+            from bench.rules.submission import default_rules
+            rules = default_rules(game, DEFAULT_PAYTABLE.get(game))
+        self.game = game
+        self.kind = GAME_KIND[game]
+        self.lightning = game in LIGHTNING_GAMES
+        self.rules = rules
+        self.response_timeout = response_timeout
+        self.recompute = Recompute(game, rules)
+        self.violations: list[Violation] = []
+        self.incomplete_rounds: list[int] = []
+        self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
+        self.rounds: list[RoundSummary] = []
+        self.frames = 0
+        self._round: _Round | None = None
+        self._voided: int | None = None
+        self._asks: dict[int, _Ask] = {}
+        self._ask_serial = 0
+        self._last = {"tx": None, "rx": None}
+        self._found: list[Violation] = []
+
+    # -- the interface --------------------------------------------------
+    def observe(self, direction: str, message, mono: float) -> list[Violation]:
+        frame = self.frames
+        self.frames += 1
+        self._found = []
+        type_ = getattr(message, "type", None)
+        if type_ is None or type_ in ("ACK", "NAK") or direction not in ("tx", "rx"):
+            return []
+        try:
+            if self._repeat(direction, message, mono):
+                return []
+            self._check_deadlines(mono, frame)
+            handler = getattr(self, f"_{direction}_{type_.lower()}", None)
+            if handler is not None:
+                handler(message, mono, frame)
+        except (KeyError, TypeError, ValueError, AttributeError, RulesError) as err:
+            self._flag(PROTOCOL, frame, f"{direction} {type_} could not be judged: {err!r}")
+        return self._found
+
+    def finish(self, mono: float | None = None) -> list[Violation]:
+        """End of stream: overdue replies are violations; a round in flight is incomplete."""
+        self._found = []
+        if mono is not None:
+            self._check_deadlines(mono, self.frames)
+        r = self._round
+        if r is not None and r.active and not r.complete and r.number not in self.incomplete_rounds:
+            self.incomplete_rounds.append(r.number)
+        return self._found
+
+    # -- bookkeeping ----------------------------------------------------
+    def _flag(self, clause: str, frame: int | None, message: str, round_: int | None = None) -> None:
+        if round_ is None and self._round is not None:
+            round_ = self._round.number
+        violation = Violation(round_, clause, frame, message)
+        self.violations.append(violation)
+        self._found.append(violation)
+
+    def _clause(self, phase: str) -> str:
+        return phase_clause(self.game, phase)
+
+    def _repeat(self, direction: str, m, mono: float) -> bool:
+        """A retransmission (tx) or a duplicate (rx) of the previous message: the
+        same sequence number and content. A retransmission restarts the clock of
+        the reply it asks for."""
+        last, self._last[direction] = self._last[direction], m
+        if (last is None or m.seq is None or last.seq != m.seq or last.type != m.type
+                or dict(last.fields) != dict(m.fields)):
+            return False
+        if direction == "tx":
+            for ask in self._asks.values():
+                if ask.seq == m.seq:
+                    ask.mono = mono
+        return True
+
+    def _ask(self, what: str, m, mono: float, frame: int, phase: str) -> int:
+        self._ask_serial += 1
+        self._asks[self._ask_serial] = _Ask(what, mono, frame, m.seq, self._clause(phase))
+        return self._ask_serial
+
+    def _answer(self, serial: int | None) -> None:
+        self._asks.pop(serial, None)
+
+    def _answer_first(self, what: str) -> None:
+        for serial, ask in self._asks.items():
+            if ask.what == what:
+                del self._asks[serial]
+                return
+
+    def _check_deadlines(self, mono: float, frame: int) -> None:
+        for serial, ask in list(self._asks.items()):
+            if mono - ask.mono > self.response_timeout:
+                del self._asks[serial]
+                self._flag(ask.clause, frame, f"no reply from the controller to {ask.what} (frame {ask.frame}) "
+                                              f"within {self.response_timeout:g} s")
+
+    def _current(self, m, frame: int, phase: str) -> _Round | None:
+        """The round a controller message belongs to, or None (reported) if it
+        belongs to none; messages of a round being voided are swallowed."""
+        number = m.get("round")
+        if self._voided is not None and number == self._voided:
+            return None
+        r = self._round
+        if r is None:
+            self._flag(self._clause(phase), frame, f"{m.type} for round {number} while no round is open")
+            return None
+        if number is not None and number != r.number:
+            self._flag(self._clause(phase), frame, f"{m.type} names round {number} during round {r.number}")
+            return None
+        if r.complete:
+            self._flag(self._clause(phase), frame,
+                       f"{m.type} after round {r.number} was settled and cleared")
+            return None
+        return r
+
+    # -- session and round boundaries -----------------------------------
+    def _void(self) -> None:
+        r = self._round
+        if r is not None and not r.complete:
+            if r.active:
+                self.voided_rounds.append(r.number)
+            self._voided = r.number
+            self._round = None
+        self._asks.clear()
+
+    def _tx_hello(self, m, mono, frame):
+        self._void()
+        self._ask("HELLO", m, mono, frame, "deadline")
+
+    def _rx_hello(self, m, mono, frame):
+        self._void()
+
+    def _tx_reset(self, m, mono, frame):
+        self._void()
+
+    _rx_reset = _tx_reset
+
+    def _rx_error(self, m, mono, frame):
+        self._asks.clear()      # an answer, if not the one asked for: the bench's business
+
+    def _rx_open(self, m, mono, frame):
+        self._voided = None
+        r = self._round
+        if r is not None and not r.complete:
+            self._abandoned(r, frame)
+        self._round = _Round(number=m["round"])
+
+    def _abandoned(self, r: _Round, frame: int) -> None:
+        for wager_id in r.accepted:
+            if wager_id not in r.settled:
+                self._flag(self._clause("settlement"), frame,
+                           f"round {r.number} ended (OPEN of the next) with wager {wager_id} never settled", r.number)
+        if not (r.settled_seen and r.cleared):
+            missing = " and ".join(t for t, seen in (("SETTLED", r.settled_seen), ("CLEARED", r.cleared)) if not seen)
+            self._flag(self._clause("settlement"), frame,
+                       f"round {r.number} ended (OPEN of the next) without {missing}", r.number)
+
+    # -- betting --------------------------------------------------------
+    def _tx_wager(self, m, mono, frame):
+        r = self._round
+        wager = Wager(m["id"], m["bet"], m["stake"])
+        late = r is None or r.close_sent or r.nomore or r.complete
+        problem = None
+        if r is not None and m.get("round") != r.number:
+            problem = RulesError(f"placed for round {m.get('round')} during round {r.number}")
+        elif r is not None and wager.id in r.placed_ids:
+            problem = RulesError(f"wager id {wager.id!r} used twice in round {r.number}")
+        elif not isinstance(wager.stake, int) or wager.stake <= 0:
+            problem = RulesError(f"stake {wager.stake!r} is not a positive amount")
+        else:
+            problem = self.recompute.bet_problem(wager.bet)
+        ask = self._ask(f"WAGER {wager.id}", m, mono, frame, "betting")
+        if r is not None:
+            r.active = True
+            r.placed_ids.add(wager.id)
+            r.placed.setdefault(wager.id, deque()).append(_Placement(wager, m.get("round"), late, problem, ask))
+
+    def _placement(self, m, frame) -> _Placement | None:
+        r = self._round
+        queue = r.placed.get(m["id"]) if r is not None else None
+        if not queue:
+            self._flag(self._clause("betting"), frame, f"{m.type} for wager {m['id']!r}, which the bench never placed")
+            return None
+        placement = queue.popleft()
+        self._answer(placement.ask)
+        return placement
+
+    def _rx_accept(self, m, mono, frame):
+        placement = self._placement(m, frame)
+        if placement is None:
+            return
+        r, w = self._round, placement.wager
+        if placement.late:
+            self._flag(self._clause("betting"), frame,
+                       f"wager {w.id} ({w.bet}, {w.stake}) placed after no more bets was accepted; "
+                       "it should have been refused")
+        if placement.problem is not None:
+            self._flag(placement.problem.clause or self._clause("betting"), frame,
+                       f"wager {w.id} ({w.bet}, {w.stake}) was accepted, but {placement.problem.message}")
+            if placement.round != r.number or w.id in r.accepted:
+                return
+        r.accepted[w.id] = w
+        r.counting_from[w.id] = len(r.rolls)
+        if r.resolved:
+            self._judge_one_throw(r)
+
+    def _rx_refuse(self, m, mono, frame):
+        placement = self._placement(m, frame)
+        if placement is not None and not placement.late and placement.problem is None:
+            w = placement.wager
+            said = f" ({m.get('reason')}" + (f", clause {m.get('clause')})" if m.get("clause") else ")")
+            self._flag(self._clause("betting"), frame,
+                       f"wager {w.id} ({w.bet}, {w.stake}) placed while betting was open was refused{said}; "
+                       "the rules allow it")
+
+    def _tx_close(self, m, mono, frame):
+        if self._round is not None:
+            self._round.close_sent = True
+            self._round.active = True
+        self._ask("CLOSE", m, mono, frame, "betting")
+
+    def _rx_nomore(self, m, mono, frame):
+        self._answer_first("CLOSE")
+        r = self._current(m, frame, "betting")
+        if r is None:
+            return
+        if r.nomore:
+            self._flag(self._clause("betting"), frame, "no more bets called twice in one round")
+        r.nomore = r.active = True
+
+    def _rx_lucky(self, m, mono, frame):
+        r = self._current(m, frame, "lucky")
+        if r is None:
+            return
+        if not self.lightning:
+            self._flag(PROTOCOL, frame, f"{self.game} has no Lucky Numbers")
+            return
+        if r.lucky is not None:
+            self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed a second time in one round")
+            return
+        if not r.nomore:
+            self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed while betting is still open "
+                                                     "(before no more bets)")
+        elif r.commands or r.resolved:
+            self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed after the drop/spin was commanded")
+        r.lucky = tuple(m["lucky"])
+        problem = self.recompute.lucky_problem(r.lucky)
+        r.lucky_lawful = problem is None
+        if problem is not None:
+            shown = ", ".join(f"{x.bet}@{x.pays}" for x in r.lucky)
+            self._flag(problem.clause or self._clause("lucky_count"), frame, f"Lucky Numbers {shown}: {problem.message}")
+
+    # -- the throw ------------------------------------------------------
+    def _tx_trigger(self, m, mono, frame):
+        if self._round is not None:
+            self._round.trigger_armed = self._round.active = True
+        self._ask("TRIGGER", m, mono, frame, "trigger")
+
+    def _rx_command(self, m, mono, frame):
+        self._answer_first("TRIGGER")   # a re-throw after a no roll answers nothing new: no harm
+        r = self._current(m, frame, "trigger")
+        if r is None:
+            return
+        clause = self._clause("trigger")
+        if not r.nomore:
+            self._flag(clause, frame, f"{m.type} while betting is still open (no NOMORE yet)")
+        if self.lightning and r.lucky is None and not r.missing_lucky_reported:
+            r.missing_lucky_reported = True
+            self._flag(self._clause("lucky_count"), frame, f"{m.type} before any Lucky Numbers were revealed")
+        if r.resolved:
+            self._flag(clause, frame, f"{m.type} after the round's outcome was established")
+        elif not (r.trigger_armed or r.rethrow_armed):
+            self._flag(clause, frame, f"{m.type} without the dealer's TRIGGER")
+        if self.kind == "craps":
+            self._kept_open(r, frame, f"before roll {len(r.rolls) + 1}")
+            if m.get("roll") != len(r.rolls) + 1:
+                self._flag(self._clause("result"), frame, f"ROLL {m.get('roll')}, expected roll {len(r.rolls) + 1}")
+        r.trigger_armed = r.rethrow_armed = False
+        r.reading = None
+        r.commands += 1
+        r.active = True
+
+    _rx_release = _rx_spin = _rx_roll = _rx_command
+
+    def _tx_sensor(self, m, mono, frame):
+        if self._round is not None:
+            self._round.reading = m
+        self._ask("SENSOR", m, mono, frame, "result")
+
+    def _due_no_roll(self, reading) -> bool:
+        return self.kind != "wheel" and self.recompute.is_no_roll(reading["flat"])
+
+    def _rx_result(self, m, mono, frame):
+        self._answer_first("SENSOR")
+        r = self._current(m, frame, "result")
+        if r is None:
+            return
+        reading, r.reading = r.reading, None
+        shown = self._shown(m)
+        if reading is None:
+            self._flag(self._clause("result"), frame, f"RESULT {shown} without a sensor reading for it")
+            reading = m
+        elif self._shown(reading) != shown:
+            self._flag(self._clause("result"), frame,
+                       f"RESULT {shown}, but the plant showed {self._shown(reading)}")
+        if reading is not m and self._due_no_roll(reading):
+            self._flag(self._clause("no_roll"), frame,
+                       f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
+        if self.kind == "craps":
+            return self._craps_result(r, m, reading, frame)
+        if r.resolved:
+            self._flag(self._clause("result"), frame, "a second outcome for one round")
+            return
+        r.outcome = reading["pocket"] if self.kind == "wheel" else tuple(reading["dice"])
+        r.resolved = True
+        self._judge_one_throw(r)
+
+    def _shown(self, m) -> str:
+        if self.kind == "wheel":
+            return f"pocket {m.get('pocket')}"
+        dice = f"dice {list(m.get('dice') or ())}"
+        return f"roll {m.get('roll')} {dice}" if self.kind == "craps" else dice
+
+    def _rx_noroll(self, m, mono, frame):
+        self._answer_first("SENSOR")
+        r = self._current(m, frame, "no_roll")
+        if r is None:
+            return
+        reading, r.reading = r.reading, None
+        if reading is None:
+            self._flag(self._clause("no_roll"), frame, "NOROLL without a sensor reading for it")
+        elif not self._due_no_roll(reading):
+            self._flag(self._clause("no_roll"), frame,
+                       f"NOROLL although the dice landed flat={list(reading['flat'])} ({self._shown(reading)})")
+        if self.game != "lightning-dice":
+            r.rethrow_armed = True        # Sic Bo: shaken again; craps: thrown again
+            return
+        if r.resolved:
+            self._flag(self._clause("no_roll"), frame, "a second outcome for one round")
+            return
+        r.resolved = True
+        r.outcome = None if reading is None else tuple(reading["dice"])
+        # Judged as the plant showed it: a wrongly called no roll owes what the faces say.
+        r.no_roll = reading is None or self._due_no_roll(reading)
+        self._judge_one_throw(r)
+
+    def _judge_one_throw(self, r: _Round) -> None:
+        todo = [w for w in r.accepted.values() if w.id not in r.expected]
+        if not todo:
+            return
+        if self.kind == "wheel":
+            found = self.recompute.one_throw(todo, pocket=r.outcome, lucky=r.lucky or (), lucky_lawful=r.lucky_lawful)
+        else:
+            found = self.recompute.one_throw(todo, dice=r.outcome, no_roll=r.no_roll, lucky=r.lucky or (),
+                                             lucky_lawful=r.lucky_lawful or not self.lightning)
+        r.expected.update(found)
+
+    # -- Dice-Ology: rolls until every side bet is resolved ---------------
+    def _craps_result(self, r: _Round, m, reading, frame: int) -> None:
+        r.rolls.append(tuple(reading["dice"]))
+        newly = []
+        for w in r.accepted.values():
+            if w.id in r.expected:
+                continue
+            settlement = self.recompute.over_rolls(w, r.rolls[r.counting_from[w.id]:])
+            if settlement is None or not settlement.open:
+                r.expected[w.id] = settlement
+                newly.append(w)
+        still_open = [w for w in r.accepted.values() if w.id not in r.expected]
+        # Bets already reported as kept open count as open in the controller's eyes: not reported again.
+        kept = [wager_id for wager_id in r.flagged if wager_id not in r.settled]
+        said = m.get("open")
+        if said is not None and said not in (len(still_open), len(still_open) + len(kept)):
+            if said > len(still_open) and newly:
+                w = newly[0]
+                why = r.expected[w.id]
+                clause = why.clause if why else self._clause("settlement")
+                r.flagged.update(x.id for x in newly)
+                self._flag(clause, frame, f"roll {len(r.rolls)} {list(reading['dice'])} resolves "
+                                          f"{', '.join(x.id for x in newly)}, but the controller keeps {said} "
+                                          f"bet(s) open where {len(still_open)} remain")
+            else:
+                self._flag(self._clause("settlement"), frame, f"RESULT says {said} bet(s) still open, "
+                                                              f"the rules say {len(still_open)}")
+        r.active = True
+
+    def _kept_open(self, r: _Round, frame: int, when: str) -> None:
+        """Dice-Ology: a bet the rules resolved but the controller has not settled."""
+        for wager_id, settlement in r.expected.items():
+            if wager_id in r.settled or wager_id in r.flagged:
+                continue
+            r.flagged.add(wager_id)
+            outcome = "lost" if settlement and settlement.returned == 0 else "won"
+            self._flag(settlement.clause if settlement else self._clause("settlement"), frame,
+                       f"wager {wager_id} {outcome} (the rolls resolved it) but is still unsettled {when}")
+
+    # -- settlement -----------------------------------------------------
+    def _rx_settle(self, m, mono, frame):
+        r = self._current(m, frame, "settlement")
+        if r is None:
+            return
+        wager_id, returned = m["id"], m["returned"]
+        if wager_id not in r.accepted:
+            self._flag(self._clause("settlement"), frame, f"SETTLE for wager {wager_id!r}, which was never accepted")
+            return
+        if wager_id in r.settled:
+            self._flag(self._clause("settlement"), frame,
+                       f"wager {wager_id} settled a second time ({returned}; first {r.settled[wager_id]})")
+            return
+        r.settled[wager_id] = returned
+        if r.cleared and not r.early_clear_reported:
+            r.early_clear_reported = True
+            self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled after the table was cleared")
+        if wager_id not in r.expected:
+            if self.kind == "craps":
+                still = self.recompute.over_rolls(r.accepted[wager_id], r.rolls[r.counting_from[wager_id]:])
+                clause = still.clause if still else self._clause("settlement")
+                self._flag(clause, frame, f"wager {wager_id} settled ({returned}) while the rules keep it open")
+            else:
+                self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled before the outcome")
+            return
+        due: Settlement | None = r.expected[wager_id]
+        if due is not None and returned != due.returned:
+            self._flag(due.clause, frame, f"wager {wager_id} ({r.accepted[wager_id].bet}, stake "
+                                          f"{r.accepted[wager_id].stake}) returned {returned}; the rules "
+                                          f"give {due.returned} ({due.clause})")
+
+    def _unsettled(self, r: _Round) -> list[str]:
+        return [wager_id for wager_id in r.accepted if wager_id not in r.settled]
+
+    def _rx_settled(self, m, mono, frame):
+        r = self._current(m, frame, "settlement")
+        if r is None:
+            return
+        if self.kind == "craps":
+            self._kept_open(r, frame, "at SETTLED")
+            for w in r.accepted.values():
+                if w.id not in r.expected and w.id not in r.settled:
+                    self._flag(self._clause("settlement"), frame, f"SETTLED while wager {w.id} is still open")
+        elif not r.resolved:
+            self._flag(self._clause("settlement"), frame, "SETTLED before the round's outcome")
+        for wager_id in self._unsettled(r):
+            if wager_id in r.flagged:
+                continue
+            due = r.expected.get(wager_id)
+            clause = due.clause if (due is not None and r.no_roll) else self._clause("settlement")
+            self._flag(clause, frame, f"SETTLED but wager {wager_id} was never settled")
+        if r.settled_seen:
+            self._flag(self._clause("settlement"), frame, "SETTLED twice in one round")
+        if m["wagers"] != len(r.settled) or m["returned"] != sum(r.settled.values()):
+            self._flag(self._clause("settlement"), frame,
+                       f"SETTLED says {m['wagers']} wager(s) returning {m['returned']}; the SETTLE frames "
+                       f"say {len(r.settled)} returning {sum(r.settled.values())}")
+        r.settled_seen = True
+        self._maybe_complete(r)
+
+    def _rx_cleared(self, m, mono, frame):
+        r = self._current(m, frame, "settlement")
+        if r is None:
+            return
+        unsettled = self._unsettled(r)
+        if unsettled or not r.settled_seen:
+            r.early_clear_reported = True
+            what = f"with wager(s) {', '.join(unsettled)} unsettled" if unsettled else "before SETTLED"
+            self._flag(self._clause("settlement"), frame, f"table cleared {what}: settlement must come first")
+        r.cleared = True
+        self._maybe_complete(r)
+
+    def _maybe_complete(self, r: _Round) -> None:
+        if not (r.settled_seen and r.cleared) or r.complete:
+            return
+        r.complete = True
+        outcome = tuple(r.rolls) if self.kind == "craps" else r.outcome
+        expected = sum(s.returned for s in r.expected.values() if s is not None)
+        self.rounds.append(RoundSummary(
+            round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),
+            staked=sum(w.stake for w in r.accepted.values()), returned=sum(r.settled.values()),
+            expected=expected, wagers=len(r.accepted),
+            violations=sum(1 for v in self.violations if v.round == r.number)))
