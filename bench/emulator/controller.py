@@ -16,7 +16,7 @@ from importlib import metadata
 
 from bench.errors import RulesError
 from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSION, Session, make
-from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
+from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES, is_token
 from bench.rules import Round, Wager, get_game
 from bench.emulator.misbehaviours import Policy
 
@@ -96,7 +96,11 @@ class EmulatedController:
         self.session.send(make(type_, **fields))
 
     def _error(self, code: str, detail: str) -> None:
-        self._send("ERROR", code=code, round=self.round, detail=detail[:120])
+        for length in (120, 40, 0):    # percent-encoding may lengthen the detail past a frame
+            try:
+                return self._send("ERROR", code=code, round=self.round, detail=detail[:length] or None)
+            except ValueError:
+                continue
 
     # -- session --------------------------------------------------------
     def _hello(self) -> None:
@@ -178,7 +182,7 @@ class EmulatedController:
 
     def _refuse(self, m: Message, reason: str, clause: str | None = None) -> None:
         fields = dict(round=m["round"], id=m["id"], reason=reason)
-        if clause:
+        if clause and is_token(clause):
             fields["clause"] = clause
         self._send("REFUSE", **fields)
 

@@ -46,6 +46,11 @@ class Codec:
         pairs = [(name, types[name].render(message.fields[name]))
                  for name, _ in spec.required + spec.optional
                  if name in message.fields and message.fields[name] is not None]
+        for name, text in pairs:
+            try:
+                types[name].parse(text)   # never put on the wire what the peer would reject
+            except FieldError as err:
+                raise ValueError(f"{message.type}: field {name!r}: {err}") from None
         return framing.build(seq, message.type, pairs)
 
     def decode_line(self, line: bytes, sender: str | None = None) -> tuple[Message, RawFrame]:

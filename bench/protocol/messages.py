@@ -60,6 +60,11 @@ def _parse_token(text: str) -> str:
     return text
 
 
+def is_token(text: str) -> bool:
+    """Can ``text`` travel as a token field?"""
+    return bool(_TOKEN.fullmatch(text))
+
+
 def _parse_text(text: str) -> str:
     if not re.fullmatch(f"[%{TOKEN_CHARS}]*", text):
         raise FieldError(f"expected percent-encoded text, got {text!r}")

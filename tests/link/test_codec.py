@@ -128,3 +128,8 @@ def test_frames_from_the_controller_decode_on_the_bench_side():
     data = build(7, "LUCKY", [("round", "3"), ("lucky", "straight:17@499,straight:0@49")])
     (item,) = decoder.feed(data, now=0.0)
     assert item.message["lucky"] == (Lucky("straight:17", 499), Lucky("straight:0", 49))
+
+
+def test_a_value_the_peer_would_reject_is_never_sent():
+    with pytest.raises(ValueError, match="field 'bet'"):
+        Codec("lightning-dice").encode(make("WAGER", round=1, id="w1", bet="total 11", stake=1), 1)
