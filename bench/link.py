@@ -51,7 +51,10 @@ class Link:
             # With a file descriptor we wait in select() and then read what is
             # there without blocking; without one, pyserial waits _POLL at a time.
             port.timeout = 0 if self._select_fd is not None else _POLL
-            port.write_timeout = WRITE_TIMEOUT
+            try:
+                port.write_timeout = WRITE_TIMEOUT
+            except NotImplementedError:
+                pass   # rfc2217:// has no write timeout; its socket send fails when the server goes
 
     @classmethod
     def from_fd(cls, fd: int, description: str) -> "Link":
@@ -151,8 +154,7 @@ class Link:
 def open_link(url: str, *, baudrate: int = BAUDRATE) -> Link:
     """Open a device path or pyserial URL. Raises LinkError naming the URL."""
     try:
-        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0, write_timeout=WRITE_TIMEOUT,
-                                     do_not_open=False)
+        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0)
     except (serial.SerialException, ValueError, OSError) as err:
         raise LinkError(f"cannot open link {url!r}: {err}") from None
     if url.startswith("socket://"):
