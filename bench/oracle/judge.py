@@ -21,85 +21,16 @@ Two timing facts of a real link shape the judgements:
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 from bench.errors import RulesError
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
 from bench.rules import Lucky, Settlement, Wager
 from bench.oracle.clauses import PROTOCOL, phase_clause
+from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.settlement import Recompute
 
 COMMANDS = ("RELEASE", "SPIN", "ROLL")
 DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
-
-
-@dataclass(frozen=True)
-class Violation:
-    round: int | None
-    clause: str          # e.g. "625b.2(d)(5)"; protocol-order problems cite the clause ordering the phase
-    frame: int | None    # 0-based index of the offending observe() call
-    message: str         # what was expected, what was seen
-
-
-@dataclass(frozen=True)
-class RoundSummary:
-    round: int
-    outcome: object          # dice tuple, pocket, or tuple of Dice-Ology rolls; None if none was reached
-    no_roll: bool
-    lucky: tuple[Lucky, ...]
-    staked: int              # the accepted wagers' stakes
-    returned: int            # what the controller handed back (its SETTLE frames)
-    expected: int            # what bench.rules says it should have (wagers it could judge)
-    wagers: int              # accepted wagers
-    violations: int          # violations naming this round
-
-
-@dataclass
-class _Placement:
-    wager: Wager
-    round: object
-    late: bool                      # placed after the bench's CLOSE or the controller's NOMORE
-    problem: RulesError | None      # why the rules would refuse it anyway
-    ask: int
-
-
-@dataclass
-class _Ask:
-    what: str
-    mono: float
-    frame: int
-    seq: object
-    clause: str
-
-
-@dataclass
-class _Round:
-    number: int
-    close_sent: bool = False
-    nomore: bool = False
-    lucky: tuple[Lucky, ...] | None = None
-    lucky_lawful: bool = False
-    missing_lucky_reported: bool = False
-    trigger_armed: bool = False
-    rethrow_armed: bool = False     # Sic Bo / Dice-Ology after a no roll: thrown again unasked
-    reading: object = None          # the SENSOR the bench sent for the last command
-    commands: int = 0
-    resolved: bool = False          # one-throw games: the outcome is known, settlement may begin
-    outcome: object = None
-    no_roll: bool = False
-    rolls: list = field(default_factory=list)
-    placed: dict = field(default_factory=dict)       # id -> deque of _Placement awaiting an answer
-    placed_ids: set = field(default_factory=set)
-    accepted: dict = field(default_factory=dict)     # id -> Wager
-    counting_from: dict = field(default_factory=dict)
-    expected: dict = field(default_factory=dict)     # id -> Settlement | None (resolved per the rules)
-    settled: dict = field(default_factory=dict)      # id -> returned, as the controller sent it
-    flagged: set = field(default_factory=set)        # wagers already reported as kept open
-    settled_seen: bool = False
-    cleared: bool = False
-    early_clear_reported: bool = False
-    complete: bool = False
-    active: bool = False            # anything beyond OPEN happened
 
 
 class Oracle:
@@ -120,9 +51,10 @@ class Oracle:
         self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
         self.rounds: list[RoundSummary] = []
         self.frames = 0
-        self._round: _Round | None = None
+        self._round: RoundState | None = None
         self._voided: int | None = None
-        self._asks: dict[int, _Ask] = {}
+        self._asks: dict[int, Ask] = {}
+        self._placed: dict[str, deque[Placement]] = {}   # wager id -> placements awaiting an answer
         self._ask_serial = 0
         self._last = {"tx": None, "rx": None}
         self._found: list[Violation] = []
@@ -183,7 +115,7 @@ class Oracle:
 
     def _ask(self, what: str, m, mono: float, frame: int, phase: str) -> int:
         self._ask_serial += 1
-        self._asks[self._ask_serial] = _Ask(what, mono, frame, m.seq, self._clause(phase))
+        self._asks[self._ask_serial] = Ask(what, mono, frame, m.seq, self._clause(phase))
         return self._ask_serial
 
     def _answer(self, serial: int | None) -> None:
@@ -202,7 +134,7 @@ class Oracle:
                 self._flag(ask.clause, frame, f"no reply from the controller to {ask.what} (frame {ask.frame}) "
                                               f"within {self.response_timeout:g} s")
 
-    def _current(self, m, frame: int, phase: str) -> _Round | None:
+    def _current(self, m, frame: int, phase: str) -> RoundState | None:
         """The round a controller message belongs to, or None (reported) if it
         belongs to none; messages of a round being voided are swallowed."""
         number = m.get("round")
@@ -230,6 +162,7 @@ class Oracle:
             self._voided = r.number
             self._round = None
         self._asks.clear()
+        self._placed.clear()
 
     def _tx_hello(self, m, mono, frame):
         self._void()
@@ -251,9 +184,9 @@ class Oracle:
         r = self._round
         if r is not None and not r.complete:
             self._abandoned(r, frame)
-        self._round = _Round(number=m["round"])
+        self._round = RoundState(number=m["round"])
 
-    def _abandoned(self, r: _Round, frame: int) -> None:
+    def _abandoned(self, r: RoundState, frame: int) -> None:
         for wager_id in r.accepted:
             if wager_id not in r.settled:
                 self._flag(self._clause("settlement"), frame,
@@ -270,10 +203,10 @@ class Oracle:
         late = r is None or r.close_sent or r.nomore or r.complete
         problem = None
         if r is not None and m.get("round") != r.number:
-            problem = RulesError(f"placed for round {m.get('round')} during round {r.number}")
+            problem = RulesError(f"it was placed for round {m.get('round')} during round {r.number}")
         elif r is not None and wager.id in r.placed_ids:
-            problem = RulesError(f"wager id {wager.id!r} used twice in round {r.number}")
-        elif not isinstance(wager.stake, int) or wager.stake <= 0:
+            problem = RulesError(f"wager id {wager.id!r} is used twice in round {r.number}")
+        elif isinstance(wager.stake, bool) or not isinstance(wager.stake, int) or wager.stake <= 0:
             problem = RulesError(f"stake {wager.stake!r} is not a positive amount")
         else:
             problem = self.recompute.bet_problem(wager.bet)
@@ -281,11 +214,11 @@ class Oracle:
         if r is not None:
             r.active = True
             r.placed_ids.add(wager.id)
-            r.placed.setdefault(wager.id, deque()).append(_Placement(wager, m.get("round"), late, problem, ask))
+        placement = Placement(wager, m.get("round"), late, problem, ask)
+        self._placed.setdefault(wager.id, deque()).append(placement)
 
-    def _placement(self, m, frame) -> _Placement | None:
-        r = self._round
-        queue = r.placed.get(m["id"]) if r is not None else None
+    def _placement(self, m, frame) -> Placement | None:
+        queue = self._placed.get(m["id"])
         if not queue:
             self._flag(self._clause("betting"), frame, f"{m.type} for wager {m['id']!r}, which the bench never placed")
             return None
@@ -305,8 +238,8 @@ class Oracle:
         if placement.problem is not None:
             self._flag(placement.problem.clause or self._clause("betting"), frame,
                        f"wager {w.id} ({w.bet}, {w.stake}) was accepted, but {placement.problem.message}")
-            if placement.round != r.number or w.id in r.accepted:
-                return
+        if r is None or r.complete or placement.round != r.number or w.id in r.accepted:
+            return      # not a wager of the round in play: nothing to settle
         r.accepted[w.id] = w
         r.counting_from[w.id] = len(r.rolls)
         if r.resolved:
@@ -351,7 +284,7 @@ class Oracle:
                                                      "(before no more bets)")
         elif r.commands or r.resolved:
             self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed after the drop/spin was commanded")
-        r.lucky = tuple(m["lucky"])
+        r.lucky = tuple(_lucky(x) for x in m["lucky"])
         problem = self.recompute.lucky_problem(r.lucky)
         r.lucky_lawful = problem is None
         if problem is not None:
@@ -452,7 +385,7 @@ class Oracle:
         r.no_roll = reading is None or self._due_no_roll(reading)
         self._judge_one_throw(r)
 
-    def _judge_one_throw(self, r: _Round) -> None:
+    def _judge_one_throw(self, r: RoundState) -> None:
         todo = [w for w in r.accepted.values() if w.id not in r.expected]
         if not todo:
             return
@@ -464,7 +397,7 @@ class Oracle:
         r.expected.update(found)
 
     # -- Dice-Ology: rolls until every side bet is resolved ---------------
-    def _craps_result(self, r: _Round, m, reading, frame: int) -> None:
+    def _craps_result(self, r: RoundState, m, reading, frame: int) -> None:
         r.rolls.append(tuple(reading["dice"]))
         newly = []
         for w in r.accepted.values():
@@ -492,7 +425,7 @@ class Oracle:
                                                               f"the rules say {len(still_open)}")
         r.active = True
 
-    def _kept_open(self, r: _Round, frame: int, when: str) -> None:
+    def _kept_open(self, r: RoundState, frame: int, when: str) -> None:
         """Dice-Ology: a bet the rules resolved but the controller has not settled."""
         for wager_id, settlement in r.expected.items():
             if wager_id in r.settled or wager_id in r.flagged:
@@ -533,7 +466,7 @@ class Oracle:
                                           f"{r.accepted[wager_id].stake}) returned {returned}; the rules "
                                           f"give {due.returned} ({due.clause})")
 
-    def _unsettled(self, r: _Round) -> list[str]:
+    def _unsettled(self, r: RoundState) -> list[str]:
         return [wager_id for wager_id in r.accepted if wager_id not in r.settled]
 
     def _rx_settled(self, m, mono, frame):
@@ -574,7 +507,7 @@ class Oracle:
         r.cleared = True
         self._maybe_complete(r)
 
-    def _maybe_complete(self, r: _Round) -> None:
+    def _maybe_complete(self, r: RoundState) -> None:
         if not (r.settled_seen and r.cleared) or r.complete:
             return
         r.complete = True
@@ -585,3 +518,10 @@ class Oracle:
             staked=sum(w.stake for w in r.accepted.values()), returned=sum(r.settled.values()),
             expected=expected, wagers=len(r.accepted),
             violations=sum(1 for v in self.violations if v.round == r.number)))
+
+
+def _lucky(entry) -> Lucky:
+    """A Lucky Number as decoded from a frame, or as JSON from a journal ({"bet", "pays"})."""
+    if isinstance(entry, Lucky):
+        return entry
+    return Lucky(bet=entry["bet"], pays=entry["pays"])

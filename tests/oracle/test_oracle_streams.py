@@ -481,3 +481,20 @@ def test_the_next_round_opening_over_an_unfinished_one_is_found():
     found = run("lightning-dice", events).violations
     assert {v.clause for v in found} == {"625b.2(d)(6)"} and all(v.round == 1 for v in found)
     assert len(found) == 4    # three wagers never settled, no SETTLED/CLEARED
+
+
+def test_lucky_numbers_as_journal_json_are_judged_like_decoded_ones():
+    as_json = [{"bet": x.bet, "pays": x.pays} for x in LD_LUCKY]
+    events = replace(lightning_dice(), find("LUCKY"), [rx("LUCKY", round=1, lucky=as_json)])
+    assert run("lightning-dice", events).violations == []
+    as_json[0]["pays"] = 50
+    events = replace(lightning_dice(), find("LUCKY"), [rx("LUCKY", round=1, lucky=as_json)])
+    assert clauses(run("lightning-dice", events))[0] == "625b.2(g)(3)"
+
+
+def test_a_wager_refused_between_rounds_is_no_finding_and_one_accepted_then_is():
+    events = lightning_dice()
+    between = [tx("WAGER", round=1, id="w7", bet="low", stake=10)]
+    assert run("lightning-dice", events + between + [rx("REFUSE", round=1, id="w7", reason="betting-closed")]).violations == []
+    v = only(run("lightning-dice", events + between + [rx("ACCEPT", round=1, id="w7")]))
+    assert v.clause == "625b.2(d)(1)" and "after no more bets" in v.message
