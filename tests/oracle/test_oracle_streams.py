@@ -498,3 +498,24 @@ def test_a_wager_refused_between_rounds_is_no_finding_and_one_accepted_then_is()
     assert run("lightning-dice", events + between + [rx("REFUSE", round=1, id="w7", reason="betting-closed")]).violations == []
     v = only(run("lightning-dice", events + between + [rx("ACCEPT", round=1, id="w7")]))
     assert v.clause == "625b.2(d)(1)" and "after no more bets" in v.message
+
+
+def test_the_documented_exchange_decoded_from_its_raw_frames_passes():
+    """docs/protocol.md's example, frames decoded from their bytes as a journal
+    replay would, ACKs included: lawful, and the round summarised as the text says."""
+    import re
+    from pathlib import Path
+
+    from bench.protocol import Codec
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    block = re.search(r"```exchange\n(.*?)```", text, re.S).group(1)
+    codec = Codec("lightning-dice")
+    oracle = Oracle("lightning-dice", default_rules("lightning-dice"))
+    for mono, line in enumerate(block.splitlines()):
+        message, _ = codec.decode_line(line[2:].encode("ascii"))   # the terminator is not part of a line
+        oracle.observe("tx" if line[0] == ">" else "rx", message, mono * 0.01)
+    oracle.finish()
+    assert oracle.violations == [] and oracle.incomplete_rounds == []
+    (summary,) = oracle.rounds
+    assert (summary.wagers, summary.staked, summary.returned, summary.outcome) == (2, 700, 2500, (6, 4, 1))
