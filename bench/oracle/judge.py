@@ -29,7 +29,6 @@ from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.settlement import Recompute
 
-COMMANDS = ("RELEASE", "SPIN", "ROLL")
 DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
 
 
