@@ -17,8 +17,10 @@ READING = [dict(dice=(5, 5, 1), flat=(True, True, True))]
 
 
 def test_corrupted_frames_are_nakked_and_retransmitted(emulator):
-    with emulator("--game", GAME, "--seed", "3", "--fault", "corrupt=0.25") as url:
-        session = connect(url, GAME)
+    # Enough retries that no frame is given up (0.2 ** 9 per frame): the test
+    # is about recovery, not about a controller abandoning a frame.
+    with emulator("--game", GAME, "--seed", "3", "--fault", "corrupt=0.2", "--retries", "8") as url:
+        session = connect(url, GAME, Timeouts(byte=0.1, frame=0.5, response=0.25, retries=8))
         try:
             _, opened = hello(session, GAME)
             said = play_round(session, GAME, opened["round"], WAGERS, READING)
