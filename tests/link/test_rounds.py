@@ -10,6 +10,7 @@ import pytest
 
 from bench.rules import Round, Wager, get_game
 from bench.rules.submission import default_rules
+from bench.protocol import make
 from tests.link.conftest import connect, hello, of, play_round
 
 FLAT3 = (True, True, True)
@@ -113,3 +114,26 @@ def tapped_bytes(hexdump: str) -> dict[str, bytes]:
         if row:
             out[row.group(1).lower()] += bytes.fromhex(" ".join(re.findall(r"\b[0-9A-F]{2}\b", row.group(2))))
     return out
+
+
+def test_a_bench_that_reconnects_to_the_pty_voids_the_round_in_flight(emulator):
+    """The pty outlives a bench: a new bench's HELLO voids the round the old
+    one left half-played (its wager returned) and a new round opens."""
+    game = "lightning-dice"
+    with emulator("--game", game, "--seed", "5", listen="pty") as path:
+        first = connect(path, game)
+        try:
+            _, opened = hello(first, game)
+            first.send(make("WAGER", round=opened["round"], id="w1", bet="low", stake=300))
+            assert first.receive(3.0, expect=("ACCEPT", "REFUSE")).type == "ACCEPT"
+        finally:
+            first.port.close()
+        second = connect(path, game)
+        try:
+            second.send(make("HELLO", proto=1, role="bench", sw="tests/1", game=game))
+            said = [second.receive(3.0) for _ in range(5)]
+        finally:
+            second.port.close()
+    assert [m.type for m in said] == ["HELLO", "SETTLE", "SETTLED", "CLEARED", "OPEN"]
+    assert (said[1]["id"], said[1]["returned"]) == ("w1", 300) and said[2]["void"] is True
+    assert said[4]["round"] == opened["round"] + 1
