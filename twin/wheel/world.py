@@ -6,8 +6,9 @@ turning rotor and across the frets until it rests in a pocket.
 
 Built for PyBullet 3.2.7's known traps:
 - ``createCollisionShapeArray`` keeps only its first 16 children, so the
-  rotor is one multibody: a hub link on a revolute joint (turned by a velocity
-  motor) and fret links of at most 16 children each, fixed to the hub.
+  rotor is one multibody: a floor link on a revolute joint (turned by a velocity
+  motor), and the centre cone and 5 fret links of at most 16 children each
+  (a fret and a piece of the rotor's rim per pocket), fixed to the floor.
 - a small fast ball tunnels through thin walls at 1/240 s, so the step is at
   most 1/500 s (the design refuses more) and every stator part is a thick
   convex piece rather than a thin triangle mesh.
@@ -176,7 +177,6 @@ class WheelWorld:
         r_in, r_out = rotor.pocket_inner_radius_m, rotor.pocket_outer_radius_m
         pitch = 2 * math.pi / POCKET_COUNT
         floor_depth = 0.02
-        # the hub: pocket floor, centre cone
         # the centre cone, with a steep foot that closes the pockets' inner ends: the frets
         # run into it, so no ball can rest between a fret's end and the cone
         foot = r_in - INNER_WALL_RUN
@@ -186,7 +186,8 @@ class WheelWorld:
             ca, sa = math.cos(a), math.sin(a)
             cone += [(r_in * ca, r_in * sa, -0.005), (foot * ca, foot * sa, rotor.fret_height_m),
                      (rotor.cone_top_radius_m * ca, rotor.cone_top_radius_m * sa, rotor.cone_height_m)]
-        # the hub is two links on the turning joint: the floor (a cylinder) and the cone
+        # link 0, on the turning joint: the pocket floor (a cylinder); the cone and the
+        # fret links are fixed to it
         floor_shape = p.createCollisionShape(p.GEOM_CYLINDER, radius=r_out + RIM_THICKNESS,
                                              height=floor_depth, physicsClientId=c)
         cone_shape = self._hull(cone)
