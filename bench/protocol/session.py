@@ -94,8 +94,11 @@ class Session:
                 self._waiting_for = None
                 self._tx_seq = (seq + 1) % SEQ_MODULUS
                 return sent
-            self.stats["retransmissions"] += 1
         self._waiting_for = None
+        self.stats["link_timeouts"] += 1
+        # The number is spent either way: if the peer did get the message, the
+        # next one must not look like it; if not, the peer sees the gap.
+        self._tx_seq = (seq + 1) % SEQ_MODULUS
         raise LinkTimeout(f"{message.type} (seq {seq:04d}) not acknowledged after {self.timeouts.retries + 1} "
                           f"attempts of {self.timeouts.response} s each")
 
