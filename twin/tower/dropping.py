@@ -252,7 +252,12 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
         still = True
         for die in dice:
             (vx, vy, vz), (wx, wy, wz) = velocity(die, physicsClientId=client)
-            if vx * vx + vy * vy + vz * vz > lin2 or wx * wx + wy * wy + wz * wz > ang2:
+            speed2 = vx * vx + vy * vy + vz * vz
+            if speed2 != speed2:     # NaN: the solver blew up; report unsettled, do not spin on
+                n = max_steps
+                still = False
+                break
+            if speed2 > lin2 or wx * wx + wy * wy + wz * wz > ang2:
                 still = False
                 break
         if still:
