@@ -80,9 +80,10 @@ def test_pictures_show_the_wheel_and_the_winning_pocket(design, results, tmp_pat
     assert traced.result == results[0]
     save_png(design, traced, tmp_path / "rest.png")
     save_gif(design, traced, tmp_path / "spin.gif")
-    picture = Image.open(tmp_path / "rest.png").convert("RGB")
-    colours = {colour for _, colour in picture.getcolors(maxcolors=1 << 16)}
+    with Image.open(tmp_path / "rest.png") as picture:
+        colours = {colour for _, colour in picture.convert("RGB").getcolors(maxcolors=1 << 16)}
     assert MARK in colours                   # the winning pocket is ringed
-    animation = Image.open(tmp_path / "spin.gif")
+    with Image.open(tmp_path / "spin.gif") as animation:
+        frames = animation.n_frames
     # the track phase at 4 frames a second plus the descent at 15
-    assert animation.n_frames > 4 * results[0].track_time_s
+    assert frames > 4 * results[0].track_time_s
