@@ -8,6 +8,7 @@ import select
 import socket
 import threading
 
+import pytest
 import serial
 import serial.rfc2217
 
@@ -59,6 +60,7 @@ def serve_rfc2217(device: str, listener: socket.socket, stop: threading.Event) -
         conn.close()
 
 
+@pytest.mark.filterwarnings("ignore:set(Daemon|Name)\\(\\) is deprecated:DeprecationWarning")   # pyserial 3.5's own
 def test_a_round_through_an_rfc2217_serial_server(emulator):
     game = "lightning-dice"
     with emulator("--game", game, "--seed", "3", listen="pty") as path:
