@@ -42,6 +42,7 @@ class DieRest:
     reason: str | None         # why not flat: "wall", "die" or "edge"; None when flat
     tilt_deg: float            # angle between the up face's normal and vertical
     position_m: tuple[float, float, float]
+    orientation_xyzw: tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ class DropResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["dice"] = [dict(asdict(r), position_m=[round(v, 5) for v in r.position_m]) for r in self.dice]
+        d["dice"] = [dict(asdict(r), position_m=[round(v, 5) for v in r.position_m],
+                          orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw]) for r in self.dice]
         for r in d["dice"]:
             r["tilt_deg"] = round(r["tilt_deg"], 3)
         d["settle_time_s"] = round(self.settle_time_s, 4)
@@ -176,14 +178,18 @@ def _classify(design: TowerDesign, world: World) -> tuple[DieRest, ...]:
         flat = on_bottom and tilt <= design.physics.flat_tilt_deg
         reason = None
         if not flat:
+            # What holds it up: lying on another die, leaning on a tray or
+            # shaft wall, or (touching neither) balanced on an edge.
             touching = {c[2] for c in pb.getContactPoints(bodyA=die, physicsClientId=client)}
-            if touching & set(world.dice):
+            if not on_bottom and touching & set(world.dice):
                 reason = "die"
             elif touching & world.walls:
                 reason = "wall"
+            elif touching & set(world.dice):
+                reason = "die"
             else:
                 reason = "edge"
-        rests.append(DieRest(face, flat, reason, tilt, tuple(pos)))
+        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn)))
     return tuple(rests)
 
 

@@ -63,91 +63,108 @@ def _apply(client: int, body: int, m: Material) -> None:
                       physicsClientId=client)
 
 
-def _static_box(client: int, half: tuple[float, float, float], pos, orn=(0, 0, 0, 1)) -> int:
-    shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half, physicsClientId=client)
-    return pb.createMultiBody(0, shape, -1, pos, orn, physicsClientId=client)
+@dataclass(frozen=True)
+class Part:
+    """One static part of the tower: a box (``size`` = half extents) or a
+    cylinder along its local z (``size`` = (radius, half length, 0))."""
+    role: str                  # "wall", "door", "obstacle", "floor"
+    shape: str                 # "box" or "cylinder"
+    size: tuple[float, float, float]
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
+    material: Material
 
 
-def build(client: int, design: TowerDesign) -> World:
-    """Create the tower's static parts and the dice's shape; ``place_dice``
-    adds the dice."""
-    b, t, d, c = design.body, design.tray, design.dice, design.compartment
-    pb.setGravity(0, 0, -9.81, physicsClientId=client)
-    pb.setPhysicsEngineParameter(fixedTimeStep=design.physics.timestep_s,
-                                 numSolverIterations=design.physics.solver_iterations,
-                                 deterministicOverlappingPairs=1,
-                                 physicsClientId=client)
+def layout(design: TowerDesign) -> list[Part]:
+    """The tower's static parts, in the order they are built. The builder
+    and the pictures both draw from this one list."""
+    b, t, c = design.body, design.tray, design.compartment
     hw, hd, wt = b.width_m / 2, b.depth_m / 2, b.wall_thickness_m
+    level = (0.0, 0.0, 0.0, 1.0)
+    parts: list[Part] = []
+
+    def box(role, half, pos, orn=level, material=b.material):
+        parts.append(Part(role, "box", tuple(half), tuple(pos), tuple(orn), material))
 
     # Shaft and compartment walls (625b.2(c)(1),(3)): one box per side.
     z0, z1 = b.bottom_z_m, b.top_z_m + c.height_m
     zc, zh = (z0 + z1) / 2, (z1 - z0) / 2
-    shaft = [_static_box(client, (wt / 2, hd + wt, zh), (sx * (hw + wt / 2), 0, zc)) for sx in (-1, 1)]
-    shaft += [_static_box(client, (hw, wt / 2, zh), (0, sy * (hd + wt / 2), zc)) for sy in (-1, 1)]
-    for w in shaft:
-        _apply(client, w, b.material)
+    for sx in (-1, 1):
+        box("wall", (wt / 2, hd + wt, zh), (sx * (hw + wt / 2), 0, zc))
+    for sy in (-1, 1):
+        box("wall", (hw, wt / 2, zh), (0, sy * (hd + wt / 2), zc))
 
     # The compartment's door (625b.2(c)(2)): a plate whose top is the shaft top.
-    door_pose = ((0.0, 0.0, b.top_z_m - wt / 2), (0.0, 0.0, 0.0, 1.0))
-    door = _static_box(client, (hw, hd, wt / 2), *door_pose)
-    _apply(client, door, b.material)
+    box("door", (hw, hd, wt / 2), (0.0, 0.0, b.top_z_m - wt / 2))
 
     # Obstacles (625b.2(c)(3)).
-    obstacles: set[int] = set()
     for o in b.obstacles:
         if o.kind == "ramp":
             a = math.radians(o.angle_deg)
             reach = o.length_m * math.cos(a)
             if o.side in ("left", "right"):
                 sign = -1 if o.side == "left" else 1
-                half = (o.length_m / 2, hd, o.thickness_m / 2)
-                pos = (sign * (hw - reach / 2), 0, o.z_m)
                 # A left ramp falls towards +x: rotate about y by +angle.
-                orn = pb.getQuaternionFromEuler((0, -sign * a, 0))
+                box("obstacle", (o.length_m / 2, hd, o.thickness_m / 2), (sign * (hw - reach / 2), 0, o.z_m),
+                    pb.getQuaternionFromEuler((0, -sign * a, 0)))
             else:
                 sign = -1 if o.side == "front" else 1
-                half = (hw, o.length_m / 2, o.thickness_m / 2)
-                pos = (0, sign * (hd - reach / 2), o.z_m)
-                orn = pb.getQuaternionFromEuler((sign * a, 0, 0))
-            body = _static_box(client, half, pos, orn)
-        elif o.kind == "rod":
-            shape = pb.createCollisionShape(pb.GEOM_CYLINDER, radius=o.radius_m, height=2 * hd,
-                                            physicsClientId=client)
-            body = pb.createMultiBody(0, shape, -1, (o.x_m, 0, o.z_m),
-                                      pb.getQuaternionFromEuler((math.pi / 2, 0, 0)),
-                                      physicsClientId=client)
+                box("obstacle", (hw, o.length_m / 2, o.thickness_m / 2), (0, sign * (hd - reach / 2), o.z_m),
+                    pb.getQuaternionFromEuler((sign * a, 0, 0)))
+        elif o.kind == "rod":   # a round bar across the shaft, front to back
+            parts.append(Part("obstacle", "cylinder", (o.radius_m, hd, 0.0), (o.x_m, 0.0, o.z_m),
+                              tuple(pb.getQuaternionFromEuler((math.pi / 2, 0, 0))), b.material))
         else:  # bumper: a square bar across the shaft, turned by angle_deg
-            body = _static_box(client, (o.length_m / 2, hd, o.length_m / 2), (o.x_m, 0, o.z_m),
-                               pb.getQuaternionFromEuler((0, math.radians(o.angle_deg), 0)))
-        _apply(client, body, b.material)
-        obstacles.add(body)
+            box("obstacle", (o.length_m / 2, hd, o.length_m / 2), (o.x_m, 0, o.z_m),
+                pb.getQuaternionFromEuler((0, math.radians(o.angle_deg), 0)))
 
     # The tray (625b.2(c)(4)): floor, four walls up to the shaft, and a lid
     # with the shaft's opening so that no die leaves it.
     tw, td, tt = t.width_m / 2, t.depth_m / 2, t.wall_thickness_m
-    walls: set[int] = set()
-    floor = _static_box(client, (tw + tt, td + tt, tt / 2), (0, 0, -tt / 2))
-    _apply(client, floor, t.material)
+    box("floor", (tw + tt, td + tt, tt / 2), (0, 0, -tt / 2), material=t.material)
     th = b.bottom_z_m / 2
     for sx in (-1, 1):
-        walls.add(_static_box(client, (tt / 2, td + tt, th), (sx * (tw + tt / 2), 0, th)))
+        box("wall", (tt / 2, td + tt, th), (sx * (tw + tt / 2), 0, th), material=t.material)
     for sy in (-1, 1):
-        walls.add(_static_box(client, (tw, tt / 2, th), (0, sy * (td + tt / 2), th)))
+        box("wall", (tw, tt / 2, th), (0, sy * (td + tt / 2), th), material=t.material)
     lid_z = b.bottom_z_m + wt / 2
     if tw > hw:
         for sx in (-1, 1):
-            walls.add(_static_box(client, ((tw - hw) / 2, td, wt / 2), (sx * (tw + hw) / 2, 0, lid_z)))
+            box("wall", ((tw - hw) / 2, td, wt / 2), (sx * (tw + hw) / 2, 0, lid_z), material=t.material)
     if td > hd:
         for sy in (-1, 1):
-            walls.add(_static_box(client, (hw, (td - hd) / 2, wt / 2), (0, sy * (td + hd) / 2, lid_z)))
-    for w in walls:
-        _apply(client, w, t.material)
-    walls.update(shaft)
+            box("wall", (hw, (td - hd) / 2, wt / 2), (0, sy * (td + hd) / 2, lid_z), material=t.material)
+    return parts
+
+
+def build(client: int, design: TowerDesign) -> World:
+    """Create the tower's static parts and the dice's shape; ``place_dice``
+    adds the dice."""
+    pb.setGravity(0, 0, -9.81, physicsClientId=client)
+    pb.setPhysicsEngineParameter(fixedTimeStep=design.physics.timestep_s,
+                                 numSolverIterations=design.physics.solver_iterations,
+                                 deterministicOverlappingPairs=1,
+                                 physicsClientId=client)
+    roles: dict[str, set[int]] = {"wall": set(), "door": set(), "obstacle": set(), "floor": set()}
+    door_pose = None
+    for part in layout(design):
+        if part.shape == "box":
+            shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=part.size, physicsClientId=client)
+        else:
+            shape = pb.createCollisionShape(pb.GEOM_CYLINDER, radius=part.size[0], height=2 * part.size[1],
+                                            physicsClientId=client)
+        body = pb.createMultiBody(0, shape, -1, part.position, part.orientation, physicsClientId=client)
+        _apply(client, body, part.material)
+        roles[part.role].add(body)
+        if part.role == "door":
+            door_pose = (part.position, part.orientation)
 
     # The dice's shape: a rounded cube (a sphere-swept box), made once.
+    d = design.dice
     points = rounded_cube_points(d.edge_m, d.corner_radius_m)
     die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=points.tolist(), physicsClientId=client)
-    return World(client, [], die_shape, door, door_pose, obstacles, walls, floor)
+    (door,), (floor,) = roles["door"], roles["floor"]
+    return World(client, [], die_shape, door, door_pose, roles["obstacle"], roles["wall"], floor)
 
 
 def place_dice(world: World, design: TowerDesign, poses) -> None:
