@@ -1,0 +1,91 @@
+"""``twin drop``: drop the dice through a Lightning Dice tower design, one line (or JSON object) per drop."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from tqdm import tqdm
+
+from twin.errors import DesignError
+
+PROGRESS_FROM = 20   # show a progress bar on stderr from this many drops
+
+
+def _faces(text: str) -> tuple[int, ...]:
+    try:
+        faces = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected faces like 1,2,3, got {text!r}") from None
+    if len(faces) != 3 or not all(1 <= f <= 6 for f in faces):
+        raise argparse.ArgumentTypeError(f"expected three faces from 1 to 6, got {text!r}")
+    return faces
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "drop", help="drop the dice through a Lightning Dice tower design (58 Pa. Code 625b.2(c),(d))",
+        description="Drop three dice through a tower design: they wait in the compartment, are released, "
+                    "tumble against the obstacles and come to rest in the tray; a die not flat makes a "
+                    "'no roll' (625b.2(d)(5)). Drops use seeds N, N+1, ..., N+K-1; the same seed and load "
+                    "give the same drop.")
+    parser.add_argument("design", help="tower design YAML, e.g. fixtures/towers/standard.yaml")
+    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--count", type=int, default=1, help="number of drops (default 1)")
+    parser.add_argument("--loaded", type=_faces, metavar="A,B,C",
+                        help="top faces as the dealer set the dice in the compartment (625b.2(d)(6)); "
+                             "default: the design's loading")
+    parser.add_argument("--png", metavar="FILE", help="picture of the first drop's tray from above")
+    parser.add_argument("--gif", metavar="FILE", help="side-view animation of the first drop")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from twin.tower import drop, drop_traced, load_design
+    from twin.tower.picture import drop_gif, tray_png
+
+    if args.count < 1:
+        print("twin drop: --count must be at least 1", file=sys.stderr)
+        return 2
+    if args.seed < 0:
+        print("twin drop: --seed must be 0 or more", file=sys.stderr)
+        return 2
+    try:
+        design = load_design(args.design)
+    except DesignError as err:
+        print(f"twin drop: {err}", file=sys.stderr)
+        return 2
+
+    no_roll = unsettled = 0
+    faces: Counter[int] = Counter()
+    seeds = range(args.seed, args.seed + args.count)
+    for seed in tqdm(seeds, desc="drops", unit="drop", file=sys.stderr, disable=args.count < PROGRESS_FROM):
+        if seed == args.seed and args.gif:
+            result, trace = drop_traced(design, seed, args.loaded)
+            drop_gif(design, result, trace, args.gif)
+        else:
+            result = drop(design, seed, args.loaded)
+        if seed == args.seed and args.png:
+            tray_png(design, result, args.png)
+        no_roll += result.no_roll
+        unsettled += not result.settled
+        faces.update(result.faces)
+        if args.json:
+            print(result.to_json(), flush=True)
+        else:
+            if result.no_roll:
+                why = ", ".join(f"die {i + 1} {d.reason} ({d.tilt_deg:.0f} deg)"
+                                for i, d in enumerate(result.dice) if not d.flat)
+                verdict = "NO ROLL: " + (why or "not settled")
+            else:
+                verdict = " ".join(map(str, result.faces))
+            settle = f"at rest after {result.settle_time_s:.2f} s" if result.settled else \
+                f"NOT settled within {result.settle_time_s:.1f} s"
+            print(f"seed {seed}: {verdict}  (loaded {' '.join(map(str, result.loaded))}; {settle})", flush=True)
+    if not args.json and args.count > 1:
+        share = ", ".join(f"{f}: {faces[f]}" for f in range(1, 7))
+        print(f"{args.count} drops: {no_roll} no roll ({100 * no_roll / args.count:.2f}%), "
+              f"{unsettled} not settled; faces {share}")
+    return 0
