@@ -412,13 +412,9 @@ class Oracle:
         said = m.get("open")
         if said is not None and said not in (len(still_open), len(still_open) + len(kept)):
             if said > len(still_open) and newly:
-                w = newly[0]
-                why = r.expected[w.id]
-                clause = why.clause if why else self._clause("settlement")
-                r.flagged.update(x.id for x in newly)
-                self._flag(clause, frame, f"roll {len(r.rolls)} {list(reading['dice'])} resolves "
-                                          f"{', '.join(x.id for x in newly)}, but the controller keeps {said} "
-                                          f"bet(s) open where {len(still_open)} remain")
+                # A count cannot say which bet is kept open: wait for the roll's
+                # SETTLEs, then each unsettled bet is named with its own clause.
+                r.count_claim = (frame, said, len(still_open), [w.id for w in newly])
             else:
                 self._flag(self._clause("settlement"), frame, f"RESULT says {said} bet(s) still open, "
                                                               f"the rules say {len(still_open)}")
@@ -426,13 +422,25 @@ class Oracle:
 
     def _kept_open(self, r: RoundState, frame: int, when: str) -> None:
         """Dice-Ology: a bet the rules resolved but the controller has not settled."""
+        named = set()
+        claim_frame, said, due, resolved = r.count_claim or (None, None, None, ())
+        r.count_claim = None
         for wager_id, settlement in r.expected.items():
             if wager_id in r.settled or wager_id in r.flagged:
                 continue
             r.flagged.add(wager_id)
+            named.add(wager_id)
             outcome = "lost" if settlement and settlement.returned == 0 else "won"
-            self._flag(settlement.clause if settlement else self._clause("settlement"), frame,
-                       f"wager {wager_id} {outcome} (the rolls resolved it) but is still unsettled {when}")
+            # Name the RESULT that kept it open, if its count did; else where it was noticed.
+            at, why = (claim_frame, f"the RESULT keeps it open ({said} open)") if wager_id in resolved \
+                else (frame, f"it is still unsettled {when}")
+            self._flag(settlement.clause if settlement else self._clause("settlement"), at,
+                       f"wager {wager_id} {outcome} (the rolls resolved it) but {why}")
+        if claim_frame is not None:
+            if not named.intersection(resolved):
+                # Every resolved bet was settled after all: only the count was wrong.
+                self._flag(self._clause("settlement"), claim_frame,
+                           f"RESULT says {said} bet(s) still open, the rules say {due}")
 
     # -- settlement -----------------------------------------------------
     def _rx_settle(self, m, mono, frame):

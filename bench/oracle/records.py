@@ -70,6 +70,9 @@ class RoundState:
     expected: dict = field(default_factory=dict)     # id -> Settlement | None (resolved per the rules)
     settled: dict = field(default_factory=dict)      # id -> returned, as the controller sent it
     flagged: set = field(default_factory=set)        # wagers already reported as kept open
+    # Dice-Ology: a RESULT whose ``open`` count keeps resolved bets open; judged
+    # once the roll's SETTLEs are in, when it is known WHICH bets were kept.
+    count_claim: tuple | None = None                 # (frame, said, rules' count, resolved wager ids)
     settled_seen: bool = False
     cleared: bool = False
     early_clear_reported: bool = False

@@ -1,0 +1,135 @@
+"""A bench session: open the link to the controller (starting the emulated one
+in its own process when no URL is given), journal every frame, judge every
+frame with the oracle, and drive the rounds with the simpy cycle.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import simpy
+import simpy.rt
+from tqdm import tqdm
+
+import bench
+from bench.controller_process import emulated_controller
+from bench.cycle import Phases, RoundCycle
+from bench.errors import BenchError
+from bench.journal import SCHEMA_VERSION, JournalWriter
+from bench.link import open_link
+from bench.oracle import Oracle
+from bench.plant import file_digest, make_plant
+from bench.players import PlayerMix
+from bench.protocol import BENCH, Session, Timeouts
+from bench.recorder import Recorder
+from bench.rules.submission import default_rules, load_submission
+
+DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
+
+
+@dataclass
+class SessionConfig:
+    game: str = "lightning-dice"
+    controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
+    rounds: int = 20
+    submission: str | None = None
+    design: str | None = None              # tower / wheel design, or recorded outcomes with plant="recorded"
+    plant: str = "physics"
+    realtime: bool = False
+    out: str = "out/session"
+    seed: int | None = None
+    misbehave: str | None = None           # for the emulated controller only
+    phases: Phases = field(default_factory=Phases)
+    wagers_per_round: int = 10
+    progress: bool = True
+
+
+@dataclass
+class SessionOutcome:
+    config: SessionConfig
+    seed: int
+    journal: Path
+    oracle: Oracle
+    round_failures: dict[int, str]
+    head: str
+    stakes_by_bet: dict[str, int]
+    sim_seconds: float
+    wall_seconds: float
+    rules: object
+
+
+def _rules(config: SessionConfig):
+    if config.submission:
+        rules = load_submission(config.submission)
+        if rules.game != config.game:
+            raise BenchError(f"{config.submission}: game: the submission is for {rules.game}, "
+                                          f"not {config.game}")
+        return rules
+    return default_rules(config.game, DEFAULT_PAYTABLE.get(config.game))
+
+
+def run_session(config: SessionConfig) -> SessionOutcome:
+    seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
+    rules = _rules(config)
+    plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    journal_path = out / "session.jsonl"
+    if journal_path.exists():
+        journal_path.unlink()     # a new session, a new journal (the old one is the user's to keep elsewhere)
+    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
+    env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
+    failures: dict[int, str] = {}
+    started = time.monotonic()
+
+    with ExitStack() as stack:
+        if config.controller:
+            url = config.controller
+        else:
+            url = stack.enter_context(emulated_controller(
+                config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
+                stderr_path=str(out / "emulator.log")))
+        link = stack.enter_context(open_link(url))
+        journal = stack.enter_context(JournalWriter(journal_path))
+        journal.append("session", schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}",
+                       game=config.game, controller=url, emulated=config.controller is None,
+                       misbehave=config.misbehave, seed=seed, rounds=config.rounds,
+                       paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
+                       submission=config.submission,
+                       submission_sha256=file_digest(config.submission) if config.submission else None,
+                       plant=plant.name, design=plant.design_path,
+                       design_sha256=file_digest(plant.design_path) if plant.design_path else None,
+                       phases=vars(config.phases), realtime=config.realtime)
+        journal.sync()
+        recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
+        session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
+
+        def round_end(round_no: int, failure: str | None) -> None:
+            if failure:
+                failures[round_no] = failure
+            recorder.on_round_end(round_no, failure)
+
+        cycle = RoundCycle(env, session, game=config.game, plant=plant,
+                           players=PlayerMix.default(config.game, config.wagers_per_round),
+                           phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
+                           on_round_end=round_end, software=f"tablebench/{bench.__version__}")
+        bar = stack.enter_context(tqdm(total=config.rounds, unit="round", disable=not config.progress,
+                                       desc=f"{config.game}", leave=False)) if config.progress else None
+        env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
+        env.run()
+        recorder.verdicts(oracle.finish(time.monotonic()))
+        # The controller opens the next round as soon as one is cleared; the
+        # session ends before it, so that round is closed here as abandoned.
+        for round_no in oracle.incomplete_rounds:
+            journal.end_round(round_no, abandoned=True)
+        journal.append("session-end", rounds=cycle.rounds_done, violations=len(oracle.violations),
+                       failures=len(failures), sim_seconds=round(env.now, 3))
+        journal.sync()
+        head = journal.head
+    (out / "session.head").write_text(head + "\n")
+    return SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
+                          float(env.now), time.monotonic() - started, rules)
