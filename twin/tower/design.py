@@ -11,6 +11,7 @@ file and the dotted field.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,9 @@ class _Fields:
         self.used.add(key)
         if key not in self.data:
             if default is ...:
+                near = difflib.get_close_matches(key, [str(k) for k in self.data], n=1)
+                if near:     # a misspelt name is the likely cause: name that field
+                    raise self.error(near[0], f"is not a known field; did you mean {key!r}?")
                 raise self.error(key, "is required")
             return default
         return self.data[key]

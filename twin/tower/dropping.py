@@ -204,12 +204,11 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     dt = p.timestep_s
     hold_steps = round(design.compartment.hold_s / dt)
     max_steps = hold_steps + math.ceil(p.max_time_s / dt)
-    rest_checks_needed = max(1, math.ceil(p.rest_for_s / (dt * CHECK_EVERY_STEPS)))
+    rest_steps = round(p.rest_for_s / dt)
     frame_every = max(1, round(frame_every_s / dt))
-    lin2, ang2 = p.rest_linear_mps ** 2, p.rest_angular_radps ** 2
+    max_move2 = (p.rest_linear_mps * p.rest_for_s) ** 2
     tray_top = design.body.bottom_z_m
     step = pb.stepSimulation
-    velocity = pb.getBaseVelocity
     position = pb.getBasePositionAndOrientation
     dice = world.dice
 
@@ -248,41 +247,42 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     # 625b.2(d)(3): the dealer's trigger opens the door.
     pb.resetBasePositionAndOrientation(world.door, DOOR_PARKED, (0, 0, 0, 1), physicsClientId=client)
 
-    at_rest, rest_since, settled = 0, 0, False
+    # At rest: over physics.rest_for_s every die's mean speed stayed under
+    # rest_linear_mps and its mean turn rate under rest_angular_radps. Poses,
+    # not instantaneous velocities: a die lying still on felt shows solver
+    # jitter spikes in its velocity that would never let a drop settle.
+    min_cos = math.cos(p.rest_angular_radps * p.rest_for_s / 2)   # |q0.q1| of the largest turn
+    anchor: list | None = None
+    anchor_n, settled = 0, False
     while n < max_steps:
         for _ in range(CHECK_EVERY_STEPS):
             step(physicsClientId=client)
             n += 1
             if trace is not None:
                 sense(n)
-        still = True
-        for die in dice:
-            (vx, vy, vz), (wx, wy, wz) = velocity(die, physicsClientId=client)
-            speed2 = vx * vx + vy * vy + vz * vz
-            if speed2 != speed2:     # NaN: the solver blew up; report unsettled, do not spin on
-                n = max_steps
-                still = False
-                break
-            if speed2 > lin2 or wx * wx + wy * wy + wz * wz > ang2:
-                still = False
-                break
+        poses_now = [position(die, physicsClientId=client) for die in dice]
+        if poses_now[0][0][0] != poses_now[0][0][0]:   # NaN: the solver blew up; report unsettled
+            n = max_steps
+            break
+        still = anchor is not None
         if still:
-            # 625b.2(d)(4): at rest counts only in the tray.
-            still = all(position(die, physicsClientId=client)[0][2] < tray_top for die in dice)
-        if still:
-            if at_rest == 0:
-                rest_since = n
-            at_rest += 1
-            if at_rest >= rest_checks_needed:
-                settled = True
-                break
-        else:
-            at_rest = 0
+            for (pos, orn), (pos0, orn0) in zip(poses_now, anchor):
+                dx, dy, dz = pos[0] - pos0[0], pos[1] - pos0[1], pos[2] - pos0[2]
+                dot = abs(orn[0] * orn0[0] + orn[1] * orn0[1] + orn[2] * orn0[2] + orn[3] * orn0[3])
+                # 625b.2(d)(4): at rest counts only in the tray.
+                if dx * dx + dy * dy + dz * dz > max_move2 or dot < min_cos or pos[2] >= tray_top:
+                    still = False
+                    break
+        if not still:
+            anchor, anchor_n = poses_now, n
+        elif n - anchor_n >= rest_steps:
+            settled = True
+            break
     if trace is not None and (not trace.times_s or trace.times_s[-1] != n * dt):
         record(n)
 
     rests = _classify(design, world)
-    settle_time = (rest_since - hold_steps) * dt if settled else p.max_time_s
+    settle_time = (anchor_n - hold_steps) * dt if settled else p.max_time_s
     faces = tuple(r.face for r in rests)
     no_roll = (not settled) or not all(r.flat for r in rests)     # 625b.2(d)(5)
     return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
