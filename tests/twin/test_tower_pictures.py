@@ -1,0 +1,44 @@
+"""The tray picture marks a die that is not flat; the side view animates the drop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from twin.tower import drop, drop_traced, load_design
+from twin.tower.picture import drop_gif, tray_png
+from twin.tower.staging import stage
+
+TOWERS = Path(__file__).resolve().parents[2] / "fixtures" / "towers"
+
+
+def red_pixels(path: Path) -> int:
+    pixels = np.asarray(Image.open(path).convert("RGB")).astype(int)
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    return int(((r > 190) & (g < 40) & (b < 40)).sum())
+
+
+def test_a_cocked_die_is_marked_red_and_flat_dice_are_not(tmp_path):
+    narrow = load_design(TOWERS / "narrow-tray.yaml")
+    _seed, _loaded, cocked = stage(narrow, cocked_die=0, against="wall")
+    _seed, _loaded, flat = stage(narrow, faces=(2, 3, 4))     # no 1: its pip is red
+    tray_png(narrow, cocked, tmp_path / "cocked.png")
+    tray_png(narrow, flat, tmp_path / "flat.png")
+    assert red_pixels(tmp_path / "cocked.png") > 200          # outline, label, verdict
+    assert red_pixels(tmp_path / "flat.png") == 0
+
+
+def test_the_side_view_has_a_frame_per_recorded_pose_and_shows_the_dice_moving(tmp_path):
+    standard = load_design(TOWERS / "standard.yaml")
+    result, trace = drop_traced(standard, 2)
+    path = drop_gif(standard, result, trace, tmp_path / "drop.gif")
+    gif = Image.open(path)
+    assert gif.n_frames == len(trace.times_s)
+    gif.seek(0)
+    first = gif.convert("RGB").copy()
+    gif.seek(gif.n_frames - 1)
+    last = gif.convert("RGB").copy()
+    assert first.tobytes() != last.tobytes()
+    assert result == drop(standard, 2)
