@@ -25,6 +25,7 @@ from typing import Callable
 
 from bench.plant import Reading
 from bench.players import PlayerMix
+from bench.probes import Probe
 from bench.protocol import PROTOCOL_VERSION, Message, Session, make
 from bench.protocol.errors import LinkError
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
@@ -53,7 +54,8 @@ class RoundCycle:
     def __init__(self, env, session: Session, *, game: str, plant, players: PlayerMix, phases: Phases,
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
                  on_round_end: Callable[[int, str | None], None] = lambda *a: None,
-                 software: str = "tablebench", probe_late_wager: bool = True):
+                 software: str = "tablebench", probe_late_wager: bool = True,
+                 probes: dict[int, Probe] | None = None):
         self.env = env
         self.session = session
         self.game = game
@@ -66,6 +68,7 @@ class RoundCycle:
         self.on_round_end = on_round_end
         self.software = software
         self.probe_late_wager = probe_late_wager   # one wager after no more bets, each round
+        self.probes = probes or {}                 # staged edge cases by session round (bench.probes)
         self.current_round: int | None = None
         self.rounds_done = 0
 
@@ -110,9 +113,11 @@ class RoundCycle:
         phases = self.phases
         opened = self._expect("OPEN")
         round_no = self.current_round = opened["round"]
+        probe = self.probes.get(self.rounds_done + 1)
+        wagers = probe.wagers(round_no) if probe else self.players.wagers(self.session_seed, round_no)
 
         # (d)(1) the players place their wagers while betting is open
-        for wager in self.players.wagers(self.session_seed, round_no):
+        for wager in wagers:
             self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
             self._expect_reply_to(wager.id)
         yield self.env.timeout(phases.betting_s)
@@ -125,15 +130,18 @@ class RoundCycle:
             self._send("WAGER", round=round_no, id=f"r{round_no}late", bet=self.players.bets[0][0],
                        stake=min(self.players.stakes))
             self._expect_reply_to(f"r{round_no}late")
+        lucky_bets: tuple[str, ...] = ()
         if self.game in LIGHTNING_GAMES:
-            self._expect("LUCKY")
+            lucky = self._expect("LUCKY")
+            lucky_bets = tuple(entry.bet for entry in lucky["lucky"])
             yield self.env.timeout(phases.lucky_s)
 
         # (d)(3) the dealer triggers; (d)(4) the plant comes to rest; (d)(5) result or no roll
         self._send("TRIGGER", round=round_no)
         for attempt in range(MAX_ATTEMPTS):
             command = self._expect(*COMMANDS)
-            reading = self.plant.read(round_no, attempt, DICE_COUNT[self.kind])
+            reading = self.plant.read(round_no, attempt, DICE_COUNT[self.kind],
+                                      stage=probe.stage if probe else None, lucky_bets=lucky_bets)
             self.on_plant(round_no, attempt, reading)
             yield self.env.timeout(reading.duration_s)
             self._send("SENSOR", **self._sensor_fields(round_no, command, reading))

@@ -24,6 +24,7 @@ from bench.link import open_link
 from bench.oracle import Oracle
 from bench.plant import file_digest, make_plant
 from bench.players import PlayerMix
+from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
 from bench.recorder import Recorder
 from bench.rules.submission import default_rules, load_submission
@@ -45,6 +46,7 @@ class SessionConfig:
     misbehave: str | None = None           # for the emulated controller only
     phases: Phases = field(default_factory=Phases)
     wagers_per_round: int = 10
+    probes: bool = True                    # stage the edge cases of bench.probes in early rounds
     progress: bool = True
 
 
@@ -84,6 +86,9 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
     env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
     failures: dict[int, str] = {}
+    cycle_probes = probe_schedule(config.game, config.rounds) if config.probes else {}
+    if config.plant == "recorded":
+        cycle_probes = {}      # recorded outcomes cannot be staged
     started = time.monotonic()
 
     with ExitStack() as stack:
@@ -103,7 +108,8 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                        submission_sha256=file_digest(config.submission) if config.submission else None,
                        plant=plant.name, design=plant.design_path,
                        design_sha256=file_digest(plant.design_path) if plant.design_path else None,
-                       phases=vars(config.phases), realtime=config.realtime)
+                       phases=vars(config.phases), realtime=config.realtime,
+                       probes={str(k): p.name for k, p in cycle_probes.items()})
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
@@ -116,7 +122,8 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         cycle = RoundCycle(env, session, game=config.game, plant=plant,
                            players=PlayerMix.default(config.game, config.wagers_per_round),
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
-                           on_round_end=round_end, software=f"tablebench/{bench.__version__}")
+                           on_round_end=round_end, software=f"tablebench/{bench.__version__}",
+                           probes=cycle_probes)
         bar = stack.enter_context(tqdm(total=config.rounds, unit="round", disable=not config.progress,
                                        desc=f"{config.game}", leave=False)) if config.progress else None
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))

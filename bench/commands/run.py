@@ -36,6 +36,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--wagers", type=int, default=10, help="wagers per round (default 10)")
+    p.add_argument("--no-probes", action="store_true",
+                   help="do not stage the edge-case rounds (a cocked die, a triple, a straight up) of bench.probes")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
@@ -53,7 +55,7 @@ def run(args) -> int:
     config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           wagers_per_round=args.wagers, progress=sys.stderr.isatty() or True)
+                           wagers_per_round=args.wagers, probes=not args.no_probes)
     try:
         outcome = run_session(config)
     except BenchError as err:
