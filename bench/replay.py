@@ -117,8 +117,8 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple
         told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
                 f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
         if gif:
-            from twin.tower.picture import save_gif
-            save_gif(design, trace, gif)
+            from twin.tower.picture import drop_gif
+            drop_gif(design, result, trace, gif)
     else:
         from twin.wheel import load_design, trace as spin_trace
         design = load_design(design_path)

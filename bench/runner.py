@@ -45,7 +45,7 @@ class SessionConfig:
     seed: int | None = None
     misbehave: str | None = None           # for the emulated controller only
     phases: Phases = field(default_factory=Phases)
-    wagers_per_round: int = 10
+    players: PlayerMix | None = None       # default: PlayerMix.default(game)
     probes: bool = True                    # stage the edge cases of bench.probes in early rounds
     progress: bool = True
 
@@ -120,7 +120,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
             recorder.on_round_end(round_no, failure)
 
         cycle = RoundCycle(env, session, game=config.game, plant=plant,
-                           players=PlayerMix.default(config.game, config.wagers_per_round),
+                           players=config.players or PlayerMix.default(config.game),
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes)

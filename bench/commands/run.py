@@ -36,10 +36,48 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--wagers", type=int, default=10, help="wagers per round (default 10)")
+    p.add_argument("--bets", metavar="BET=WEIGHT,...",
+                   help="the players' mix, e.g. 'total:11=3,low=1' (default: a mix of every kind of bet)")
+    p.add_argument("--phase", action="append", default=[], metavar="NAME=SECONDS",
+                   help="a phase duration: betting, lucky, result, clear, or reply (the wall-clock wait "
+                        "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
                    help="do not stage the edge-case rounds (a cocked die, a triple, a straight up) of bench.probes")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
+
+
+def parse_phases(items: list[str]):
+    from bench.cycle import Phases
+    values = {}
+    names = {"betting": "betting_s", "lucky": "lucky_s", "result": "result_s", "clear": "clear_s", "reply": "reply_s"}
+    for item in items:
+        name, _, seconds = item.partition("=")
+        if name not in names:
+            raise BenchError(f"--phase {item}: unknown phase {name!r}; phases: {', '.join(names)}")
+        try:
+            value = float(seconds)
+        except ValueError:
+            raise BenchError(f"--phase {item}: {seconds!r} is not a number of seconds") from None
+        if not value >= 0 or (name == "reply" and value <= 0):
+            raise BenchError(f"--phase {item}: must be a non-negative number of seconds (reply: positive)")
+        values[names[name]] = value
+    return Phases(**values)
+
+
+def parse_mix(text: str | None, game: str, wagers: int):
+    from bench.players import PlayerMix
+    from bench.rules import get_game
+    if not text:
+        return PlayerMix.default(game, wagers)
+    bets = []
+    for item in text.split(","):
+        bet, _, weight = item.strip().partition("=")
+        get_game(game).check_bet(bet)      # RulesError names the bet and the clause
+        if not weight.isdigit() or int(weight) < 1:
+            raise BenchError(f"--bets {item}: the weight must be a positive integer")
+        bets.append((bet, int(weight)))
+    return PlayerMix(tuple(bets), wagers)
 
 
 def run(args) -> int:
@@ -52,10 +90,16 @@ def run(args) -> int:
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return 2
+    try:
+        phases = parse_phases(args.phase)
+        mix = parse_mix(args.bets, args.game, args.wagers)
+    except BenchError as err:
+        print(f"bench run: {err}", file=sys.stderr)
+        return 2
     config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           wagers_per_round=args.wagers, probes=not args.no_probes)
+                           phases=phases, players=mix, probes=not args.no_probes)
     try:
         outcome = run_session(config)
     except BenchError as err:

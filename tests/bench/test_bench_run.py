@@ -1,0 +1,104 @@
+"""bench run: rounds against the emulated controller behind a real link, every
+frame judged and journalled; every named misbehaviour is caught by its clause."""
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from bench.controller_process import emulated_controller
+from bench.cycle import Phases
+from bench.emulator.misbehaviours import MISBEHAVIOURS
+from bench.journal import verify_journal
+from bench.report import summarise
+from bench.runner import SessionConfig, run_session
+
+GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
+
+
+def session(tmp_path, **kw):
+    config = SessionConfig(out=str(tmp_path / "out"), seed=kw.pop("seed", 21), progress=False, **kw)
+    outcome = run_session(config)
+    return outcome, summarise(config.game, outcome.rules, outcome.oracle, outcome.round_failures,
+                              outcome.stakes_by_bet,
+                              ignore_incomplete=set(outcome.oracle.incomplete_rounds))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_compliant_controller_passes_every_round(tmp_path, game):
+    outcome, summary = session(tmp_path, game=game, rounds=6)
+    assert summary.violations == [], summary.violations
+    assert summary.rounds == 6 and not outcome.round_failures
+    assert verify_journal(outcome.journal, expected_head=outcome.head).ok
+    assert summary.staked > 0 and summary.expected_rtp is not None
+
+
+def test_staged_cocked_die_is_a_no_roll_that_returns_every_stake(tmp_path):
+    outcome, summary = session(tmp_path, game="lightning-dice", rounds=3)
+    no_rolls = [r for r in outcome.oracle.rounds if r.no_roll]
+    assert no_rolls, "round 2 stages a cocked die (bench.probes)"
+    assert all(r.returned == r.staked for r in no_rolls)
+    plants = [json.loads(line) for line in outcome.journal.read_text().splitlines()
+              if '"kind":"plant"' in line]
+    staged = [p for p in plants if p["detail"].get("staged") == "a die cocked"]
+    assert staged and not all(staged[0]["flat"])
+
+
+CASES = [(name, game) for name, cls in sorted(MISBEHAVIOURS.items()) for game in sorted(cls.games)]
+
+
+@pytest.mark.parametrize("name,game", CASES, ids=[f"{n}-{g}" for n, g in CASES])
+def test_every_misbehaviour_fails_naming_its_clause(tmp_path, name, game):
+    clause = MISBEHAVIOURS[name].clause
+    outcome, summary = session(tmp_path, game=game, rounds=5, misbehave=name)
+    assert not summary.passed
+    named = set(summary.violations_by_clause)
+    if name == "accept-late-wager":        # the clause that closes betting differs per game
+        assert named, f"{name} on {game} went unnoticed"
+    else:
+        assert any(found == clause or found.startswith(clause + "(") for found in named), \
+            f"{name} should break {clause}; the oracle named {sorted(named)}"
+
+
+def test_an_external_controller_is_reached_by_its_url(tmp_path):
+    with emulated_controller("sic-bo", seed=4, listen="127.0.0.1:0") as url:
+        assert url.startswith("socket://")
+        outcome, summary = session(tmp_path, game="sic-bo", rounds=3, controller=url)
+    assert summary.passed and summary.rounds == 3
+    header = json.loads(outcome.journal.read_text().splitlines()[0])
+    assert header["controller"] == url and header["emulated"] is False
+
+
+def test_realtime_session_keeps_the_wall_clock(tmp_path):
+    phases = Phases(betting_s=0.3, lucky_s=0.1, result_s=0.1, clear_s=0.1)
+    outcome, summary = session(tmp_path, game="dice-ology", rounds=1, realtime=True, phases=phases)
+    assert summary.passed
+    assert outcome.wall_seconds >= outcome.sim_seconds * 0.95
+
+
+def test_cli_writes_journal_junit_and_summary_and_sets_exit_status(tmp_path):
+    out = tmp_path / "ok"
+    ok = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--rounds", "3", "--seed", "5",
+                         "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert "PASS" in ok.stdout and "return to player" in ok.stdout
+    suite = ET.parse(out / "junit.xml").getroot()
+    assert suite.get("tests") == "3" and suite.get("failures") == "0"
+    assert json.loads((out / "summary.json").read_text())["rounds"] == 3
+    bad = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--rounds", "3", "--seed", "5",
+                          "--misbehave", "five-lucky-numbers", "--out", str(tmp_path / "bad")],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1
+    assert "625b.2(d)(2)" in bad.stdout
+    failures = ET.parse(tmp_path / "bad" / "junit.xml").getroot()
+    assert int(failures.get("failures")) == 3
+
+
+def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--bets", "total:11=2,banana=1",
+                             "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "banana" in result.stderr and "625b.2(e)" in result.stderr
+    assert not (tmp_path / "session.jsonl").exists()
