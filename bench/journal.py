@@ -1,18 +1,20 @@
 """The session journal: an append-only, hash-chained record of everything that
 happened in a session, enough on its own to re-verify and re-simulate it.
 
-Format: JSON lines, one record each, in a strict canonical form (sorted keys,
-no spaces, ASCII only). Every record carries
+Format: JSON lines, one record each. A line is ``{"hash":"H",`` followed by
+the rest of the record in canonical form (sorted keys, no spaces, ASCII only),
+where H is the SHA-256 of that rest as canonical JSON: the line with its own
+``"hash":"H",`` member taken out. Every record also carries
 
 - ``seq``: its index, from 0;
-- ``prev``: the ``hash`` of the record before it (64 zeros for the first);
-- ``hash``: the SHA-256 of the record's canonical form without ``hash``.
+- ``prev``: the ``hash`` of the record before it (64 zeros for the first).
 
-So a changed byte anywhere breaks either the JSON, the canonical form, the
-record's own hash or the next record's ``prev``; a removed or reordered record
-breaks ``seq`` and ``prev``. (Without a secret key anyone can recompute a whole
-chain; that is why ``bench run`` also prints the head hash, which a regulator
-keeps apart from the file: ``verify_journal(path, expected_head=...)``.)
+So a changed byte anywhere breaks either the JSON or the record's own hash;
+a removed or reordered record breaks ``seq`` and ``prev``. Checking needs no
+re-encoding, which keeps replay fast. (Without a secret key anyone can
+recompute a whole chain; that is why ``bench run`` also writes the head hash
+to ``session.head``, for a regulator to keep apart from the file:
+``verify_journal(path, expected_head=...)``.)
 
 Records are grouped by round. ``end_round`` writes a ``round-end`` record, then
 flushes and fsyncs: a crash loses at most the round in flight, and the verifier
@@ -26,7 +28,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
@@ -80,10 +82,12 @@ class JournalWriter:
 
     def append(self, kind: str, **data: Any) -> dict[str, Any]:
         body = {"kind": kind, "seq": self.seq, "prev": self.head, **data}
-        body["hash"] = record_hash(body)
-        self._file.write(canonical(body).encode("ascii") + b"\n")
+        text = canonical(body).encode("ascii")
+        digest = hashlib.sha256(text).hexdigest()
+        # The hash goes first, so the rest of the line is exactly what it hashes.
+        self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
         self.seq += 1
-        self.head = body["hash"]
+        self.head = body["hash"] = digest
         return body
 
     def sync(self) -> None:
@@ -131,51 +135,74 @@ def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
     """(line number, parsed record or None if unparsable, raw line) for each line."""
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
-            try:
-                record = json.loads(line.decode("ascii"))
-                if not isinstance(record, dict):
-                    record = None
-            except (UnicodeDecodeError, ValueError):
-                record = None
-            yield number, record, line
+            yield number, _parse(line), line
 
 
-def verify_journal(path: str | os.PathLike[str], expected_head: str | None = None) -> VerifyReport:
-    """Check the chain record by record. Every problem names the line."""
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:     # includes UnicodeDecodeError
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _line_matches_hash(line: bytes, stored: Any) -> bool:
+    """The line, less its own ``"hash":"..."`` member, must hash to the stored
+    value. The writer hashed exactly that text (canonical JSON without the
+    hash), so any changed byte, including a reformatting that JSON would not
+    notice, breaks the match; no re-encoding is needed to check it."""
+    if not isinstance(stored, str):
+        return False
+    member = b'"hash":"' + stored.encode("ascii", "replace") + b'",'
+    body = line.rstrip(b"\n")
+    if body.count(member) != 1:
+        return False
+    return hashlib.sha256(body.replace(member, b"", 1)).hexdigest() == stored
+
+
+def verify_journal(path: str | os.PathLike[str], expected_head: str | None = None,
+                   visit: Callable[[int, dict[str, Any]], None] | None = None) -> VerifyReport:
+    """Check the chain record by record in one pass; every problem names the
+    line. ``visit(line_number, record)`` is called for each parsed record, so
+    a caller (replay) reads the file once."""
     report = VerifyReport(path=str(path))
-    expected_prev = GENESIS
+    expected_prev: str | None = GENESIS
     open_rounds: set[int] = set()
-    lines = list(iter_records(path))
-    for number, record, line in lines:
-        last_line = number == len(lines)
-        if not line.endswith(b"\n") and last_line:
-            # A crash in the middle of a write: the round in flight is lost, the rest stands.
-            report.torn_tail = True
-            break
-        if record is None:
-            report.problems.append(Problem(number, "not a JSON object (changed or corrupted bytes)"))
-            expected_prev = None
-            continue
-        if line.rstrip(b"\n").decode("ascii") != canonical(record):
-            report.problems.append(Problem(number, "not in canonical form (bytes changed)"))
-        if record.get("hash") != record_hash(record):
-            report.problems.append(Problem(number, f"record {record.get('seq')} does not match its hash (content changed)"))
-        if expected_prev is not None and record.get("prev") != expected_prev:
-            report.problems.append(Problem(number, f"record {record.get('seq')} does not follow the record before it "
-                                                   "(a record was removed, inserted or reordered)"))
-        if record.get("seq") != report.records:
-            report.problems.append(Problem(number, f"sequence number {record.get('seq')} where {report.records} was expected"))
-        report.records += 1
-        expected_prev = record.get("hash")
-        report.head = str(expected_prev)
-        round_no = record.get("round")
-        if isinstance(round_no, int):
-            if record.get("kind") == "round-end":
-                open_rounds.discard(round_no)
-            else:
-                open_rounds.add(round_no)
+    number = 0
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n"):
+                # Only the last line can lack its newline: a crash in the middle
+                # of a write. The round in flight is lost; the rest stands.
+                report.torn_tail = True
+                break
+            record = _parse(line)
+            if record is None:
+                report.problems.append(Problem(number, "not a JSON object (changed or corrupted bytes)"))
+                expected_prev = None
+                continue
+            if not _line_matches_hash(line, record.get("hash")):
+                report.problems.append(Problem(number, f"record {record.get('seq')} does not match its hash "
+                                                       "(bytes changed)"))
+            if expected_prev is not None and record.get("prev") != expected_prev:
+                report.problems.append(Problem(number, f"record {record.get('seq')} does not follow the record "
+                                                       "before it (a record was removed, inserted or reordered)"))
+            if record.get("seq") != report.records:
+                report.problems.append(Problem(number, f"sequence number {record.get('seq')} where "
+                                                       f"{report.records} was expected"))
+            report.records += 1
+            expected_prev = record.get("hash")
+            report.head = str(expected_prev)
+            round_no = record.get("round")
+            if isinstance(round_no, int):
+                if record.get("kind") == "round-end":
+                    open_rounds.discard(round_no)
+                else:
+                    open_rounds.add(round_no)
+            if visit is not None:
+                visit(number, record)
     report.incomplete_rounds = sorted(open_rounds)
     if expected_head is not None and report.head != expected_head:
-        report.problems.append(Problem(len(lines), f"head hash {report.head[:16]}… is not the expected "
-                                                   f"{expected_head[:16]}… (records were changed or cut off)"))
+        report.problems.append(Problem(number, f"head hash {report.head[:16]}… is not the expected "
+                                               f"{expected_head[:16]}… (records were changed or cut off)"))
     return report

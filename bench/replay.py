@@ -50,41 +50,55 @@ def _rules_from(header: dict, notes: list[str]):
     return default_rules(header["game"], header.get("paytable"))
 
 
-def replay(path: str | Path, expected_head: str | None = None) -> ReplayOutcome:
-    chain = verify_journal(path, expected_head=expected_head)
-    records = _records(path)
-    try:
-        _, header = next(records)
-    except StopIteration:
-        raise BenchError(f"{path}: the journal is empty") from None
-    if header.get("kind") != "session":
-        raise BenchError(f"{path}: line 1: not a session header (kind {header.get('kind')!r})")
-    notes: list[str] = []
-    outcome = ReplayOutcome(chain, header, None, notes=notes)
-    game = header["game"]
-    codec = Codec(game)
-    oracle = Oracle(game, _rules_from(header, notes), response_timeout=header.get("phases", {}).get("reply_s", 3.0))
-    last_mono = None
-    for number, record in records:
+class _Judge:
+    """Takes the journal's records one by one (a ``verify_journal`` visitor):
+    the header sets up the oracle; each frame the oracle judged live is
+    decoded again from its raw bytes and judged again."""
+
+    def __init__(self, path):
+        self.path = path
+        self.header: dict | None = None
+        self.oracle: Oracle | None = None
+        self.codec: Codec | None = None
+        self.decode_problems: list[str] = []
+        self.notes: list[str] = []
+        self.last_mono = None
+
+    def __call__(self, number: int, record: dict) -> None:
+        if self.header is None:
+            if record.get("kind") != "session":
+                raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
+            self.header = record
+            self.codec = Codec(record["game"])
+            self.oracle = Oracle(record["game"], _rules_from(record, self.notes),
+                                 response_timeout=record.get("phases", {}).get("reply_s", 3.0))
+            return
         if record.get("kind") != "frame" or not oracle_input(record.get("dir"), record.get("frame"),
                                                                record.get("message")):
-            continue
+            return
         line = raw_bytes(record.get("raw", "")).rstrip(b"\r\n")
         try:
-            message, _ = codec.decode_line(line)
+            message, _ = self.codec.decode_line(line)
         except FrameError as err:
-            outcome.decode_problems.append(f"line {number}: recorded frame does not decode: {err}")
-            continue
+            self.decode_problems.append(f"line {number}: recorded frame does not decode: {err}")
+            return
         except Exception as err:   # never let one record stop the replay
-            outcome.decode_problems.append(f"line {number}: recorded frame does not decode: {err!r}")
-            continue
+            self.decode_problems.append(f"line {number}: recorded frame does not decode: {err!r}")
+            return
         if message.as_dict() != record.get("message"):
-            outcome.decode_problems.append(f"line {number}: the decoded message differs from the recorded one")
-        last_mono = record.get("mono")
-        oracle.observe(record["dir"], message, last_mono)
-    oracle.finish(last_mono)
-    outcome.oracle = oracle
-    return outcome
+            self.decode_problems.append(f"line {number}: the decoded message differs from the recorded one")
+        self.last_mono = record.get("mono")
+        self.oracle.observe(record["dir"], message, self.last_mono)
+
+
+def replay(path: str | Path, expected_head: str | None = None) -> ReplayOutcome:
+    """Verify the chain and judge every frame again, reading the file once."""
+    judge = _Judge(path)
+    chain = verify_journal(path, expected_head=expected_head, visit=judge)
+    if judge.header is None:
+        raise BenchError(f"{path}: the journal is empty")
+    judge.oracle.finish(judge.last_mono)
+    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, judge.notes)
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
