@@ -17,8 +17,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The main job on the embedded default: the emulated controller in its own
+# process behind a pty, the physics twin as the plant, every frame judged and
+# journalled; then the journal is verified and round 2's drop (a staged cocked
+# die: a no roll) is simulated again and drawn.
+DEMO := out/demo
 demo: $(STAMP)
-	$(BIN)/bench rtp fixtures/submissions/*.yaml
+	$(BIN)/bench run --rounds 20 --out $(DEMO)/lightning-dice
+	$(BIN)/bench replay $(DEMO)/lightning-dice/session.jsonl --head "$$(cat $(DEMO)/lightning-dice/session.head)" \
+		--round 2 --gif $(DEMO)/lightning-dice/round2.gif
+	$(BIN)/bench run --game lightning-roulette --rounds 10 --out $(DEMO)/lightning-roulette
+	@echo "journals, JUnit XML and pictures: $(DEMO)/"
 
 test: $(STAMP)
 	mkdir -p $(REPORTS)
