@@ -1,0 +1,147 @@
+"""Which regulation scenarios a game controller can be tested on, and why not
+the others (``pytest features/ --controller URL``).
+
+A scenario runs against a controller when every step is something the bench
+can do or see on the link: place wagers, report the plant's reading, read the
+controller's settlements. It is deselected, with the reason printed in the
+terminal summary, when a step is about something no frame carries (the
+layout), judges an input the scenario dictates to the rules engine (a Lucky
+Number announcement, a rules submission, seeded draws, exact chances), pays
+the odds of a Lucky Number the scenario dictates (the controller draws its
+own: 58 Pa. Code 625b.2(d)(2), 617c.3(d)), or needs a game, paytable or
+reading the controller under test does not run.
+
+``plan(steps, readings, target)`` takes a scenario's rendered steps as
+``(type, text)`` pairs and returns a ``Plan``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from bench.errors import RulesError
+
+REASONS = {
+    "layout": "about the layout, which no frame of the protocol describes",
+    "dictated-announcement": "judges a Lucky Number announcement the scenario dictates; a controller draws its own "
+                             "(the oracle judges those in every round)",
+    "seeded-draws": "draws the rules engine's RNG by seed; a controller's RNG is not seeded by the bench",
+    "submission": "validates a rules submission: a filing, not something a controller does",
+    "exact-figures": "exact chances and returns: figures of the rules engine, not of a round",
+    "dictated-lucky-pays": "expects the odds of a Lucky Number the scenario dictates; a controller draws its own "
+                           "and the bench cannot impose them",
+    "unencodable": "reports a reading the protocol cannot carry (a negative number)",
+    "other-game": "plays a game the controller under test does not run",
+    "other-rules": "needs a paytable or reading the controller's rules submission does not have",
+    "misbehaviour-elsewhere": "the named misbehaviour does not apply to this game or paytable",
+    "no-table": "opens no table",
+}
+
+NOT_ON_THE_WIRE = [
+    (re.compile(r"^the layout offers"), "layout"),
+    (re.compile(r"tries to reveal the Lucky Numbers|^the Lucky Numbers are (accepted|refused)"
+                r"|^a Lucky Number on .* is (accepted|refused)"), "dictated-announcement"),
+    (re.compile(r"reveals the Lucky Numbers of \d+ rounds|^every round reveals|^no betting position is selected"
+                r"|^each Lucky Number|^each round's Lucky Numbers|^the same seed|^each of the payouts"), "seeded-draws"),
+    (re.compile(r"^the certificate holder files|^the rules submission is"), "submission"),
+    (re.compile(r"^the chance of winning|^the return to player|^the house edge"), "exact-figures"),
+]
+TABLES = [
+    (re.compile(r"^a Lightning Dice table$"), "lightning-dice"),
+    (re.compile(r"^a Lightning Roulette table$"), "lightning-roulette"),
+    (re.compile(r"^a Sic Bo table using paytable (?P<paytable>\S+)$"), "sic-bo"),
+    (re.compile(r"^a Dice-Ology table using pay table (?P<paytable>\S+)$"), "dice-ology"),
+]
+READING = re.compile(r'^the rules submission reads (?P<question>.+) as "(?P<reading>.+)"$')
+REVEAL = re.compile(r'^the random number generator reveals the Lucky Numbers (?P<spec>".*|none)$')
+LUCKY_BET = re.compile(r'"([^"]+)" at -?\d+ to 1')
+PAID = [re.compile(r'^the wager on "(?P<bet>[^"]+)" wins and is paid \d+ to 1$'),
+        re.compile(r'^the player receives (?P<amount>\d+) for the wager on "(?P<bet>[^"]+)"$')]
+OUTCOME = re.compile(r"^(the dice come to rest showing|the ball comes to rest in|the shooter rolls)\s")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the scenarios are played on: ``emulated`` (a controller started
+    per game and rules, ``misbehave`` naming a breach) or one ``device``
+    running ``game`` with ``rules``."""
+    mode: str
+    url: str | None = None
+    misbehave: str | None = None
+    game: str | None = None
+    rules: object = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    reason: str | None = None                # a key of REASONS when the scenario is deselected
+    detail: str = ""
+    game: str | None = None
+    paytable: str | None = None
+    options: dict = field(default_factory=dict)
+    plain_bets: frozenset = frozenset()      # paid at base odds: must carry no Lucky Number
+
+    @property
+    def runnable(self) -> bool:
+        return self.reason is None
+
+
+def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target) -> Plan:
+    steps = [(kind, text.strip()) for kind, text in steps]
+    for kind, text in steps:
+        for pattern, reason in NOT_ON_THE_WIRE:
+            if pattern.search(text):
+                return Plan(reason, text)
+        if OUTCOME.match(text) and re.search(r"(?<![\d-])-\d", text):
+            return Plan("unencodable", text)
+    game = paytable = None
+    options: dict[str, str] = {}
+    dictated: set[str] = set()
+    paid: set[str] = set()
+    for kind, text in steps:
+        for pattern, name in TABLES:
+            m = pattern.match(text)
+            if m:
+                game, paytable = name, m.groupdict().get("paytable")
+        m = READING.match(text)
+        if m:
+            try:
+                options.update(readings[m["question"]][m["reading"]])
+            except KeyError:
+                return Plan("other-rules", f"no rules option for the reading {text!r}")
+        m = REVEAL.match(text)
+        if m and kind != "then":
+            dictated |= set(LUCKY_BET.findall(m["spec"]))
+        for pattern in PAID:
+            m = pattern.match(text)
+            if m and (m.groupdict().get("amount") is None or int(m["amount"]) > 0):
+                paid.add(m["bet"])
+    if game is None:
+        return Plan("no-table")
+    if paid & dictated:
+        return Plan("dictated-lucky-pays", f"{sorted(paid & dictated)} dictated Lucky", game, paytable, options)
+    result = Plan(None, "", game, paytable, options, frozenset(paid))
+    return _on_target(result, target)
+
+
+def _on_target(p: Plan, target: Target) -> Plan:
+    if target.mode == "emulated":
+        if target.misbehave:
+            from bench.emulator.misbehaviours import policy_for
+            try:
+                policy_for(target.misbehave, p.game, p.paytable)
+            except RulesError as err:
+                return Plan("misbehaviour-elsewhere", str(err), p.game, p.paytable, p.options)
+        return p
+    if p.game != target.game:
+        return Plan("other-game", f"{p.game}, the controller runs {target.game}", p.game)
+    rules = target.rules
+    if p.paytable is not None and str(p.paytable) != str(getattr(rules, "paytable", None)):
+        return Plan("other-rules", f"paytable {p.paytable}, the controller's is {rules.paytable}", p.game)
+    for name, value in p.options.items():
+        if rules.options.get(name) != value:
+            return Plan("other-rules", f"{name}: {value}, the controller's submission says {rules.options.get(name)}",
+                        p.game)
+    return p
