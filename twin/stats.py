@@ -175,3 +175,108 @@ def wilson_interval(successes: int, trials: int, confidence: float = DEFAULT_CON
     low = 0.0 if successes == 0 else max(0.0, float(centre - half))
     high = 1.0 if successes == trials else min(1.0, float(centre + half))
     return RateInterval(successes, trials, low, high, confidence)
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given.
+
+    A campaign runs a family of tests; at 99% each, a fair design would fail
+    one of ten about 10% of the time. Judging every adjusted p-value at the
+    confidence keeps the chance that a fair design fails ANY test of the
+    family at most 1 - confidence (Holm 1979), and is uniformly more powerful
+    than plain Bonferroni."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def largest_gap_sf(n: int, gap: float) -> float:
+    """P(the largest of the n gaps between n uniform points on a circle of
+    circumference 1 is at least ``gap``), exactly (Stevens 1939, Fisher 1929):
+    sum over k of (-1)^(k+1) C(n, k) (1 - k gap)^(n-1).
+
+    The terms behave like a Poisson series with mean about n (1 - gap)^(n-1);
+    once that mean exceeds 30 the alternating sum would cancel away its
+    digits, and the probability is then above 1 - e^-30: 1.0 is returned."""
+    if n < 2 or gap <= 0:
+        return 1.0
+    if gap >= 1:
+        return 0.0
+    first = n * (1 - gap) ** (n - 1)
+    if first > 30:
+        return 1.0
+    terms = []
+    for k in range(1, min(n, int(1 / gap)) + 1):
+        rest = 1 - k * gap
+        if rest <= 0:
+            break
+        log_term = (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                    + (n - 1) * math.log(rest))
+        if log_term < -745:
+            break
+        terms.append((1 if k % 2 else -1) * math.exp(log_term))
+    return min(1.0, max(0.0, math.fsum(terms)))
+
+
+def largest_empty_arc(name: str, angles_deg: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> TestResult:
+    """Is there a zone of the circle no point falls in, wider than a uniform
+    sample of this size would leave? The statistic is the widest empty arc in
+    degrees; the detectable figure is the narrowest forbidden zone the test
+    flags (an empty arc that wide or wider is flagged whatever the rest does).
+    Aimed at Thorp's forbidden zone of a tilted roulette wheel."""
+    n = len(angles_deg)
+    if n < 2:
+        return TestResult(name, 0.0, 1.0, confidence, "fewer than 2 angles", math.inf)
+    points = sorted(a % 360.0 for a in angles_deg)
+    gaps = [(b - a, a) for a, b in zip(points, points[1:])] + [(points[0] + 360.0 - points[-1], points[-1])]
+    widest, start = max(gaps)
+    p_value = largest_gap_sf(n, widest / 360.0)
+    alpha = 1.0 - confidence
+    critical = optimize.brentq(lambda x: largest_gap_sf(n, x) - alpha, 1e-12, 1 - 1e-12) * 360.0
+    return TestResult(name, float(widest), float(p_value), confidence,
+                      f"widest empty arc {widest:.1f} deg from {start:.1f} to {(start + widest) % 360:.1f} deg, "
+                      f"{n} angles; a uniform sample leaves at most {critical:.1f} deg empty at "
+                      f"{100 * confidence:g}%", critical)
+
+
+def rate_at_most(name: str, events: int, trials: int, ceiling: float,
+                 confidence: float = DEFAULT_CONFIDENCE) -> TestResult:
+    """One-sided exact binomial test that a rate (no rolls, invalid spins) is
+    at most ``ceiling``: the p-value is P(at least ``events`` | ceiling). The
+    detectable figure is the true rate the test flags with 80% power."""
+    if trials == 0:
+        return TestResult(name, 0.0, 1.0, confidence, "no trials", math.inf)
+    p_value = float(stats.binom.sf(events - 1, trials, ceiling)) if events > 0 else 1.0
+    alpha = 1.0 - confidence
+    # The fewest events that reject: P(X >= c | ceiling) <= alpha.
+    c = int(stats.binom.isf(alpha, trials, ceiling)) + 1
+    while c > 0 and stats.binom.sf(c - 2, trials, ceiling) <= alpha:
+        c -= 1
+    while stats.binom.sf(c - 1, trials, ceiling) > alpha:
+        c += 1
+    if c > trials:
+        detectable = math.inf
+    else:
+        detectable = optimize.brentq(lambda r: stats.binom.sf(c - 1, trials, r) - DEFAULT_POWER,
+                                     ceiling, 1.0 - 1e-12)
+    rate = events / trials
+    return TestResult(name, rate, p_value, confidence,
+                      f"{events} of {trials} ({100 * rate:.2f}%) against a ceiling of {100 * ceiling:g}%; "
+                      f"{c} or more would be flagged", float(detectable))
+
+
+def detectable_cell_shift(samples: int, categories: int, cell_prob: float,
+                          confidence: float = DEFAULT_CONFIDENCE, power: float = DEFAULT_POWER) -> float:
+    """For a chi-square goodness-of-fit test against unequal probabilities
+    (the totals of three dice): the smallest absolute shift of ONE cell of
+    probability ``cell_prob`` (the others sharing it in proportion) that the
+    test detects with ``power``. Cohen's w^2 = delta^2 / (p (1 - p))."""
+    if samples <= 0:
+        return math.inf
+    lam = _noncentrality_for_power(categories - 1, confidence, power)
+    return math.sqrt(lam / samples) * math.sqrt(cell_prob * (1 - cell_prob))

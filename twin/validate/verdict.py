@@ -1,0 +1,64 @@
+"""A check of a campaign, and the verdict over the family of checks.
+
+Each check keeps its test's raw p-value and gets a Holm-adjusted one
+(``twin.stats.holm_adjusted``) over the family of its campaign; its verdict
+is the adjusted p-value against 1 - confidence. Without the correction ten
+tests at 99% would fail a fair design about one campaign in ten; with it, a
+fair design fails any of them at most one campaign in a hundred (at 99%),
+which is what "the design passes at 99%" should mean. A check outside the
+family (a description, such as the settle times) has no verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from twin.stats import TestResult, holm_adjusted
+
+
+@dataclass
+class Check:
+    key: str                   # machine name, e.g. "loaded_face_dependence"
+    title: str                 # what a person reads
+    result: TestResult | None  # None: a description without a test
+    detectable: str            # the smallest bias the campaign could see, in words
+    finding: str               # what the campaign saw, in words
+    adjusted_p: float = math.nan
+    confidence: float = 0.99
+    data: dict = field(default_factory=dict)   # what the report's pictures need
+
+    @property
+    def tested(self) -> bool:
+        return self.result is not None
+
+    @property
+    def passed(self) -> bool | None:
+        if self.result is None:
+            return None
+        return self.adjusted_p >= 1.0 - self.confidence
+
+    def to_json(self) -> dict:
+        out = {"key": self.key, "title": self.title, "passed": self.passed, "finding": self.finding,
+               "smallest_detectable_bias": self.detectable}
+        if self.result is not None:
+            out.update(statistic=_number(self.result.statistic), p_value=_number(self.result.p_value),
+                       adjusted_p_value=_number(self.adjusted_p), detail=self.result.detail,
+                       detectable=_number(self.result.detectable))
+        return out
+
+
+def _number(x: float | None):
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return None if x is None or math.isnan(x) else str(x)
+    return x
+
+
+def judge(checks: list[Check], confidence: float) -> list[Check]:
+    """Fill in each tested check's Holm-adjusted p-value over the family."""
+    family = [c for c in checks if c.tested]
+    for check, adjusted in zip(family, holm_adjusted([c.result.p_value for c in family])):
+        check.adjusted_p = adjusted
+    for c in checks:
+        c.confidence = confidence
+    return checks
