@@ -97,3 +97,11 @@ def test_the_straight_chute_keeps_the_loaded_face_and_the_standard_tower_does_no
     kept_standard = sum(f == 6 for s in range(60) for f in drop(standard, s, (6, 6, 6)).faces) / 180
     assert kept_chute > 0.6
     assert kept_standard < 0.3
+
+
+@pytest.mark.parametrize("face", range(1, 7))
+def test_a_die_is_put_in_the_compartment_with_the_loaded_face_up(standard, face):
+    from twin.tower.dropping import orientation_with_top, up_face
+
+    shown, tilt = up_face(standard, orientation_with_top(standard, face, yaw_rad=0.2))
+    assert shown == face and tilt < 1e-6
