@@ -14,7 +14,7 @@ from typing import Iterable
 from bench.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
 from bench.rules.dice_bets import ALL_ROLLS, check_dice
-from bench.rules.wagers import bet_error, check_wagers, paid
+from bench.rules.wagers import check_wagers, paid
 
 
 class DiceGame:
@@ -39,12 +39,7 @@ class DiceGame:
 
     # -- shared -------------------------------------------------------------
     def _checked(self, round_: Round, wagers: Iterable[Wager], rules) -> tuple[list[Wager], tuple[int, ...] | None]:
-        wagers = check_wagers(wagers)
-        for i, wager in enumerate(wagers):
-            try:
-                self.check_bet(wager.bet, rules)
-            except RulesError as err:
-                raise bet_error(err, i) from None
+        wagers = check_wagers(wagers, lambda bet: self.check_bet(bet, rules))
         if self.paytables and rules.paytable not in self.paytables:
             raise RulesError(f"{self.name} needs a paytable: one of {', '.join(self.paytables)}",
                              field="paytable", clause=self.paytable_clause)

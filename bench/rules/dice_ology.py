@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 from bench.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
 from bench.rules.registry import register
-from bench.rules.wagers import bet_error, check_wagers, paid
+from bench.rules.wagers import check_wagers, paid
 
 RULE = "20:18:33:14"
 PAY_TABLE_CLAUSE = f"{RULE} Pay Tables"
@@ -112,12 +112,7 @@ class DiceOlogy:
         return None, side.open_clause, True
 
     def settle(self, round_: Round, wagers: Iterable[Wager], rules) -> list[Settlement]:
-        wagers = check_wagers(wagers)
-        for i, wager in enumerate(wagers):
-            try:
-                self.check_bet(wager.bet)
-            except RulesError as err:
-                raise bet_error(err, i) from None
+        wagers = check_wagers(wagers, self.check_bet)
         if rules.paytable not in self.paytables:
             raise RulesError("dice-ology needs a pay table: 1 or 2", field="paytable", clause=PAY_TABLE_CLAUSE)
         rolls = check_rolls(round_.rolls if round_.rolls is not None else [])

@@ -23,7 +23,7 @@ from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.lucky import check_round_lucky, require_distribution
 from bench.rules.registry import register
-from bench.rules.wagers import bet_error, check_wagers, paid
+from bench.rules.wagers import check_wagers, paid
 
 POCKETS = range(0, 37)          # § 617c.3(a): a single zero wheel, 0-36
 WHEEL_CLAUSE = "617c.3(a)"
@@ -153,12 +153,7 @@ class LightningRoulette:
 
     # -- settlement and RTP -------------------------------------------------
     def settle(self, round_: Round, wagers: Iterable[Wager], rules) -> list[Settlement]:
-        wagers = check_wagers(wagers)
-        for i, wager in enumerate(wagers):
-            try:
-                self.check_bet(wager.bet)
-            except RulesError as err:
-                raise bet_error(err, i) from None
+        wagers = check_wagers(wagers, self.check_bet)
         self.check_lucky(round_.lucky, rules)
         pocket = _check_pocket(round_.pocket)
         enhanced = {item.bet: item.pays for item in round_.lucky}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from bench.errors import RulesError
 from bench.rules.base import Settlement, Wager
 
 
-def check_wagers(wagers: Iterable[Wager]) -> list[Wager]:
-    """The wagers as a list; a RulesError for a bad id or stake (money is integer minor units)."""
+def check_wagers(wagers: Iterable[Wager], check_bet: Callable[[str], None] | None = None) -> list[Wager]:
+    """The wagers as a list; a RulesError for a bad id or stake (money is
+    integer minor units) or, with ``check_bet`` (the game's), a bet the game
+    does not offer, located at its wager."""
     checked = []
     seen = set()
     for i, wager in enumerate(wagers):
@@ -24,6 +26,12 @@ def check_wagers(wagers: Iterable[Wager]) -> list[Wager]:
             raise RulesError(f"a stake is a positive whole number of minor units, got {wager.stake!r}",
                              field=f"wagers[{i}].stake")
         checked.append(wager)
+    if check_bet is not None:
+        for i, wager in enumerate(checked):
+            try:
+                check_bet(wager.bet)
+            except RulesError as err:
+                raise bet_error(err, i) from None
     return checked
 
 

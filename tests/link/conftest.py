@@ -5,15 +5,11 @@ the players, the dealer and the plant through a protocol session."""
 from __future__ import annotations
 
 import os
-import select
-import signal
-import subprocess
-import sys
-import time
 from contextlib import contextmanager
 
 import pytest
 
+from bench.controller_process import emulator_process as bench_emulator_process
 from bench.link import open_link
 from bench.protocol import BENCH, Message, PROTOCOL_VERSION, Session, Timeouts, make
 from bench.protocol.messages import LIGHTNING_GAMES
@@ -27,36 +23,8 @@ REPLY = 3.0   # seconds the driver waits for the controller's next message
 def emulator_process(*args: str, listen: str = "127.0.0.1:0"):
     """Start ``bench emulate ARGS --listen LISTEN``; yield the URL it
     announces; kill it afterwards whatever happened."""
-    cmd = [sys.executable, "-m", "bench.cli", "emulate", *args, "--listen", listen]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        line = _read_line(proc, timeout=20.0)
-        assert line.startswith("listening "), f"bench emulate said {line!r}; stderr: {proc.stderr.read1().decode()}"
-        yield line.split(" ", 1)[1]
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=3)
-        proc.stdout.close()
-        proc.stderr.close()
-
-
-def _read_line(proc, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    buf = b""
-    while not buf.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
-            raise AssertionError(f"bench emulate announced nothing within {timeout} s")
-        chunk = os.read(proc.stdout.fileno(), 1)
-        if not chunk:
-            raise AssertionError(f"bench emulate exited: {proc.stderr.read().decode()}")
-        buf += chunk
-    return buf.decode().strip()
+    with bench_emulator_process(args, listen=listen) as url:
+        yield url
 
 
 @pytest.fixture
