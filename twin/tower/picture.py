@@ -72,9 +72,10 @@ def tray_png(design: TowerDesign, result: DropResult, path: str | Path, px_per_m
     t, d = design.tray, design.dice
     if px_per_m is None:
         px_per_m = 720 / t.width_m
-    margin, header = 20, 60
+    margin, header, line = 20, 60, 24
+    footer = line * len(result.dice) + 10
     width = int(t.width_m * px_per_m) + 2 * margin
-    height = int(t.depth_m * px_per_m) + 2 * margin + header
+    height = int(t.depth_m * px_per_m) + 2 * margin + header + footer
     img = Image.new("RGB", (width, height), (250, 250, 250))
     draw = ImageDraw.Draw(img)
     cx, cy = width / 2, header + margin + t.depth_m * px_per_m / 2
@@ -113,10 +114,18 @@ def tray_png(design: TowerDesign, result: DropResult, path: str | Path, px_per_m
             p = centre + (pu * u + pv * v) * h * 0.5
             x, y = to_px(p[0], p[1])
             draw.ellipse([x - r, y - r, x + r, y + r], fill=(200, 0, 0) if face_value == 1 else (20, 20, 20))
-        lx, ly = to_px(rest.position_m[0], rest.position_m[1])
-        label = f"die {i + 1}" + (f": {rest.reason}, {rest.tilt_deg:.0f}°" if cocked else "")
-        draw.text((lx - h * px_per_m, ly + h * px_per_m * 1.6), label,
-                  fill=(220, 0, 0) if cocked else (255, 255, 255), font=small)
+        # The die's number just outside its outline's highest point (in the picture).
+        outline_px = [to_px(x, y) for x, y, _ in corners]
+        top_x, top_y = min(outline_px, key=lambda p: p[1])
+        nx, ny = min(max(top_x, 12), width - 12), max(top_y - 12, header + 12)
+        draw.ellipse([nx - 10, ny - 10, nx + 10, ny + 10], fill=(255, 255, 255),
+                     outline=(220, 0, 0) if cocked else (40, 40, 40), width=2)
+        draw.text((nx, ny), str(i + 1), fill=(220, 0, 0) if cocked else (0, 0, 0), font=small, anchor="mm")
+        state = (f"NOT FLAT: {rest.reason}, tilted {rest.tilt_deg:.0f} deg ({rest.face} nearest up)" if cocked
+                 else f"{rest.face}, flat")
+        footer_y = height - footer + i * line
+        draw.text((margin, footer_y), f"die {i + 1}: {state}", fill=(200, 0, 0) if cocked else (0, 0, 0),
+                  font=_font(16))
 
     verdict = ("NO ROLL (625b.2(d)(5))" if result.no_roll else
                "faces " + " ".join(map(str, result.faces)))
