@@ -14,6 +14,7 @@ file travels with the tasks as text, so it need not exist on the nodes.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from typing import Iterable, Iterator, Protocol
 
 from twin.errors import TwinError
@@ -32,6 +33,13 @@ class Engine(Protocol):
     def run(self, kind: str, path: str, text: str, chunks: Iterable[list[int]]) -> Iterator[list[dict]]: ...
 
     def close(self) -> None: ...
+
+
+def _worker_start() -> None:
+    """A worker's stdout is the user's: PyBullet's C library prints its build
+    banner there on import, which would break ``--json``. Workers report
+    through their return values only, so their fd 1 goes to stderr."""
+    os.dup2(2, 1)
 
 
 def _pool_task(job: tuple[str, str, str, list[int]]) -> list[dict]:
@@ -57,7 +65,7 @@ class LocalEngine:
                 yield _pool_task(job)
             return
         if self._pool is None:
-            self._pool = mp.get_context("spawn").Pool(self.workers)
+            self._pool = mp.get_context("spawn").Pool(self.workers, initializer=_worker_start)
         yield from self._pool.imap_unordered(_pool_task, jobs)
 
     def close(self) -> None:

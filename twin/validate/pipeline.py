@@ -102,7 +102,7 @@ def validate(design: str | Path, runs: int, *, kind: str | None = None, workers:
         from twin.validate.tower_checks import tower_checks as checks_of
     else:
         from twin.validate.wheel_checks import wheel_checks as checks_of
-    checks = judge(checks_of(records, confidence), confidence)
+    checks = judge(checks_of(records, confidence, loaded), confidence)
     outcome = Outcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, confidence, engine,
                       runner.workers, str(results_path), checks, records, elapsed)
     if report:

@@ -130,7 +130,7 @@ def _settle_description(records: list[dict]) -> Check:
                  data={"times": times, "unsettled": unsettled})
 
 
-def tower_checks(records: list[dict], confidence: float) -> list[Check]:
+def tower_checks(records: list[dict], confidence: float, design=None) -> list[Check]:
     """The checks of a tower campaign, in the order a report shows them."""
     counted = [r for r in records if not r["no_roll"]]
     checks = [_face_check(i + 1, [r["faces"][i] for r in counted], confidence) for i in range(3)]
