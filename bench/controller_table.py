@@ -119,6 +119,7 @@ class ControllerConnection:
         self.log: WireLog | None = None
         self.open_round: int | None = None    # the round the controller has open for betting
         self.broken: str | None = None
+        self.reported: set[int] = set()       # indices of oracle violations a scenario has reported
         self._serial = 0
         self.link = open_link(url)
         self.session = Session(self.link, game, role=BENCH, timeouts=Timeouts(), observer=self._on_frame)
@@ -240,7 +241,7 @@ class ControllerTable:
         self._settled: dict[str, int] = {}
         self._settlements: dict[str, dict] | None = None
         self._pending_roll: int | None = None      # Dice-Ology: the roll commanded, awaiting its reading
-        self._reported = 0                         # violations already reported by a failure
+        self._rounds: set[int] = set()             # the controller's rounds this scenario played in
 
     @property
     def game_name(self) -> str:
@@ -257,11 +258,24 @@ class ControllerTable:
         return self._conn
 
     def violations(self) -> list[Violation]:
-        return [] if self._conn is None else self._conn.oracle.violations[self._mark:]
+        """The oracle's violations in this scenario's rounds (a frame of the
+        next round, e.g. an early LUCKY, may arrive while this one is being
+        settled: it belongs to the scenario that plays that round)."""
+        if self._conn is None:
+            return []
+        return [v for i, v in enumerate(self._conn.oracle.violations) if self._owns(i, v)]
+
+    def _owns(self, index: int, v: Violation) -> bool:
+        return v.round in self._rounds or (v.round is None and index >= self._mark)
 
     def _check(self) -> None:
-        everything = self.violations()
-        found, self._reported = everything[self._reported:], len(everything)
+        conn = self._conn
+        if conn is None:
+            return
+        fresh = [(i, v) for i, v in enumerate(conn.oracle.violations)
+                 if i not in conn.reported and self._owns(i, v)]
+        conn.reported.update(i for i, _ in fresh)
+        found = [v for _, v in fresh]
         if found:
             lines = "\n".join(f"  [{v.clause}] round {v.round}: {v.message}" for v in found)
             raise ControllerViolation(f"the oracle found {len(found)} violation(s) by the controller at "
@@ -288,6 +302,7 @@ class ControllerTable:
         conn = self._controller()
         if self._phase in ("idle", "done"):
             self._round = conn.betting_round()
+            self._rounds.add(self._round)
             self._phase = "betting"
             self._wire, self._unsettled, self._settled = {}, set(), {}
         elif self._phase != "betting":
@@ -512,24 +527,34 @@ class ControllerTable:
         conn = self._conn
         if conn is None:
             return
+        violation = None
         try:
-            if self._phase == "betting" and self.wagers:
-                self._play_round(QUIET_OUTCOME[self.kind])
-            elif self._phase == "released":
-                self._finish_reading()
-            if self._phase == "rolling":
-                for _ in range(MAX_EXTRA_ROLLS):
-                    if self._phase == "done":
-                        break
-                    self._throw([3, 4])
-            if self._phase not in ("idle", "betting", "done"):
-                conn.resync(f"the scenario left round {self._round} {self._phase}")
-        except ControllerViolation:
-            raise
-        except (LinkError, BenchError, AssertionError) as err:
-            conn.resync(f"finishing round {self._round}: {err}")
+            try:
+                self._complete_round()
+            except ControllerViolation as err:
+                violation = err
+            except (LinkError, BenchError, AssertionError) as err:
+                conn.resync(f"finishing round {self._round}: {err}")
+            else:
+                if self._phase not in ("idle", "betting", "done"):
+                    conn.resync(f"the scenario left round {self._round} {self._phase}")
+            if violation is not None and self._phase not in ("idle", "betting", "done"):
+                conn.resync(f"the oracle stopped round {self._round} ({self._phase})")
+            if violation is not None:
+                raise violation
         finally:
             self._check_final()
+
+    def _complete_round(self) -> None:
+        if self._phase == "betting" and self.wagers:
+            self._play_round(QUIET_OUTCOME[self.kind])
+        elif self._phase == "released":
+            self._finish_reading()
+        if self._phase == "rolling":
+            for _ in range(MAX_EXTRA_ROLLS):
+                if self._phase == "done":
+                    break
+                self._throw([3, 4])
 
     def _finish_reading(self) -> None:
         quiet = QUIET_OUTCOME[self.kind]
