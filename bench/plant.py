@@ -97,17 +97,39 @@ def staged_seed(memo: StagedSeeds, key: str, shows: Callable[[int], bool], searc
     return seed
 
 
-class TowerPlant:
+class PhysicsPlant:
+    """A plant backed by a twin and its design file."""
+    name = "physics"
+
+    def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
+        from twin.errors import TwinError
+        try:
+            self.design = self.load_design(design_path)
+            self.digest = file_digest(design_path)
+        except TwinError as err:       # names the file and the field already
+            raise BenchError(str(err)) from None
+        except OSError as err:
+            raise BenchError(f"{design_path}: cannot read the design: {err.strerror}") from None
+        self.design_path = design_path
+        self.session_seed = session_seed
+        self.memo = memo or StagedSeeds()
+
+    @staticmethod
+    def load_design(path: str):
+        raise NotImplementedError
+
+
+class TowerPlant(PhysicsPlant):
     name = "tower"
 
     def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
-        from twin.tower import load_design
-        self.design_path = design_path
-        self.design = load_design(design_path)
-        self.digest = file_digest(design_path)
-        self.session_seed = session_seed
-        self.memo = memo or StagedSeeds()
+        super().__init__(design_path, session_seed, memo)
         self.loaded: tuple[int, ...] | None = None   # the dealer reloads the last faces, 625b.2(d)(6)
+
+    @staticmethod
+    def load_design(path: str):
+        from twin.tower import load_design
+        return load_design(path)
 
     def read(self, round_no: int, attempt: int, dice_count: int = 3, stage: Stage | None = None,
              lucky_bets: tuple[str, ...] = ()) -> Reading:
@@ -152,17 +174,14 @@ class TowerPlant:
         return staged_seed(self.memo, f"tower:{self.digest}:{_describe(stage)}", shows, find)
 
 
-class WheelPlant:
+class WheelPlant(PhysicsPlant):
     name = "wheel"
     MAX_SPINS = 10   # a dealer spins again after an invalid spin; ten in a row means the wheel is broken
 
-    def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
+    @staticmethod
+    def load_design(path: str):
         from twin.wheel import load_design
-        self.design_path = design_path
-        self.design = load_design(design_path)
-        self.digest = file_digest(design_path)
-        self.session_seed = session_seed
-        self.memo = memo or StagedSeeds()
+        return load_design(path)
 
     def read(self, round_no: int, attempt: int, dice_count: int = 0, stage: Stage | None = None,
              lucky_bets: tuple[str, ...] = ()) -> Reading:

@@ -102,3 +102,12 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
     assert result.returncode == 2
     assert "banana" in result.stderr and "625b.2(e)" in result.stderr
     assert not (tmp_path / "session.jsonl").exists()
+
+
+def test_a_bad_design_is_refused_naming_the_field(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--design",
+                             "fixtures/towers/invalid/misspelt-field.yaml", "--out", str(tmp_path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "misspelt-field.yaml: body.obstacels" in result.stderr
+    assert not (tmp_path / "session.jsonl").exists()
