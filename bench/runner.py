@@ -84,6 +84,9 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     if journal_path.exists():
         journal_path.unlink()     # a new session, a new journal (the old one is the user's to keep elsewhere)
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
+    # strict=False: talking to the controller happens inside simpy steps and
+    # takes real time; a strict clock would call every slow reply a crash. The
+    # reply deadline (Phases.reply_s) is what bounds a slow controller.
     env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
     failures: dict[int, str] = {}
     cycle_probes = probe_schedule(config.game, config.rounds) if config.probes else {}
