@@ -1,0 +1,76 @@
+"""``pytest features/ --controller URL``: the regulation scenarios played on a
+controller pass against the compliant emulator and fail, naming the broken
+clause, against every named misbehaviour of ``bench emulate``.
+
+Each case runs pytest in a subprocess, as a QA engineer would, and reads its
+JUnit XML. ``--tb=line`` keeps a failing run fast; the failure message still
+carries the oracle's verdicts and the wire log's path.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from bench.emulator.controller import BETTING_CLOSED_CLAUSE
+from bench.emulator.misbehaviours import MISBEHAVIOURS
+
+ROOT = Path(__file__).resolve().parents[2]
+VERDICT = re.compile(r"\[([^\]\s{}]+)\] round \d+")
+WIRE_LOG = re.compile(r"wire log: (\S+\.log)")
+
+
+def feature_modules(games) -> list[str]:
+    return [f"features/test_{game.replace('-', '_')}_on_controller.py" for game in sorted(games)]
+
+
+def run_features(tmp_path: Path, controller: str, modules: list[str]) -> tuple[subprocess.CompletedProcess, list]:
+    junit = tmp_path / "junit.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *modules, "--controller", controller, "-q", "-p", "no:cacheprovider",
+         "--tb=line", f"--junitxml={junit}", f"--controller-log={tmp_path / 'wire'}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert junit.exists(), f"no JUnit XML: {proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    cases = list(ET.parse(junit).getroot().iter("testcase"))
+    return proc, cases
+
+
+def problems(cases) -> list[str]:
+    """The text of every failure and error (a teardown verdict is an error)."""
+    return [(bad.get("message") or "") + "\n" + (bad.text or "")
+            for case in cases for bad in [*case.findall("failure"), *case.findall("error")]]
+
+
+def test_the_compliant_emulator_passes_every_scenario_it_can_play(tmp_path):
+    proc, cases = run_features(tmp_path, "emulated", ["features/"])
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert not problems(cases)
+    played = {case.get("classname").split(".")[-1] for case in cases}
+    assert played == {Path(m).stem for m in feature_modules(BETTING_CLOSED_CLAUSE)}, played
+    # The terminal summary says how many were deselected, and why.
+    assert "deselected as not playable there" in proc.stdout
+    assert "judges a Lucky Number announcement the scenario dictates" in proc.stdout
+
+
+@pytest.mark.parametrize("name", sorted(MISBEHAVIOURS))
+def test_each_misbehaviour_fails_the_suite_naming_its_clause(tmp_path, name):
+    misbehaviour = MISBEHAVIOURS[name]
+    proc, cases = run_features(tmp_path, f"emulated:{name}", feature_modules(misbehaviour.games))
+    assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stdout[-3000:]}"
+    texts = problems(cases)
+    assert texts, "no scenario failed"
+    # accept-late-wager breaks each game's own "no more bets" clause.
+    wanted = ({BETTING_CLOSED_CLAUSE[game] for game in misbehaviour.games} if name == "accept-late-wager"
+              else {misbehaviour.clause})
+    named = {clause for text in texts for clause in VERDICT.findall(text)}
+    for clause in wanted:
+        assert any(c.startswith(clause) for c in named), f"no failure names {clause}; named: {named}"
+    # The oracle blames nothing else, and every verdict points to its wire log.
+    assert all(any(c.startswith(w) for w in wanted) for c in named), f"other clauses named: {named - wanted}"
+    logs = {log for text in texts for log in WIRE_LOG.findall(text)}
+    assert logs and all(Path(log).is_file() for log in logs)
