@@ -152,14 +152,21 @@ class ControllerPool:
         self.workdir = workdir
         self.stack = ExitStack()
         self.connections: dict[tuple, ControllerConnection] = {}
+        self.failed: dict[tuple, str] = {}
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
         key = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
         if self.target.mode == "device":
             key = ("device",)
+        if key in self.failed:
+            raise BenchError(f"the controller for {key[0]} could not be reached earlier in this run: {self.failed[key]}")
         conn = self.connections.get(key)
         if conn is None:
-            conn = self.connections[key] = self._open(game, rules, log)
+            try:
+                conn = self.connections[key] = self._open(game, rules, log)
+            except BenchError as err:       # link errors too: every scenario of it fails at once
+                self.failed[key] = str(err)
+                raise
         if self.target.mode == "device" and game != conn.game:
             raise AssertionError(f"the controller at {conn.url} runs {conn.game}, not {game}")
         conn.log = log
@@ -276,3 +283,11 @@ def pytest_runtest_makereport(item: pytest.Item, call):
                 lines = []
             tails.append(f"{path}\n" + "\n".join(lines))
         report.sections.append(("controller wire log", "\n\n".join(tails)))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if SUMMARY in config.stash or any(Path(str(a)).parts[:1] == ("features",) for a in config.args):
+        return (f"controller: {config.getoption('--controller')} "
+                f"(emulated seed {config.getoption('--controller-seed')}; wire logs in "
+                f"{config.getoption('--controller-log')}/)")
+    return None
