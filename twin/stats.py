@@ -72,6 +72,8 @@ def chi_square_goodness(name: str, observed: Sequence[int], expected_probs: Sequ
     if total == 0:
         return TestResult(name, 0.0, 1.0, confidence, "no samples", math.inf)
     obs_cells, exp_cells = _pool([float(o) for o in observed], [p * total for p in expected_probs])
+    if len(obs_cells) < 2:       # every cell pooled into one: nothing to test (scipy would say p = 0)
+        return TestResult(name, 0.0, 1.0, confidence, f"too few samples ({total}) for a chi-square", math.inf)
     statistic, p_value = stats.chisquare(obs_cells, exp_cells)
     uniform = len(set(round(p, 12) for p in expected_probs)) == 1
     detectable = detectable_face_bias(total, len(expected_probs), confidence) if uniform else None

@@ -39,6 +39,13 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _size(x: float | None, fmt: str = "{:.3f}", what: str = "") -> str:
+    """A detectable figure in words, or why there is none (too few runs)."""
+    if x is None or x != x or x == float("inf") or ("%" in fmt and x >= 1):
+        return "none: too few drops"
+    return what + fmt.format(x)
+
+
 def _face_check(die: int, faces: list[int], confidence: float) -> Check:
     counts = Counter(faces)
     observed = [counts[f] for f in FACES]
@@ -46,7 +53,7 @@ def _face_check(die: int, faces: list[int], confidence: float) -> Check:
     n = max(1, len(faces))
     worst = max(FACES, key=lambda f: abs(counts[f] / n - 1 / 6))
     return Check(f"faces_die_{die}", f"Faces of die {die} uniform", result,
-                 f"one face at {_pct(1 / 6 + result.detectable)} instead of 16.7%",
+                 _size(result.detectable and 1 / 6 + result.detectable, "{:.1%}", "one face at ") + " instead of 16.7%",
                  f"face {worst} came up {counts[worst]} times in {len(faces)} ({_pct(counts[worst] / n)}; "
                  f"fair: 16.7%)", data={"observed": observed})
 
@@ -61,7 +68,7 @@ def _totals_check(totals: list[int], confidence: float) -> Check:
     delta = detectable_cell_shift(n, len(TOTALS), p10, confidence)
     worst = max(TOTALS, key=lambda t: abs(counts[t] / n - TOTAL_WAYS[t] / 216) / (TOTAL_WAYS[t] / 216) ** 0.5)
     return Check("totals", "Totals match three fair dice", result,
-                 f"total 10 at {_pct(p10 + delta)} instead of 12.5%",
+                 _size(p10 + delta, "{:.1%}", "total 10 at ") + " instead of 12.5%",
                  f"total {worst} came up {counts[worst]} times in {len(totals)} ({_pct(counts[worst] / n)}; "
                  f"fair: {_pct(TOTAL_WAYS[worst] / 216)})",
                  data={"observed": observed, "expected": [p * len(totals) for p in TOTAL_PROBS]})
@@ -74,7 +81,7 @@ def _pair_check(a: int, b: int, drops: list[dict], confidence: float) -> Check:
     result = independence(f"dice {a + 1} and {b + 1}", table, confidence)
     doubles = sum(table[i][i] for i in range(6)) / max(1, len(drops))
     return Check(f"independence_dice_{a + 1}_{b + 1}", f"Dice {a + 1} and {b + 1} independent", result,
-                 f"Cramér's V {result.detectable:.3f}",
+                 _size(result.detectable, what="Cramér's V "),
                  f"dice {a + 1} and {b + 1} showed the same face in {_pct(doubles)} of drops (fair: 16.7%)")
 
 
@@ -88,7 +95,7 @@ def _loaded_check(drops: list[dict], confidence: float) -> Check:
     kept = sum(table[i][i] for i in range(6))
     interval = wilson_interval(kept, dice, confidence)
     return Check("loaded_face_dependence", "Resting face independent of the loaded face", result,
-                 f"Cramér's V {result.detectable:.3f}",
+                 _size(result.detectable, what="Cramér's V "),
                  f"the face loaded on top stayed on top for {kept} of {dice} dice ({_pct(interval.rate)}, "
                  f"{100 * confidence:g}% interval {_pct(interval.low)}-{_pct(interval.high)}; fair: 16.7%)",
                  data={"table": table, "kept": kept, "dice": dice})
@@ -98,7 +105,7 @@ def _serial_check(drops: list[dict], confidence: float) -> Check:
     totals = [sum(r["faces"]) for r in drops]     # in seed order: consecutive drops
     result = serial_correlation("totals lag 1", totals, confidence)
     return Check("serial_correlation", "Consecutive drops uncorrelated", result,
-                 f"|r| {result.detectable:.3f}",
+                 _size(result.detectable, what="|r| "),
                  f"consecutive totals correlate with r = {result.statistic:+.3f} over {len(totals)} drops")
 
 
@@ -110,7 +117,7 @@ def _no_roll_check(records: list[dict], confidence: float) -> Check:
                       for reason in r["not_flat"] or ["unsettled"])
     why = ", ".join(f"{k} {v}" for k, v in reasons.most_common()) or "none"
     return Check("no_roll_rate", f"No-roll rate at most {_pct(NO_ROLL_CEILING)} (625b.2(d)(5))", result,
-                 f"a no-roll rate of {_pct(result.detectable)}",
+                 _size(result.detectable, "{:.1%}", "a no-roll rate of "),
                  f"{no_rolls} no rolls in {len(records)} drops: {100 * interval.rate:.2f}% "
                  f"({100 * confidence:g}% interval {100 * interval.low:.2f}-{100 * interval.high:.2f}%); "
                  f"dice not flat: {why}",

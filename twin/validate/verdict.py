@@ -57,7 +57,9 @@ def _number(x: float | None):
 def judge(checks: list[Check], confidence: float) -> list[Check]:
     """Fill in each tested check's Holm-adjusted p-value over the family."""
     family = [c for c in checks if c.tested]
-    for check, adjusted in zip(family, holm_adjusted([c.result.p_value for c in family])):
+    # A test with too few runs to compute (a NaN p-value) cannot reject.
+    p_values = [c.result.p_value if math.isfinite(c.result.p_value) else 1.0 for c in family]
+    for check, adjusted in zip(family, holm_adjusted(p_values)):
         check.adjusted_p = adjusted
     for c in checks:
         c.confidence = confidence

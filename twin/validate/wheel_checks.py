@@ -34,6 +34,13 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _size(x: float | None, fmt: str = "{:.1%}", what: str = "", unless: str = "") -> str:
+    """A detectable figure in words, or why there is none (too few runs)."""
+    if x is None or x != x or x == float("inf") or ("%" in fmt and x >= 1):
+        return "none: too few spins"
+    return what + fmt.format(x) + unless
+
+
 def sectors_of(pockets: tuple[int, ...], count: int = SECTORS) -> list[list[int]]:
     """``count`` runs of neighbouring pockets in the wheel's order, sizes differing by at most one."""
     n = len(pockets)
@@ -51,7 +58,7 @@ def _pocket_check(numbers: list[int], pockets: tuple[int, ...], confidence: floa
     hot = max(order, key=lambda p: counts[p])
     cold = min(order, key=lambda p: counts[p])
     return Check("pocket_uniformity", f"All {k} pockets equally likely (617c.3(a))", result,
-                 f"one pocket at {_pct(1 / k + result.detectable)} instead of {_pct(1 / k)}",
+                 _size(result.detectable and 1 / k + result.detectable, what="one pocket at ", unless=f" instead of {_pct(1 / k)}"),
                  f"pocket {hot} won {counts[hot]} times and pocket {cold} {counts[cold]} times in "
                  f"{len(numbers)} valid spins (fair: {len(numbers) / k:.1f} each)",
                  data={"wheel_order": order, "observed_in_wheel_order": [counts[p] for p in order],
@@ -71,7 +78,7 @@ def _sector_check(numbers: list[int], pockets: tuple[int, ...], confidence: floa
     first, last = sectors[worst][0], sectors[worst][-1]
     return Check("sector_bias", f"No sector of {len(pockets) // SECTORS}-{-(-len(pockets) // SECTORS)} "
                  "neighbouring pockets favoured", result,
-                 f"one sector at {_pct(1 / SECTORS + detectable)} instead of {_pct(1 / SECTORS)}",
+                 _size(1 / SECTORS + detectable, what="one sector at ", unless=f" instead of {_pct(1 / SECTORS)}"),
                  f"the sector {first} ... {last} took {counts[worst]} of {len(numbers)} valid spins "
                  f"({_pct(counts[worst] / n)}; fair: {_pct(probs[worst])})",
                  data={"sectors": sectors, "observed": observed, "expected": [p * len(numbers) for p in probs]})
@@ -86,7 +93,7 @@ def _arc_check(angles: list[float], confidence: float) -> Check:
         width, start = max(gaps)
         end = (start + width) % 360.0
     return Check("leaving_angle_empty_arc", "No zone of the track the ball never leaves from", result,
-                 f"a forbidden zone of {result.detectable:.1f} deg",
+                 _size(result.detectable, "{:.1f} deg", "a forbidden zone of "),
                  (f"no ball left the track between {start:.0f} and {end:.0f} deg: an empty arc of "
                   f"{result.statistic:.1f} deg in {len(angles)} spins, where a uniform sample leaves at most "
                   f"{result.detectable:.1f} deg empty at {100 * confidence:g}%") if start is not None
@@ -102,7 +109,8 @@ def _angle_bins_check(angles: list[float], confidence: float) -> Check:
     n = max(1, len(angles))
     lo = min(range(ANGLE_BINS), key=lambda i: counts[i])
     return Check("leaving_angle_uniformity", f"Leaving angles uniform over {ANGLE_BINS} bins of {width:g} deg",
-                 result, f"one bin at {_pct(1 / ANGLE_BINS + result.detectable)} instead of {_pct(1 / ANGLE_BINS)}",
+                 result, _size(result.detectable and 1 / ANGLE_BINS + result.detectable, what="one bin at ",
+                       unless=f" instead of {_pct(1 / ANGLE_BINS)}"),
                  f"the emptiest bin, {lo * width:g}-{(lo + 1) * width:g} deg, holds {counts[lo]} of {len(angles)} "
                  f"leaving points ({_pct(counts[lo] / n)}; fair: {_pct(1 / ANGLE_BINS)})",
                  data={"observed": observed})
@@ -114,7 +122,7 @@ def _invalid_check(records: list[dict], confidence: float) -> Check:
     reasons = Counter(r["invalid_reason"] for r in invalid)
     why = "; ".join(f"{v} x {k}" for k, v in reasons.most_common()) or "none"
     return Check("invalid_spin_rate", f"Invalid spins at most {_pct(INVALID_CEILING)}", result,
-                 f"an invalid rate of {_pct(result.detectable)}",
+                 _size(result.detectable, what="an invalid rate of "),
                  f"{len(invalid)} invalid spins in {len(records)} ({100 * len(invalid) / max(1, len(records)):.2f}%): "
                  f"{why}", data={"invalid": len(invalid)})
 

@@ -1,0 +1,92 @@
+"""twin validate: a campaign's records depend on its seeds only (not on the
+workers), an interrupted campaign resumes from its file, and the verdicts
+name what a test lab would flag: the straight chute keeps the loaded face,
+the tilted wheel never lets the ball leave from part of its track."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from twin.validate import validate
+from twin.validate.campaign import CampaignError
+
+ROOT = Path(__file__).resolve().parents[2]
+STANDARD = str(ROOT / "fixtures/towers/standard.yaml")
+CHUTE = str(ROOT / "fixtures/towers/straight-chute.yaml")
+LEVEL = str(ROOT / "fixtures/wheels/standard.yaml")
+TILTED = str(ROOT / "fixtures/wheels/tilted.yaml")
+
+
+def test_records_do_not_depend_on_the_number_of_workers(tmp_path):
+    one = validate(STANDARD, 30, workers=1, seed=100, results=tmp_path / "one.jsonl")
+    two = validate(STANDARD, 30, workers=2, seed=100, results=tmp_path / "two.jsonl")
+    assert one.records == two.records
+    assert [r["seed"] for r in one.records] == list(range(100, 130))
+    assert [c.to_json() for c in one.checks] == [c.to_json() for c in two.checks]
+
+
+def test_an_interrupted_campaign_resumes_where_it_stopped(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    validate(CHUTE, 12, workers=1, results=path)
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"seed": 12, "faces": [1, ')            # the writer was killed mid-line
+    resumed = validate(CHUTE, 20, workers=1, results=path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + 20                          # header, 12 kept, 8 new: none run twice
+    fresh = validate(CHUTE, 20, workers=1, results=tmp_path / "fresh.jsonl")
+    assert resumed.records == fresh.records
+
+
+def test_a_results_file_of_another_campaign_is_refused(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    validate(CHUTE, 3, workers=1, results=path)
+    with pytest.raises(CampaignError, match="another campaign"):
+        validate(STANDARD, 3, workers=1, results=path)
+    with pytest.raises(CampaignError, match="another campaign"):
+        validate(CHUTE, 3, workers=1, seed=7, results=path)
+
+
+def test_straight_chute_fails_on_the_loaded_face_and_standard_tower_passes(tmp_path):
+    chute = validate(CHUTE, 40, workers=1, results=tmp_path / "chute.jsonl")
+    assert chute.failed == ["loaded_face_dependence"]
+    standard = validate(STANDARD, 120, workers=2, results=tmp_path / "standard.jsonl")
+    assert standard.passed, standard.to_json()
+
+
+def test_tilted_wheel_fails_on_the_leaving_angle_and_level_wheel_passes(tmp_path):
+    tilted = validate(TILTED, 16, workers=2, results=tmp_path / "tilted.jsonl")
+    assert "leaving_angle_empty_arc" in tilted.failed
+    assert set(tilted.failed) <= {"leaving_angle_empty_arc", "leaving_angle_uniformity"}
+    level = validate(LEVEL, 16, workers=2, results=tmp_path / "level.jsonl")
+    assert level.passed, level.to_json()
+
+
+def _twin(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "twin.cli", "validate", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=240)
+
+
+def test_cli_prints_only_json_and_writes_a_report_that_says_why(tmp_path):
+    done = _twin(CHUTE, "--drops", "30", "--workers", "2", "--json", "--report", str(tmp_path / "report"),
+                 "--results", str(tmp_path / "runs.jsonl"), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)                     # nothing but the JSON on stdout
+    assert result["failed"] == ["loaded_face_dependence"]
+    loaded = next(c for c in result["checks"] if c["key"] == "loaded_face_dependence")
+    assert loaded["passed"] is False and loaded["adjusted_p_value"] < 0.01
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Why it fails" in page and "stayed on top" in page and "Holm" in page
+    for picture in ("faces-die-1.png", "totals.png", "loaded-face.png", "no-roll.png", "drop-0.gif"):
+        assert (tmp_path / "report" / picture).stat().st_size > 500
+        assert picture in page
+
+
+def test_cli_refuses_spins_for_a_tower_and_names_a_bad_design(tmp_path):
+    done = _twin(STANDARD, "--spins", "10", cwd=tmp_path)
+    assert done.returncode == 2 and "--drops" in done.stderr
+    bad = ROOT / "fixtures/towers/invalid/restitution-above-one.yaml"
+    done = _twin(str(bad), "--drops", "10", cwd=tmp_path)
+    assert done.returncode == 2 and "restitution-above-one.yaml" in done.stderr
