@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import inspect
-import time
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
@@ -480,7 +478,6 @@ class ControllerTable:
     def _throw_rolls(self, outcome: dict) -> dict[str, dict]:
         """Dice-Ology: one TRIGGER, ROLL, SENSOR, RESULT per roll, until the
         scenario's rolls are thrown or every side bet is resolved."""
-        conn = self._controller()
         for dice in outcome["rolls"]:
             if self._phase == "done":
                 break       # every side bet resolved: the later rolls belong to the game of craps
