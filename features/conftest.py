@@ -23,20 +23,8 @@ from rules_table import READINGS  # noqa: E402
 from bench.pytest_plugin import use_readings  # noqa: E402
 
 
-def feature_tags(features_dir: Path) -> set[str]:
-    tags = set()
-    for path in sorted(features_dir.glob("*.feature")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            words = line.split("#", 1)[0].split()
-            if words and words[0].startswith("@"):
-                tags.update(word[1:] for word in words if word.startswith("@"))
-    return tags
-
-
 def pytest_configure(config: pytest.Config) -> None:
     use_readings(config, READINGS)
-    for tag in sorted(feature_tags(Path(__file__).resolve().parent)):
-        config.addinivalue_line("markers", f"{tag}: scenarios for this clause")
 
 
 @pytest.fixture
