@@ -57,9 +57,13 @@ def test_straight_chute_fails_on_the_loaded_face_and_standard_tower_passes(tmp_p
 
 
 def test_tilted_wheel_fails_on_the_leaving_angle_and_level_wheel_passes(tmp_path):
-    tilted = validate(TILTED, 16, workers=2, results=tmp_path / "tilted.jsonl")
+    tilted = validate(TILTED, 16, workers=2, results=tmp_path / "tilted.jsonl", report=tmp_path / "report")
     assert "leaving_angle_empty_arc" in tilted.failed
     assert set(tilted.failed) <= {"leaving_angle_empty_arc", "leaving_angle_uniformity"}
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "no ball left the track between" in page and '<img src="leaving-angles.png"' in page
+    for picture in ("leaving-angles.png", "pockets.png", "spin-0.png", "spin-0.gif"):
+        assert (tmp_path / "report" / picture).stat().st_size > 500
     level = validate(LEVEL, 16, workers=2, results=tmp_path / "level.jsonl")
     assert level.passed, level.to_json()
 

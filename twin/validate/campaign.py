@@ -8,14 +8,13 @@ header line naming the design (and its SHA-256), the kind and the first seed.
 Started again on the same file, a campaign reads what is there and runs only
 the seeds still missing, so an interrupted campaign resumes where it stopped
 and a longer one extends a shorter one. A line cut short by the interruption
-is dropped.
+is dropped. Work goes out in fixed blocks of seeds (see ``twin.validate.runs``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +23,9 @@ from tqdm import tqdm
 
 from twin.errors import TwinError
 from twin.validate.engines import Engine
-from twin.validate.runs import TOWER
+from twin.validate.runs import TOWER, block_of
 
 FORMAT = 1
-CHUNK = {"tower": 25, "wheel": 4}     # runs per task: about half a second of work
 
 
 class CampaignError(TwinError):
@@ -98,13 +96,15 @@ def read_records(path: Path, plan: Plan) -> dict[int, dict]:
     return records
 
 
-def chunks_of(seeds: list[int], size: int, workers: int) -> list[list[int]]:
-    """Chunks of at most ``size`` seeds, and at least four per worker when
-    there are few seeds, so that no worker idles at the end."""
-    if not seeds:
-        return []
-    size = max(1, min(size, math.ceil(len(seeds) / (4 * workers))))
-    return [seeds[i:i + size] for i in range(0, len(seeds), size)]
+def blocks_to_run(plan: Plan, done: dict[int, dict]) -> list[list[int]]:
+    """The campaign's seeds in blocks (``runs.block_of``), for every block with
+    a seed still missing. A block is always run whole from its first seed in
+    the campaign (a run may depend on the ones before it in its block), so a
+    block cut short is run again from its start; its records come out the same."""
+    blocks: dict[int, list[int]] = {}
+    for seed in plan.seeds:
+        blocks.setdefault(block_of(plan.kind, seed), []).append(seed)
+    return [seeds for seeds in blocks.values() if any(s not in done for s in seeds)]
 
 
 def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = True) -> list[dict]:
@@ -120,11 +120,11 @@ def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = Tru
             out.write(json.dumps(plan.header(), sort_keys=True) + "\n")
             out.flush()
         if todo:
-            for records in engine.run(plan.kind, plan.design_path, plan.design_text,
-                                      chunks_of(todo, CHUNK[plan.kind], engine.workers)):
-                out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+            for records in engine.run(plan.kind, plan.design_path, plan.design_text, blocks_to_run(plan, done)):
+                new = [r for r in records if int(r["seed"]) not in done]
+                out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in new))
                 out.flush()
-                for r in records:
+                for r in new:
                     done[int(r["seed"])] = r
-                bar.update(len(records))
+                bar.update(len(new))
     return [done[s] for s in plan.seeds]

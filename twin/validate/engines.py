@@ -13,6 +13,7 @@ file travels with the tasks as text, so it need not exist on the nodes.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import os
 from typing import Iterable, Iterator, Protocol
@@ -101,9 +102,14 @@ class RayEngine:
         self._task = ray.remote(num_cpus=1, max_retries=2)(run_chunk)
 
     def run(self, kind: str, path: str, text: str, chunks: Iterable[list[int]]) -> Iterator[list[dict]]:
-        pending = [self._task.remote(kind, path, list(c), text) for c in chunks]
+        # At most a few tasks per CPU in flight: a million-drop campaign must
+        # not queue forty thousand tasks (and their results) at once.
+        todo = iter(chunks)
+        window = 4 * self.workers
+        pending = [self._task.remote(kind, path, list(c), text) for c in itertools.islice(todo, window)]
         while pending:
             done, pending = self._ray.wait(pending, num_returns=1)
+            pending += [self._task.remote(kind, path, list(c), text) for c in itertools.islice(todo, 1)]
             yield self._ray.get(done[0])
 
     def close(self) -> None:

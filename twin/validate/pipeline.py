@@ -11,7 +11,7 @@ import yaml
 from twin.errors import DesignError
 from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
-from twin.validate.runs import KINDS, TOWER, WHEEL, _design
+from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
 from twin.validate.verdict import Check, judge
 
 
@@ -88,7 +88,7 @@ def validate(design: str | Path, runs: int, *, kind: str | None = None, workers:
         raise ValueError(f"runs must be at least 1, got {runs}")
     if not 0.5 <= confidence < 1:
         raise ValueError(f"confidence must be in [0.5, 1), got {confidence}")
-    loaded = _design(kind, path, None)          # a design error shows here, before any worker starts
+    loaded = design_for(kind, path, None)          # a design error shows here, before any worker starts
     plan = Plan(kind, path, Path(path).read_text(encoding="utf-8"), seed, runs)
     results_path = Path(results) if results else default_results_path(plan)
     started = time.perf_counter()

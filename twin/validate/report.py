@@ -126,6 +126,17 @@ def _wheel_examples(outcome, design, folder: Path) -> list[tuple[str, str]]:
             (f"spin-{seed}.gif", f"The spin with seed {seed}.")]
 
 
+def chart_of(key: str) -> str | None:
+    """The chart that shows a check's data, shown again beside the words when it fails."""
+    if key.startswith("faces_die_"):
+        return f"faces-die-{key.rsplit('_', 1)[1]}.png"
+    if key.startswith("leaving_angle"):
+        return "leaving-angles.png"
+    return {"totals": "totals.png", "loaded_face_dependence": "loaded-face.png", "no_roll_rate": "no-roll.png",
+            "pocket_uniformity": "pockets.png", "sector_bias": "sectors.png",
+            "invalid_spin_rate": "invalid.png"}.get(key)
+
+
 def _figures(items: list[tuple[str, str]]) -> str:
     return "\n".join(f'<figure><img src="{html.escape(name)}" alt="{html.escape(text)}">'
                      f"<figcaption>{html.escape(text)}</figcaption></figure>" for name, text in items)
@@ -151,9 +162,19 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
     conf = f"{100 * outcome.confidence:g}%"
     unit = "drops" if outcome.kind == TOWER else "spins"
     verdict = "PASSES" if outcome.passed else "FAILS"
-    why = "".join(f"<li><b>{html.escape(c.title)}</b>: {html.escape(c.finding)}. "
-                  f"(p = {_fmt(c.result.p_value)}, {_fmt(c.adjusted_p)} after Holm's correction; "
-                  f"{html.escape(c.result.detail)})</li>" for c in outcome.checks if c.passed is False)
+    shown: set[str] = set()
+    why = ""
+    for c in outcome.checks:
+        if c.passed is not False:
+            continue
+        picture = chart_of(c.key)
+        why += (f"<li><b>{html.escape(c.title)}</b>: {html.escape(c.finding)}. "
+                f"(p = {_fmt(c.result.p_value)}, {_fmt(c.adjusted_p)} after Holm's correction; "
+                f"{html.escape(c.result.detail)})")
+        if picture and picture not in shown and (folder / picture).exists():
+            why += f'<br><img src="{picture}" alt="{html.escape(c.title)}">'
+            shown.add(picture)
+        why += "</li>"
     rows = "".join(
         f"<tr><td>{html.escape(c.title)}</td>"
         f"<td>{_fmt(c.result.statistic) if c.tested else '-'}</td>"
