@@ -62,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _text(outcome) -> str:
+    from twin.validate.verdict import meaning_of
     unit = "drops" if outcome.kind == "tower" else "spins"
     lines = [f"{outcome.design_path}: {outcome.runs} {unit}, seeds {outcome.first_seed}-"
              f"{outcome.first_seed + outcome.runs - 1}, {100 * outcome.confidence:g}% confidence "
@@ -71,6 +72,8 @@ def _text(outcome) -> str:
             verdict = "pass" if c.passed else "FAIL"
             lines.append(f"  {verdict:4}  {c.title}: p={c.result.p_value:.3g} (Holm {c.adjusted_p:.3g}); "
                          f"{c.finding}; detectable: {c.detectable}")
+            if not c.passed:
+                lines.append(f"        why it matters: {meaning_of(c.key)}")
         else:
             lines.append(f"  info  {c.title}: {c.finding}")
     lines.append(f"{'PASS' if outcome.passed else 'FAIL'}" +

@@ -12,7 +12,7 @@ from twin.errors import DesignError
 from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
 from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
-from twin.validate.verdict import Check, judge
+from twin.validate.verdict import Check, judge, meaning_of
 
 
 def design_kind(path: str | Path) -> str:
@@ -66,6 +66,8 @@ class Outcome:
             "correction": f"Holm over the {len(tested)} tests of the family: a fair design fails any "
                           f"of them with probability at most {1 - self.confidence:g}",
             "passed": self.passed, "failed": self.failed,
+            "why": [{"check": c.key, "finding": c.finding, "meaning": meaning_of(c.key)}
+                    for c in self.checks if c.passed is False],
             "checks": [c.to_json() for c in self.checks],
             "engine": self.engine, "workers": self.workers, "results_file": self.results_path,
             "elapsed_s": round(self.elapsed_s, 2), "report": self.report_path,

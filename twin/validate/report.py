@@ -14,7 +14,7 @@ from pathlib import Path
 from twin.validate import plots
 from twin.validate.runs import TOWER
 from twin.validate.tower_checks import TOTALS
-from twin.validate.verdict import Check
+from twin.validate.verdict import Check, meaning_of
 
 STYLE = """body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}
 table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top}
@@ -30,6 +30,10 @@ def _fmt(x) -> str:
     if isinstance(x, float):
         return f"{x:.3g}" if abs(x) < 1e4 else f"{x:.0f}"
     return html.escape(str(x))
+
+
+def _p(x: float) -> str:
+    return "< 1e-300" if x == 0 else _fmt(x)
 
 
 def _by_key(checks: list[Check]) -> dict[str, Check]:
@@ -168,8 +172,8 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
         if c.passed is not False:
             continue
         picture = chart_of(c.key)
-        why += (f"<li><b>{html.escape(c.title)}</b>: {html.escape(c.finding)}. "
-                f"(p = {_fmt(c.result.p_value)}, {_fmt(c.adjusted_p)} after Holm's correction; "
+        why += (f"<li><b>{html.escape(c.title)}</b>: {html.escape(c.finding)}. {html.escape(meaning_of(c.key))} "
+                f"(p {'=' if c.result.p_value else ''} {_p(c.result.p_value)}, {_p(c.adjusted_p)} after Holm's correction; "
                 f"{html.escape(c.result.detail)})")
         if picture and picture not in shown and (folder / picture).exists():
             why += f'<br><img src="{picture}" alt="{html.escape(c.title)}">'
@@ -178,8 +182,8 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
     rows = "".join(
         f"<tr><td>{html.escape(c.title)}</td>"
         f"<td>{_fmt(c.result.statistic) if c.tested else '-'}</td>"
-        f"<td>{_fmt(c.result.p_value) if c.tested else '-'}</td>"
-        f"<td>{_fmt(c.adjusted_p) if c.tested else '-'}</td>"
+        f"<td>{_p(c.result.p_value) if c.tested else '-'}</td>"
+        f"<td>{_p(c.adjusted_p) if c.tested else '-'}</td>"
         f"<td class=\"{'info' if c.passed is None else 'pass' if c.passed else 'fail'}\">"
         f"{'-' if c.passed is None else 'pass' if c.passed else 'FAIL'}</td>"
         f"<td>{html.escape(c.detectable)}</td><td>{html.escape(c.finding)}</td></tr>"

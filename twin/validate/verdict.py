@@ -64,3 +64,30 @@ def judge(checks: list[Check], confidence: float) -> list[Check]:
     for c in checks:
         c.confidence = confidence
     return checks
+
+
+# What a failed check means, for a person deciding what to fix.
+MEANING = {
+    "loaded_face_dependence": "A tower that randomises tumbles the dice so much that the face loaded on top "
+                              "stays up one time in six. These dice barely turned over on the way down: the "
+                              "body needs obstacles that make them deflect and tumble (625b.2(c)(3)).",
+    "faces_die": "One die shows some faces more often than a fair die would: a die or its path is biased.",
+    "totals": "The totals do not follow three fair, independent dice.",
+    "independence": "Two dice land together more (or less) often than chance: they move as a pair.",
+    "serial_correlation": "A drop's result depends on the drop before it.",
+    "no_roll_rate": "Too many drops end with a die not flat on the tray (a no roll, 625b.2(d)(5)): "
+                    "the tray or the dice's material lets dice lean or balance.",
+    "pocket_uniformity": "Some pockets win more often than 1 in 37 (617c.3(a)).",
+    "sector_bias": "A run of neighbouring pockets wins more than its share: look at that part of the rotor.",
+    "leaving_angle": "A level wheel lets the ball leave the track anywhere. A zone it never leaves from is the "
+                     "mark of a tilted wheel (Thorp's forbidden zone), which a player timing the ball can "
+                     "exploit: level the wheel.",
+    "invalid_spin_rate": "Too many spins end without a valid pocket.",
+}
+
+
+def meaning_of(key: str) -> str:
+    for prefix, text in MEANING.items():
+        if key.startswith(prefix):
+            return text
+    return ""
