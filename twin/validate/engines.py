@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import os
+import signal
 from typing import Iterable, Iterator, Protocol
 
 from twin.errors import TwinError
@@ -39,8 +40,11 @@ class Engine(Protocol):
 def _worker_start() -> None:
     """A worker's stdout is the user's: PyBullet's C library prints its build
     banner there on import, which would break ``--json``. Workers report
-    through their return values only, so their fd 1 goes to stderr."""
+    through their return values only, so their fd 1 goes to stderr. Ctrl-C
+    is the parent's to handle (it terminates the pool); a worker's own
+    traceback for it would only bury the message."""
     os.dup2(2, 1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _pool_task(job: tuple[str, str, str, list[int]]) -> list[dict]:
