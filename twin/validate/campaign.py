@@ -83,7 +83,9 @@ def read_records(path: Path, plan: Plan) -> dict[int, dict]:
     except json.JSONDecodeError:
         header = None
     wanted = plan.header()
-    if not isinstance(header, dict) or any(header.get(k) != v for k, v in wanted.items()):
+    # The design is matched by its contents: the same file named by another
+    # relative path (or a copy) continues the campaign.
+    if not isinstance(header, dict) or any(header.get(k) != v for k, v in wanted.items() if k != "design"):
         raise CampaignError(f"{path}: holds another campaign ({lines[0][:200]}); expected {json.dumps(wanted)}. "
                             "Name another file with --results, or delete this one.")
     records: dict[int, dict] = {}
