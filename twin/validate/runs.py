@@ -19,8 +19,7 @@ import numpy as np
 
 TOWER, WHEEL = "tower", "wheel"
 KINDS = (TOWER, WHEEL)
-# Runs per block, the unit of work: a tower block costs one new physics world
-# (about one drop's time) and 20 drops; a spin builds its own world anyway.
+# Runs per block, the unit of work handed to a worker (and the unit of resuming).
 BLOCK = {TOWER: 20, WHEEL: 4}
 
 
@@ -78,28 +77,10 @@ def block_of(kind: str, seed: int) -> int:
     return seed // BLOCK[kind]
 
 
-def fresh_tower_engine(design) -> None:
-    """Forget this process's physics world for the design, so that the next
-    drop builds a new one. The tower twin keeps one world per design and
-    process; measured over 20,000 drops, about one drop in 4,000 then
-    depended on the drops run before it in that world (its settle time moved
-    by one 1/60 s rest check; faces were the same). A block of drops run in
-    seed order from a new world is the same in any process, so records do not
-    depend on how many workers shared the campaign.
-    (Uses the tower twin's private cache: a public reset would be better.)"""
-    import pybullet as pb
-
-    from twin.tower import dropping
-    engine = dropping._ENGINES.pop(design, None)
-    if engine is not None:
-        pb.disconnect(physicsClientId=engine.client)
-
-
 def run_chunk(kind: str, path: str, seeds: list[int], text: str | None = None) -> list[dict]:
     """What a worker does: the runs for ``seeds`` (one block, or the part of
-    it inside the campaign), in order, a tower's from a new physics world."""
+    it inside the campaign), in order. Each drop and spin builds its own
+    physics world, so a run does not depend on the runs before it."""
     design = design_for(kind, path, text)
-    if kind == TOWER:
-        fresh_tower_engine(design)
     one = tower_run if kind == TOWER else wheel_run
     return [one(design, seed) for seed in seeds]
