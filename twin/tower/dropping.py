@@ -30,7 +30,6 @@ from twin.tower.world import DOOR_PARKED, World, build, place_dice
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
 YAW_SPREAD_DEG = 15.0
-WARM_UP_STEPS = 8        # how square the dealer sets the dice in the compartment
 
 
 @dataclass(frozen=True)
@@ -98,14 +97,9 @@ class _Engine:
             _Engine._client = pb.connect(pb.DIRECT)
         self.client = _Engine._client
         pb.resetSimulation(physicsClientId=self.client)
+        # Every drop is the first in its world, so no warm-up is needed to
+        # make the first drop of a process equal the later ones.
         self.world = build(self.client, design)
-        # The first steps of a new world move its static parts through the
-        # broad phase's stages; a throw-away load does that here, the same for
-        # every drop.
-        _faces, poses = _place(design, 0, None)
-        place_dice(self.world, design, poses)
-        for _ in range(WARM_UP_STEPS):
-            pb.stepSimulation(physicsClientId=self.client)
 
 
 def _check_loaded(design: TowerDesign, loaded: Sequence[int]) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pybullet as pb
@@ -55,6 +56,12 @@ def rounded_cube_points(edge: float, radius: float, per_corner: int = 3) -> np.n
                                       math.cos(theta)])
                         points.append(centre + radius * d * np.array([sx, sy, sz]))
     return np.unique(np.round(np.array(points), 9), axis=0)
+
+
+@lru_cache(maxsize=16)
+def _die_vertices(edge: float, radius: float) -> list:
+    """The hull points of a die, computed once: every drop builds a new world."""
+    return rounded_cube_points(edge, radius).tolist()
 
 
 def _apply(client: int, body: int, m: Material) -> None:
@@ -161,8 +168,8 @@ def build(client: int, design: TowerDesign) -> World:
 
     # The dice's shape: a rounded cube (a sphere-swept box), made once.
     d = design.dice
-    points = rounded_cube_points(d.edge_m, d.corner_radius_m)
-    die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=points.tolist(), physicsClientId=client)
+    die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=_die_vertices(d.edge_m, d.corner_radius_m),
+                                        physicsClientId=client)
     (door,), (floor,) = roles["door"], roles["floor"]
     return World(client, [], die_shape, door, door_pose, roles["obstacle"], roles["wall"], floor)
 
