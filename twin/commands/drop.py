@@ -8,6 +8,7 @@ from collections import Counter
 
 from tqdm import tqdm
 
+from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 
 PROGRESS_FROM = 20   # show a progress bar on stderr from this many drops
@@ -31,14 +32,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "'no roll' (625b.2(d)(5)). Drops use seeds N, N+1, ..., N+K-1; the same seed and load "
                     "give the same drop.")
     parser.add_argument("design", help="tower design YAML, e.g. fixtures/towers/standard.yaml")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--count", type=int, default=1, help="number of drops (default 1)")
+    add_series_arguments(parser, "drop", png="picture of the first drop's tray from above",
+                         gif="side-view animation of the first drop")
     parser.add_argument("--loaded", type=_faces, metavar="A,B,C",
                         help="top faces as the dealer set the dice in the compartment (625b.2(d)(6)); "
                              "default: the design's loading")
-    parser.add_argument("--png", metavar="FILE", help="picture of the first drop's tray from above")
-    parser.add_argument("--gif", metavar="FILE", help="side-view animation of the first drop")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
     parser.set_defaults(func=run)
 
 
@@ -46,12 +44,6 @@ def run(args: argparse.Namespace) -> int:
     from twin.tower import drop, drop_traced, load_design
     from twin.tower.picture import drop_gif, tray_png
 
-    if args.count < 1:
-        print("twin drop: --count must be at least 1", file=sys.stderr)
-        return 2
-    if args.seed < 0:
-        print("twin drop: --seed must be 0 or more", file=sys.stderr)
-        return 2
     try:
         design = load_design(args.design)
     except DesignError as err:

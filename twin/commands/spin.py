@@ -7,6 +7,7 @@ import sys
 
 from tqdm import tqdm
 
+from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 
 PROGRESS_FROM = 20   # show a progress bar on stderr from this many spins
@@ -19,23 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "leaves it, and PyBullet takes it over the deflectors and frets into a pocket. "
                     "Spins use seeds N, N+1, ..., N+K-1; the same seed gives the same spin.")
     parser.add_argument("design", help="wheel design YAML, e.g. fixtures/wheels/standard.yaml")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--count", type=int, default=1, help="number of spins (default 1)")
-    parser.add_argument("--png", metavar="FILE", help="picture of the first spin's wheel at rest")
-    parser.add_argument("--gif", metavar="FILE", help="animation of the first spin")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    add_series_arguments(parser, "spin", png="picture of the first spin's wheel at rest",
+                         gif="animation of the first spin")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from twin.wheel import load_design, spin, trace
 
-    if args.count < 1:
-        print("twin spin: --count must be at least 1", file=sys.stderr)
-        return 2
-    if args.seed < 0:
-        print("twin spin: --seed must be 0 or more", file=sys.stderr)
-        return 2
     try:
         design = load_design(args.design)
     except DesignError as err:

@@ -7,17 +7,8 @@ import json
 import os
 import sys
 
+from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _confidence(text: str) -> float:
@@ -42,15 +33,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "design passes, 1 it fails, 2 the campaign could not run.")
     parser.add_argument("design", help="tower or wheel design YAML, e.g. fixtures/towers/standard.yaml")
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--drops", type=_positive, metavar="N", help="drops of a tower design (default 2000)")
-    size.add_argument("--spins", type=_positive, metavar="N", help="spins of a wheel design (default 2000)")
-    parser.add_argument("--workers", type=_positive, default=os.cpu_count() or 1, metavar="K",
+    size.add_argument("--drops", type=positive_int, metavar="N", help="drops of a tower design (default 2000)")
+    size.add_argument("--spins", type=positive_int, metavar="N", help="spins of a wheel design (default 2000)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K",
                         help="worker processes (local) or CPUs of the local Ray instance (default: all cores)")
     parser.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="local process pool (default) or Ray (pip install 'tablebench[ray]')")
     parser.add_argument("--ray-address", metavar="ADDR",
                         help="a running Ray cluster, e.g. ray://head:10001 or auto (default: a local instance)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="first seed (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first seed (default 0)")
     parser.add_argument("--confidence", type=_confidence, default=0.99, metavar="C",
                         help="confidence of the verdicts, over the whole family of tests (default 0.99)")
     parser.add_argument("--results", metavar="FILE",
@@ -94,9 +85,6 @@ def _flush_c_stdio() -> None:
 def run(args: argparse.Namespace) -> int:
     from twin.validate.pipeline import design_kind, validate
 
-    if args.seed < 0:
-        print("twin validate: --seed must be 0 or more", file=sys.stderr)
-        return 2
     # Our stdout is for the result only: PyBullet's C library prints a banner
     # on import, so fd 1 goes to stderr while the campaign runs.
     sys.stdout.flush()
