@@ -27,7 +27,7 @@ from bench.plant import Reading
 from bench.players import PlayerMix
 from bench.probes import Probe
 from bench.protocol import PROTOCOL_VERSION, Message, Session, make
-from bench.protocol.errors import LinkError
+from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
 
 COMMANDS = ("RELEASE", "SPIN", "ROLL")
@@ -83,7 +83,13 @@ class RoundCycle:
         """HELLO both ways; the controller then opens its first round."""
         self._send("HELLO", proto=PROTOCOL_VERSION, role="bench", sw=self.software, game=self.game,
                    seed=self.session_seed)
-        hello = self._expect("HELLO")
+        hello = self._expect("HELLO", "ERROR")
+        if hello.type == "ERROR":
+            raise ProtocolViolation(f"the controller refused the session ({hello['code']}): "
+                                    f"{hello.get('detail') or 'no detail'}")
+        if hello["proto"] != PROTOCOL_VERSION or hello["game"] != self.game:
+            raise ProtocolViolation(f"the controller speaks protocol {hello['proto']} for {hello['game']}; "
+                                    f"this bench speaks protocol {PROTOCOL_VERSION} for {self.game}")
         return hello
 
     # -- the process ------------------------------------------------------

@@ -111,3 +111,12 @@ def test_a_bad_design_is_refused_naming_the_field(tmp_path):
     assert result.returncode == 2
     assert "misspelt-field.yaml: body.obstacels" in result.stderr
     assert not (tmp_path / "session.jsonl").exists()
+
+
+def test_a_controller_running_another_game_is_refused(tmp_path):
+    with emulated_controller("sic-bo", seed=4, listen="127.0.0.1:0") as url:
+        result = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--game", "lightning-dice",
+                                 "--controller", url, "--rounds", "2", "--out", str(tmp_path)],
+                                capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "lightning-dice" in result.stderr and "sic-bo" in result.stderr
