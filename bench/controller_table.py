@@ -29,14 +29,15 @@ is written to its wire log, whose path is in every failure message.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
+from bench.greeting import greet, reply_to
 from bench.link import open_link
 from bench.oracle import Oracle, Violation
-from bench.protocol import BENCH, PROTOCOL_VERSION, FrameEvent, LinkError, Message, Session, Timeouts, make
+from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
+from bench.protocol.errors import ProtocolViolation
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
 from bench.recorder import oracle_input
 from bench.rules import Lucky, get_game
@@ -56,14 +57,6 @@ COMMAND = {"dice3": "RELEASE", "wheel": "SPIN", "craps": "ROLL"}
 
 class ControllerViolation(AssertionError):
     """The oracle found the controller breaking a clause."""
-
-
-def rules_digest(rules: Rules) -> str:
-    """What a controller's HELLO says of its rules: the first 16 hex digits of
-    the submission file's SHA-256, or ``default`` (docs/protocol.md, HELLO)."""
-    if not getattr(rules, "source", None):
-        return "default"
-    return hashlib.sha256(Path(rules.source).read_bytes()).hexdigest()[:16]
 
 
 class WireLog:
@@ -143,33 +136,17 @@ class ControllerConnection:
         return f"b{self._serial}"
 
     def reply_to(self, wager_id: str) -> Message:
-        while True:
-            reply = self.expect("ACCEPT", "REFUSE")
-            if reply["id"] == wager_id:
-                return reply
+        return reply_to(self.session, wager_id, self.reply_s)
 
     def handshake(self) -> None:
         """HELLO both ways; the controller must run the game and rules the
         bench judges it by (its HELLO says which); then its first round opens."""
         self.session.inbox.clear()
-        self.send("HELLO", proto=PROTOCOL_VERSION, role="bench", sw=self.software, game=self.game)
-        hello = self.expect("HELLO", "ERROR")
-        if hello.type == "ERROR":
-            raise BenchError(f"{self.description}: the controller refused the bench's HELLO: "
-                             f"{hello['code']} {hello.get('detail') or ''}")
-        problems = []
-        if hello["game"] != self.game:
-            problems.append(f"it plays {hello['game']}, not {self.game}")
-        paytable = getattr(self.rules, "paytable", None)
-        if paytable is not None and hello.get("paytable") is not None and str(hello["paytable"]) != str(paytable):
-            problems.append(f"its paytable is {hello['paytable']}, the bench judges by {paytable}")
-        digest = rules_digest(self.rules)
-        if hello.get("rules") is not None and hello["rules"] != digest:
-            problems.append(f"its rules digest is {hello['rules']}, the bench's submission gives {digest} "
-                            f"(pass the controller's submission with --controller-submission)")
-        if problems:
-            raise BenchError(f"{self.description}: the controller does not run what the bench judges: "
-                             + "; ".join(problems))
+        try:
+            greet(self.session, game=self.game, rules=self.rules, software=self.software,
+                  reply_s=self.reply_s, description=self.description)
+        except ProtocolViolation as err:
+            raise BenchError(str(err)) from None
         self._take_open()
 
     def _take_open(self) -> int:

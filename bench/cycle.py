@@ -23,11 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from bench.greeting import greet, reply_to
 from bench.plant import Reading
 from bench.players import PlayerMix
 from bench.probes import Probe
-from bench.protocol import PROTOCOL_VERSION, Message, Session, make
-from bench.protocol.errors import LinkError, ProtocolViolation
+from bench.protocol import Message, Session, make
+from bench.protocol.errors import LinkError
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
 
 COMMANDS = ("RELEASE", "SPIN", "ROLL")
@@ -51,7 +52,7 @@ class RoundFailed(Exception):
 
 
 class RoundCycle:
-    def __init__(self, env, session: Session, *, game: str, plant, players: PlayerMix, phases: Phases,
+    def __init__(self, env, session: Session, *, game: str, rules, plant, players: PlayerMix, phases: Phases,
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
                  on_round_end: Callable[[int, str | None], None] = lambda *a: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
@@ -59,6 +60,7 @@ class RoundCycle:
         self.env = env
         self.session = session
         self.game = game
+        self.rules = rules                          # what the controller must run (checked at HELLO)
         self.kind = GAME_KIND[game]
         self.plant = plant
         self.players = players
@@ -80,17 +82,9 @@ class RoundCycle:
         return self.session.receive(self.phases.reply_s, expect=types)
 
     def handshake(self) -> Message:
-        """HELLO both ways; the controller then opens its first round."""
-        self._send("HELLO", proto=PROTOCOL_VERSION, role="bench", sw=self.software, game=self.game,
-                   seed=self.session_seed)
-        hello = self._expect("HELLO", "ERROR")
-        if hello.type == "ERROR":
-            raise ProtocolViolation(f"the controller refused the session ({hello['code']}): "
-                                    f"{hello.get('detail') or 'no detail'}")
-        if hello["proto"] != PROTOCOL_VERSION or hello["game"] != self.game:
-            raise ProtocolViolation(f"the controller speaks protocol {hello['proto']} for {hello['game']}; "
-                                    f"this bench speaks protocol {PROTOCOL_VERSION} for {self.game}")
-        return hello
+        """HELLO both ways (``bench.greeting``); the controller then opens its first round."""
+        return greet(self.session, game=self.game, rules=self.rules, software=self.software,
+                     reply_s=self.phases.reply_s, seed=self.session_seed)
 
     # -- the process ------------------------------------------------------
     def run(self, rounds: int, progress: Callable[[], None] = lambda: None):
@@ -171,10 +165,7 @@ class RoundCycle:
         yield self.env.timeout(phases.clear_s)
 
     def _expect_reply_to(self, wager_id: str) -> Message:
-        while True:
-            reply = self._expect("ACCEPT", "REFUSE")
-            if reply["id"] == wager_id:
-                return reply
+        return reply_to(self.session, wager_id, self.phases.reply_s)
 
     def _sensor_fields(self, round_no: int, command: Message, reading: Reading) -> dict:
         if self.kind == "wheel":

@@ -122,7 +122,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                 failures[round_no] = failure
             recorder.on_round_end(round_no, failure)
 
-        cycle = RoundCycle(env, session, game=config.game, plant=plant,
+        cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
                            players=config.players or PlayerMix.default(config.game),
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",

@@ -9,12 +9,12 @@ side bet is resolved.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from importlib import metadata
 
 from bench.errors import RulesError
+from bench.greeting import rules_digest
 from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSION, Session, make
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES, is_token
 from bench.rules import Round, Wager, get_game
@@ -36,15 +36,6 @@ def software_version() -> str:
         return f"tablebench-emulator/{metadata.version('tablebench')}"
     except metadata.PackageNotFoundError:
         return "tablebench-emulator/unknown"
-
-
-def rules_digest(rules) -> str:
-    """First 16 hex digits of the submission file's SHA-256, or "default"."""
-    source = getattr(rules, "source", None)
-    if not source:
-        return "default"
-    with open(source, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 class EmulatedController:

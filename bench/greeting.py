@@ -1,0 +1,61 @@
+"""The bench's side of a session's start, shared by every bench-side driver
+(``bench run``'s round cycle and the pytest controller table): HELLO both
+ways, and a refusal when the controller does not run what the bench judges
+it by (docs/protocol.md, HELLO). Also the one wait every driver needs for the
+reply to its own wager."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from bench.protocol import PROTOCOL_VERSION, Message, Session, make
+from bench.protocol.errors import ProtocolViolation
+
+
+def rules_digest(rules) -> str:
+    """What a controller's HELLO says of its rules: the first 16 hex digits of
+    the submission file's SHA-256, or ``default`` for the regulation's defaults."""
+    source = getattr(rules, "source", None)
+    if not source:
+        return "default"
+    return hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
+
+
+def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
+          seed: int | None = None, description: str = "the controller") -> Message:
+    """Send the bench's HELLO and check the controller's: protocol version,
+    game, paytable and rules digest. Raises ProtocolViolation naming every
+    mismatch (or the controller's own refusal)."""
+    fields = dict(proto=PROTOCOL_VERSION, role="bench", sw=software, game=game)
+    if seed is not None:
+        fields["seed"] = seed
+    session.send(make("HELLO", **fields))
+    hello = session.receive(reply_s, expect=("HELLO", "ERROR"))
+    if hello.type == "ERROR":
+        raise ProtocolViolation(f"{description} refused the bench's HELLO ({hello['code']}): "
+                                f"{hello.get('detail') or 'no detail'}")
+    problems = []
+    if hello["proto"] != PROTOCOL_VERSION:
+        problems.append(f"it speaks protocol {hello['proto']}, the bench {PROTOCOL_VERSION}")
+    if hello["game"] != game:
+        problems.append(f"it plays {hello['game']}, not {game}")
+    paytable = getattr(rules, "paytable", None)
+    if paytable is not None and hello.get("paytable") is not None and str(hello["paytable"]) != str(paytable):
+        problems.append(f"its paytable is {hello['paytable']}, the bench judges by {paytable}")
+    digest = rules_digest(rules)
+    if hello.get("rules") is not None and hello["rules"] != digest:
+        problems.append(f"its rules digest is {hello['rules']}, the bench's submission gives {digest} "
+                        f"(give the bench the controller's submission)")
+    if problems:
+        raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
+    return hello
+
+
+def reply_to(session: Session, wager_id: str, reply_s: float) -> Message:
+    """The controller's ACCEPT or REFUSE of this wager (others stay judged and are passed over);
+    each wait is bounded by ``reply_s``."""
+    while True:
+        reply = session.receive(reply_s, expect=("ACCEPT", "REFUSE"))
+        if reply["id"] == wager_id:
+            return reply
