@@ -282,3 +282,20 @@ def detectable_cell_shift(samples: int, categories: int, cell_prob: float,
         return math.inf
     lam = _noncentrality_for_power(categories - 1, confidence, power)
     return math.sqrt(lam / samples) * math.sqrt(cell_prob * (1 - cell_prob))
+
+
+def share_test(name: str, successes: int, trials: int, expected: float,
+               confidence: float = DEFAULT_CONFIDENCE) -> TestResult:
+    """Two-sided exact binomial test of a share against ``expected`` (e.g.
+    how often the loaded top face stays on top: 1/6 for a fair tower; a short
+    chute keeps it, a tall drop onto a flat tray turns it over). The
+    detectable figure is the smallest absolute departure from ``expected``
+    flagged with 80% power (normal approximation)."""
+    if trials == 0:
+        return TestResult(name, 0.0, 1.0, confidence, "no trials", math.inf)
+    p_value = float(stats.binomtest(successes, trials, expected).pvalue)
+    z = stats.norm.ppf(1 - (1 - confidence) / 2) + stats.norm.ppf(DEFAULT_POWER)
+    detectable = z * math.sqrt(expected * (1 - expected) / trials)
+    share = successes / trials
+    return TestResult(name, share, p_value, confidence,
+                      f"{successes} of {trials} ({100 * share:.1f}%) against {100 * expected:.1f}%", detectable)

@@ -21,8 +21,8 @@ import itertools
 import statistics
 from collections import Counter
 
-from twin.stats import (chi_square_goodness, detectable_cell_shift, independence, rate_at_most, serial_correlation,
-                        uniformity, wilson_interval)
+from twin.stats import (TestResult, chi_square_goodness, detectable_cell_shift, independence, rate_at_most,
+                        serial_correlation, share_test, uniformity, wilson_interval)
 from twin.validate.verdict import Check
 
 FACES = range(1, 7)
@@ -86,16 +86,26 @@ def _pair_check(a: int, b: int, drops: list[dict], confidence: float) -> Check:
 
 
 def _loaded_check(drops: list[dict], confidence: float) -> Check:
+    """The resting face against the loaded face, judged two ways and the
+    smaller p-value taken with a Bonferroni factor of 2: the 6x6 contingency
+    test sees any dependence; the share of dice whose loaded top face stayed
+    on top, against 1/6, is far more powerful for the common one (a tower
+    that lets dice keep, or flip, the face they were loaded with)."""
     table = [[0] * 6 for _ in FACES]
     for r in drops:
         for loaded, face in zip(r["loaded"], r["faces"]):
             table[loaded - 1][face - 1] += 1
-    result = independence("loaded face", table, confidence)
+    contingency = independence("loaded face", table, confidence)
     dice = sum(map(sum, table))
     kept = sum(table[i][i] for i in range(6))
+    share = share_test("loaded face kept", kept, dice, 1 / 6, confidence)
+    result = TestResult("loaded face", contingency.statistic, min(1.0, 2 * min(contingency.p_value, share.p_value)),
+                        confidence, f"{contingency.detail}; kept on top: {share.detail} (p={share.p_value:.3g}); "
+                                    f"the smaller p-value times 2", contingency.detectable)
     interval = wilson_interval(kept, dice, confidence)
     return Check("loaded_face_dependence", "Resting face independent of the loaded face", result,
-                 _size(result.detectable, what="Cramér's V "),
+                 _size(result.detectable, what="Cramér's V ") + "; "
+                 + _size(share.detectable, fmt="{:.1%}", what="a kept share off 16.7% by "),
                  f"the face loaded on top stayed on top for {kept} of {dice} dice ({_pct(interval.rate)}, "
                  f"{100 * confidence:g}% interval {_pct(interval.low)}-{_pct(interval.high)}; fair: 16.7%)",
                  data={"table": table, "kept": kept, "dice": dice})
