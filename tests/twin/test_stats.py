@@ -85,3 +85,16 @@ def test_sparse_cells_are_pooled_so_totals_can_be_tested():
     result = chi_square_goodness("totals", counts, probs)
     assert result.passed
     assert "degrees of freedom" in result.detail
+
+
+def test_share_test_flags_a_tower_that_keeps_or_flips_the_loaded_face():
+    from twin.stats import share_test
+    rng = random.Random(6)
+    fair = sum(rng.random() < 1 / 6 for _ in range(4500))
+    keeps = sum(rng.random() < 0.20 for _ in range(4500))
+    flips = sum(rng.random() < 0.10 for _ in range(4500))
+    assert share_test("fair", fair, 4500, 1 / 6).passed
+    assert not share_test("keeps", keeps, 4500, 1 / 6).passed
+    assert not share_test("flips", flips, 4500, 1 / 6).passed
+    small, large = share_test("n", 100, 600, 1 / 6), share_test("n", 400, 2400, 1 / 6)
+    assert large.detectable == pytest.approx(small.detectable / 2, rel=1e-9)
