@@ -19,14 +19,12 @@ the field and the clause. File format (YAML)::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
-
-import yaml
 
 from bench.errors import RulesError
 from bench.rules.lucky import LuckyDistribution, parse_lucky
 from bench.rules.registry import game_names, get_game
+from twin.yamlfile import read_yaml
 
 _FIELDS = {"game", "paytable", "description", "options", "lucky"}
 
@@ -116,16 +114,7 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
 
 def load_submission(path) -> Rules:
     """Read and validate a YAML rules submission."""
-    file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise RulesError(f"cannot read: {err.strerror}", file=file) from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise RulesError(f"not valid YAML: {err}", file=file) from None
-    return parse_rules(raw, file=file)
+    return parse_rules(read_yaml(path, RulesError), file=str(path))
 
 
 def default_rules(game: str, paytable: object = None) -> Rules:

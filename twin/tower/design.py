@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from twin.errors import DesignError
+from twin.yamlfile import read_yaml
 
 # Body axes of a die, in the order the pip table is written.
 AXES = ("+x", "-x", "+y", "-y", "+z", "-z")
@@ -356,13 +355,4 @@ def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
 
 def load_design(path: str | Path) -> TowerDesign:
     """Read and check a tower design file; raise ``DesignError`` naming the field."""
-    file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise DesignError(f"cannot read: {err.strerror or err}", file=file) from err
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise DesignError(f"is not valid YAML: {err}", file=file) from err
-    return parse_design(data, file)
+    return parse_design(read_yaml(path, DesignError), str(path))

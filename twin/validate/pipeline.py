@@ -6,24 +6,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from twin.errors import DesignError
 from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
 from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
 from twin.validate.verdict import Check, judge, meaning_of
+from twin.yamlfile import read_yaml
 
 
 def design_kind(path: str | Path) -> str:
     """"tower" or "wheel", from what the design file holds (a wheel lists
     its pockets, a tower its dice)."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise DesignError(f"cannot read the design: {err.strerror}", file=str(path)) from None
-    except yaml.YAMLError as err:
-        raise DesignError(f"not YAML: {err}", file=str(path)) from None
+    data = read_yaml(path, DesignError)
     if isinstance(data, dict) and "pockets" in data:
         return WHEEL
     if isinstance(data, dict) and "dice" in data:

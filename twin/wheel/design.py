@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from twin.errors import DesignError
+from twin.yamlfile import read_yaml
 
 # The standard single-zero order, read clockwise from the zero (617a.1(c)
 # wheels as built by every major maker).
@@ -137,15 +136,7 @@ class WheelDesign:
 
 def load_design(path: str | Path) -> WheelDesign:
     """Read and check a wheel design; raise ``DesignError`` naming file and field."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DesignError(f"cannot read the design: {err.strerror}", file=str(path)) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise DesignError(f"not valid YAML: {err}", file=str(path)) from None
+    data = read_yaml(path, DesignError)
     try:
         return design_from_mapping(data, source=str(path))
     except DesignError as err:
