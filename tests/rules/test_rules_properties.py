@@ -100,12 +100,17 @@ def _check(settlements, wagers, wins):
             assert settlement.returned == 0
 
 
+
+def wagers_from(game, picks):
+    """Wagers on the game's bets picked by index, with their stakes."""
+    bets = game.bet_names()
+    return [Wager(f"w{i}", bets[b], s) for i, (b, s) in enumerate(picks)]
+
 @FAST
 @given(dice=DICE, paytable=st.sampled_from("AB"), picks=st.lists(st.tuples(st.integers(0, 49), STAKE), min_size=1, max_size=8))
 def test_sic_bo_pays_exactly_the_winning_bets(dice, paytable, picks):
     game = get_game("sic-bo")
-    bets = game.bet_names()
-    wagers = [Wager(f"w{i}", bets[b], s) for i, (b, s) in enumerate(picks)]
+    wagers = wagers_from(game, picks)
     settlements = game.settle(Round("sic-bo", dice=dice), wagers, SIC_BO_RULES[paytable])
     _check(settlements, wagers, [sic_bo_wins(w.bet, dice) for w in wagers])
 
@@ -114,8 +119,7 @@ def test_sic_bo_pays_exactly_the_winning_bets(dice, paytable, picks):
 @given(dice=DICE, picks=st.lists(st.tuples(st.integers(0, 19), STAKE), min_size=1, max_size=8))
 def test_lightning_dice_pays_exactly_the_winning_bets(dice, picks):
     game = get_game("lightning-dice")
-    bets = game.bet_names()
-    wagers = [Wager(f"w{i}", bets[b], s) for i, (b, s) in enumerate(picks)]
+    wagers = wagers_from(game, picks)
     settlements = game.settle(Round("lightning-dice", dice=dice, lucky=DICE_LUCKY), wagers, LD_RULES)
     _check(settlements, wagers, [lightning_dice_wins(w.bet, dice) for w in wagers])
 
@@ -124,8 +128,7 @@ def test_lightning_dice_pays_exactly_the_winning_bets(dice, picks):
 @given(dice=DICE, picks=st.lists(st.tuples(st.integers(0, 19), STAKE), min_size=1, max_size=8))
 def test_a_no_roll_returns_exactly_the_stakes(dice, picks):
     game = get_game("lightning-dice")
-    bets = game.bet_names()
-    wagers = [Wager(f"w{i}", bets[b], s) for i, (b, s) in enumerate(picks)]
+    wagers = wagers_from(game, picks)
     for round_ in (Round("lightning-dice", dice=dice, no_roll=True, lucky=DICE_LUCKY),
                    Round("lightning-dice", no_roll=True, lucky=DICE_LUCKY)):
         settlements = game.settle(round_, wagers, LD_RULES)
@@ -138,8 +141,7 @@ def test_a_no_roll_returns_exactly_the_stakes(dice, picks):
        picks=st.lists(st.tuples(st.integers(0, 154), STAKE), min_size=1, max_size=8))
 def test_lightning_roulette_pays_exactly_the_winning_bets(pocket, lucky_numbers, pays, picks):
     game = get_game("lightning-roulette")
-    bets = game.bet_names()
-    wagers = [Wager(f"w{i}", bets[b], s) for i, (b, s) in enumerate(picks)]
+    wagers = wagers_from(game, picks)
     lucky = tuple(Lucky(f"straight:{n}", pays) for n in sorted(lucky_numbers))
     settlements = game.settle(Round("lightning-roulette", pocket=pocket, lucky=lucky), wagers, LR_RULES)
     _check(settlements, wagers, [roulette_wins(w.bet, pocket) for w in wagers])
