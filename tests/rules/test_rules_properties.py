@@ -100,7 +100,6 @@ def _check(settlements, wagers, wins):
             assert settlement.returned == 0
 
 
-
 def wagers_from(game, picks):
     """Wagers on the game's bets picked by index, with their stakes."""
     bets = game.bet_names()
