@@ -30,6 +30,7 @@ from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundS
 from bench.oracle.settlement import Recompute
 
 DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
+_UNSEEN = object()
 
 
 class Oracle:
@@ -57,6 +58,7 @@ class Oracle:
         self._ask_serial = 0
         self._last = {"tx": None, "rx": None}
         self._found: list[Violation] = []
+        self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -69,8 +71,12 @@ class Oracle:
         try:
             if self._repeat(direction, message, mono):
                 return []
-            self._check_deadlines(mono, frame)
-            handler = getattr(self, f"_{direction}_{type_.lower()}", None)
+            if self._asks:
+                self._check_deadlines(mono, frame)
+            key = (direction, type_)
+            handler = self._handlers.get(key, _UNSEEN)
+            if handler is _UNSEEN:
+                handler = self._handlers[key] = getattr(self, f"_{direction}_{type_.lower()}", None)
             if handler is not None:
                 handler(message, mono, frame)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as err:

@@ -33,6 +33,7 @@ class Recompute:
         self.rules = rules
         self.lightning = game in LIGHTNING_GAMES
         self._stand_ins: dict[str, tuple[Lucky, ...] | None] = {}
+        self._bet_problems: dict[str, RulesError | None] = {}
 
     # -- checks a controller's announcement --------------------------------
     def lucky_problem(self, lucky: Sequence[Lucky]) -> RulesError | None:
@@ -43,11 +44,19 @@ class Recompute:
         return None
 
     def bet_problem(self, bet: object) -> RulesError | None:
+        # The rules do not change within a session and players repeat their
+        # bets: each bet name is checked once.
+        cacheable = isinstance(bet, str)
+        if cacheable and bet in self._bet_problems:
+            return self._bet_problems[bet]
         try:
             self.game.check_bet(bet, self.rules)
+            problem = None
         except RulesError as err:
-            return err
-        return None
+            problem = err
+        if cacheable:
+            self._bet_problems[bet] = problem
+        return problem
 
     def is_no_roll(self, flat: Sequence[bool]) -> bool:
         """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo and
