@@ -116,9 +116,12 @@ class RoundCycle:
         probe = self.probes.get(self.rounds_done + 1)
         wagers = probe.wagers(round_no) if probe else self.players.wagers(self.session_seed, round_no)
 
-        # (d)(1) the players place their wagers while betting is open
+        # (d)(1) the players place their wagers while betting is open. All are
+        # sent before any reply is awaited, as players at a table do not wait
+        # for each other; the controller answers them in order.
         for wager in wagers:
             self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
+        for wager in wagers:
             self._expect_reply_to(wager.id)
         yield self.env.timeout(phases.betting_s)
 
