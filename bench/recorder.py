@@ -3,6 +3,12 @@
 The same ``oracle_input`` decides, live and in replay, which frames the oracle
 judges, so a journal is judged exactly as the link was (ANCHORS lesson 5:
 replay is a source of frames, not a monkeypatch).
+
+The frames, plant readings and verdicts of the round in flight are kept here
+and written as one ``round`` record when the round ends (``bench.journal``,
+schema 2): the journal is fsynced once a round, so a crash loses at most the
+round in flight either way, and one record a round costs one hash instead of
+eighty.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from bench.protocol import FrameEvent, Message
 # Frames that carry a message the peer acted on: what we sent the first time,
 # and what we received and accepted. Retransmissions, duplicates, ACK/NAK and
 # rejected bytes are journalled but are not new messages.
-ORACLE_FRAMES = {("tx", "send"), ("rx", "message")}
+ORACLE_FRAMES = frozenset({("tx", "send"), ("rx", "message")})
 
 
 def oracle_input(direction: str, frame_kind: str, message: Message | None) -> bool:
@@ -28,28 +34,26 @@ class Recorder:
         self.journal = journal
         self.oracle = oracle
         self.sim_now = clock_now
-        self.frame_records: list[int] = []   # journal seq of each frame the oracle judged, by oracle index
+        # Where each frame the oracle judged is in the journal, by oracle index:
+        # (the seq of the record that holds it, its index in that record's wire).
+        self.frame_places: list[tuple[int, int]] = []
         self._offered: dict[str, tuple[str, int]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
+        self._wire: list[list[Any]] = []
+        self._plants: list[dict[str, Any]] = []
+        self._verdicts: list[dict[str, Any]] = []
 
     def on_frame(self, event: FrameEvent) -> None:
-        data: dict[str, Any] = {"dir": event.direction, "frame": event.kind, "raw": raw_text(event.raw),
-                                "mono": round(event.mono, 6), "wall": round(event.wall, 6),
-                                "sim": round(float(self.sim_now()), 6)}
-        # Only messages that name their round are grouped by round; an ACK
-        # belongs to the frame it acknowledges, whichever round that was.
-        round_no = event.message.round if event.message is not None else None
-        if round_no is not None:
-            data["round"] = round_no
-        if event.message is not None:
-            data["message"] = event.message.as_dict()
-        if event.note:
-            data["note"] = event.note
-        record = self.journal.append("frame", **data)
-        if oracle_input(event.direction, event.kind, event.message):
-            self._count_stake(event.message)
-            self.frame_records.append(record["seq"])
-            self.verdicts(self.oracle.observe(event.direction, event.message, event.mono))
+        message = event.message
+        self._wire.append([event.direction, event.kind, round(event.mono, 6), round(event.wall, 6),
+                           round(float(self.sim_now()), 6), raw_text(event.raw),
+                           message.as_dict() if message is not None else None, event.note])
+        if message is not None and (event.direction, event.kind) in ORACLE_FRAMES:
+            self._count_stake(message)
+            self.frame_places.append((self.journal.seq, len(self._wire) - 1))
+            found = self.oracle.observe(event.direction, message, event.mono)
+            if found:
+                self.verdicts(found)
 
     def _count_stake(self, message: Message) -> None:
         if message.type == "WAGER":
@@ -60,20 +64,28 @@ class Recorder:
 
     def verdicts(self, violations) -> None:
         for violation in violations:
-            record = self.frame_records[violation.frame] if violation.frame is not None and \
-                violation.frame < len(self.frame_records) else None
-            fields = {"clause": violation.clause, "message": violation.message, "frame_record": record}
-            if violation.round is not None:
-                fields["round"] = violation.round
-            self.journal.append("verdict", **fields)
+            place = self.frame_places[violation.frame] if violation.frame is not None and \
+                violation.frame < len(self.frame_places) else None
+            self._verdicts.append({"clause": violation.clause, "message": violation.message,
+                                   "round": violation.round, "frame": violation.frame,
+                                   "record": place[0] if place else None, "wire": place[1] if place else None})
 
     def on_plant(self, round_no: int, attempt: int, reading: Reading) -> None:
-        self.journal.append("plant", round=round_no, attempt=attempt, seed=reading.seed,
-                            dice=list(reading.dice) if reading.dice else None,
-                            flat=list(reading.flat) if reading.flat else None,
-                            pocket=reading.pocket, duration_s=round(reading.duration_s, 6),
-                            detail=reading.detail)
+        self._plants.append({"round": round_no, "attempt": attempt, "seed": reading.seed,
+                             "dice": list(reading.dice) if reading.dice else None,
+                             "flat": list(reading.flat) if reading.flat else None,
+                             "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6),
+                             "detail": reading.detail})
 
-    def on_round_end(self, round_no: int, failure: str | None) -> None:
-        fields = {"failure": failure} if failure else {}
-        self.journal.end_round(round_no, **fields)
+    def on_round_end(self, round_no: int, failure: str | None, **fields: Any) -> None:
+        """Write the round's record (everything since the last record), fsynced."""
+        if failure:
+            fields["failure"] = failure
+        self.journal.write_round(round_no, wire=self._wire, plants=self._plants, verdicts=self._verdicts, **fields)
+        self._wire, self._plants, self._verdicts = [], [], []
+
+    def on_session_end(self, **fields: Any) -> None:
+        """The closing record, with whatever crossed the link after the last round."""
+        self.journal.append("session-end", wire=self._wire, plants=self._plants, verdicts=self._verdicts, **fields)
+        self.journal.sync()
+        self._wire, self._plants, self._verdicts = [], [], []

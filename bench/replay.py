@@ -1,13 +1,20 @@
-"""Replay a session journal: verify its hash chain, decode every recorded frame
-again from its raw bytes, and put the frames past a fresh oracle exactly as
-the live link did (``bench.recorder.oracle_input``). A disputed round's drop
-or spin is simulated again from its recorded seed and checked against the
-recorded outcome.
+"""Replay a session journal: verify its hash chain and put the recorded frames
+past a fresh oracle exactly as the live link did (``bench.recorder.oracle_input``).
+A disputed round's drop or spin is simulated again from its recorded seed and
+checked against the recorded outcome.
+
+Which message is judged: a schema-2 journal records each frame's raw bytes and
+the message the bench decoded from them, both under the hash chain. Replay
+judges the recorded message and decodes the raw bytes again only where it
+matters, for every frame the oracle finds fault with (the evidence of a
+verdict must stand on the bytes that crossed the wire), or for every frame
+with ``redecode=True`` (``bench replay --redecode``: slower, and it also
+catches a decoder that has changed since the session). Schema-1 journals are
+always decoded again frame by frame.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,8 +22,8 @@ from bench.errors import BenchError
 from bench.journal import VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.plant import file_digest
-from bench.protocol import Codec, FrameError
-from bench.recorder import oracle_input
+from bench.protocol import Codec, FrameError, Message
+from bench.recorder import ORACLE_FRAMES, oracle_input
 from bench.rules.submission import default_rules, load_submission
 
 
@@ -27,6 +34,7 @@ class ReplayOutcome:
     oracle: Oracle | None
     decode_problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    redecoded: int = 0            # frames decoded again from their raw bytes
 
     @property
     def passed(self) -> bool:
@@ -50,19 +58,28 @@ def _rules_from(header: dict, notes: list[str]):
     return default_rules(header["game"], header.get("paytable"))
 
 
+def _message(data) -> Message:
+    """A message as the journal records it (``Message.as_dict``)."""
+    fields = dict(data)
+    type_ = fields.pop("type")
+    return Message(type_, fields, fields.pop("seq", None))
+
+
 class _Judge:
     """Takes the journal's records one by one (a ``verify_journal`` visitor):
     the header sets up the oracle; each frame the oracle judged live is
-    decoded again from its raw bytes and judged again."""
+    judged again."""
 
-    def __init__(self, path):
+    def __init__(self, path, redecode: bool = False):
         self.path = path
+        self.redecode = redecode
         self.header: dict | None = None
         self.oracle: Oracle | None = None
         self.codec: Codec | None = None
         self.decode_problems: list[str] = []
         self.notes: list[str] = []
         self.last_mono = None
+        self.redecoded = 0
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
@@ -73,36 +90,86 @@ class _Judge:
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes),
                                  response_timeout=record.get("phases", {}).get("reply_s", 3.0))
             return
-        if record.get("kind") != "frame" or not oracle_input(record.get("dir"), record.get("frame"),
-                                                               record.get("message")):
-            return
-        line = raw_bytes(record.get("raw", "")).rstrip(b"\r\n")
+        wire = record.get("wire")
+        if wire is not None:
+            self._wire(number, wire)
+        elif record.get("kind") == "frame":
+            self._schema1_frame(number, record)
+
+    def _wire(self, number: int, wire) -> None:
+        observe = self.oracle.observe
+        for index, row in enumerate(wire):
+            try:
+                direction, frame_kind, mono, _, _, raw, recorded, _ = row
+            except (TypeError, ValueError):
+                self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
+                continue
+            if recorded is None or (direction, frame_kind) not in ORACLE_FRAMES:
+                continue
+            where = f"line {number}, frame {index}"
+            if self.redecode:
+                message = self._decode(where, raw, recorded)
+            else:
+                try:
+                    message = _message(recorded)
+                except (KeyError, TypeError, AttributeError):
+                    message = self._decode(where, raw, None)
+            if message is None:
+                continue
+            self.last_mono = mono
+            if observe(direction, message, mono) and not self.redecode:
+                self._decode(where, raw, recorded)    # a verdict: check it stands on the raw bytes
+
+    def _decode(self, where: str, raw, recorded) -> Message | None:
+        """The message decoded again from the raw bytes, compared with the recorded one."""
+        self.redecoded += 1
         try:
-            message, _ = self.codec.decode_line(line)
+            message, _ = self.codec.decode_line(raw_bytes(raw).rstrip(b"\r\n"))
         except FrameError as err:
-            self.decode_problems.append(f"line {number}: recorded frame does not decode: {err}")
-            return
+            self.decode_problems.append(f"{where}: recorded frame does not decode: {err}")
+            return None
         except Exception as err:   # never let one record stop the replay
-            self.decode_problems.append(f"line {number}: recorded frame does not decode: {err!r}")
+            self.decode_problems.append(f"{where}: recorded frame does not decode: {err!r}")
+            return None
+        if recorded is not None and message.as_dict() != recorded:
+            self.decode_problems.append(f"{where}: the decoded message differs from the recorded one")
+        return message
+
+    def _schema1_frame(self, number: int, record: dict) -> None:
+        if not oracle_input(record.get("dir"), record.get("frame"), record.get("message")):
             return
-        if message.as_dict() != record.get("message"):
-            self.decode_problems.append(f"line {number}: the decoded message differs from the recorded one")
+        message = self._decode(f"line {number}", record.get("raw", ""), record.get("message"))
+        if message is None:
+            return
         self.last_mono = record.get("mono")
         self.oracle.observe(record["dir"], message, self.last_mono)
 
 
-def replay(path: str | Path, expected_head: str | None = None) -> ReplayOutcome:
+def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False) -> ReplayOutcome:
     """Verify the chain and judge every frame again, reading the file once."""
-    judge = _Judge(path)
+    judge = _Judge(path, redecode)
     chain = verify_journal(path, expected_head=expected_head, visit=judge)
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     judge.oracle.finish(judge.last_mono)
-    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, judge.notes)
+    notes = judge.notes
+    if not chain.ended and not chain.torn_tail:
+        notes.append("the journal ends without its session-end record: the session was cut off "
+                     "(the round in flight, if any, is lost)")
+    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded)
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
-    return [record for _, record in _records(path) if record.get("kind") == "plant" and record.get("round") == round_no]
+    """The plant's readings in round ``round_no``, in order (schema 2: inside
+    the round records; schema 1: ``plant`` records)."""
+    found = []
+    for _, record in _records(path):
+        if record.get("kind") == "plant" and record.get("round") == round_no:
+            found.append(record)
+        for reading in record.get("plants") or ():
+            if isinstance(reading, dict) and reading.get("round") == round_no:
+                found.append(reading)
+    return found
 
 
 def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple[bool, str]:
@@ -162,6 +229,7 @@ def describe(outcome: ReplayOutcome) -> str:
     oracle = outcome.oracle
     if oracle is not None:
         lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
+        lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
         for violation in oracle.violations[:20]:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
     lines.append("PASS" if outcome.passed else "FAIL")

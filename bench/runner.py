@@ -135,10 +135,9 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         # The controller opens the next round as soon as one is cleared; the
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
-            journal.end_round(round_no, abandoned=True)
-        journal.append("session-end", rounds=cycle.rounds_done, violations=len(oracle.violations),
-                       failures=len(failures), sim_seconds=round(env.now, 3))
-        journal.sync()
+            recorder.on_round_end(round_no, None, abandoned=True)
+        recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations),
+                                failures=len(failures), sim_seconds=round(env.now, 3))
         head = journal.head
     (out / "session.head").write_text(head + "\n")
     return SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,

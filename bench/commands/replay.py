@@ -10,10 +10,14 @@ from bench.errors import BenchError
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "replay", help="verify a session journal's hash chain and re-judge every round",
-        description="Verify the journal's hash chain, decode every recorded frame again and put it past the "
-                    "oracle as the live link did. Exit status 1 on tampering or any violation.")
+        description="Verify the journal's hash chain and put every recorded frame past the oracle as the "
+                    "live link did; a frame the oracle faults is decoded again from its raw bytes. "
+                    "Exit status 1 on tampering or any violation.")
     p.add_argument("journal", metavar="JOURNAL")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
+    p.add_argument("--redecode", action="store_true",
+                   help="decode every frame again from its raw bytes and judge that (slower; also catches a "
+                        "decoder changed since the session)")
     p.add_argument("--round", type=int, metavar="N", help="simulate round N's drop or spin again from its seed")
     p.add_argument("--gif", metavar="FILE", help="with --round: draw the re-simulated drop or spin")
     p.set_defaults(func=run)
@@ -23,7 +27,7 @@ def run(args) -> int:
     from bench.replay import describe, replay, resimulate
 
     try:
-        outcome = replay(args.journal, expected_head=args.head)
+        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return 2

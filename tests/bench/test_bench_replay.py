@@ -47,14 +47,36 @@ def test_one_changed_byte_fails_naming_the_record(recorded, tmp_path):
     assert f"line {at + 1}:" in result.stdout
 
 
+def round_lines(lines):
+    return [i for i, line in enumerate(lines) if b'"kind":"round"' in line]
+
+
 def test_removed_line_fails(recorded, tmp_path):
     path = copy(recorded, tmp_path)
     lines = path.read_bytes().splitlines(keepends=True)
-    del lines[10]
+    at = round_lines(lines)[1]                         # round 2's record
+    del lines[at]
     path.write_bytes(b"".join(lines))
     result = replay(path)
     assert result.returncode == 1
-    assert "line 11:" in result.stdout and "removed" in result.stdout
+    assert f"line {at + 1}:" in result.stdout and "removed" in result.stdout
+
+
+def rewrite(records, path):
+    """Write ``records`` again as a new, internally consistent hash chain."""
+    with JournalWriter(path) as journal:
+        for record in records:
+            data = {k: v for k, v in record.items() if k not in ("kind", "seq", "prev", "hash")}
+            journal.append(record["kind"], **data)
+
+
+def settle_row(records):
+    """The first SETTLE the controller sent: (its record, its row in the wire)."""
+    for record in records:
+        for row in record.get("wire", ()):
+            if row[0] == "rx" and row[1] == "message" and row[6]["type"] == "SETTLE":
+                return record, row
+    raise AssertionError("no SETTLE in the journal")
 
 
 def test_forged_payout_with_a_recomputed_chain_is_still_caught(recorded, tmp_path):
@@ -62,19 +84,13 @@ def test_forged_payout_with_a_recomputed_chain_is_still_caught(recorded, tmp_pat
     keeps the chain valid; the oracle still recomputes the payout."""
     from bench.protocol import Codec, make
     records = [json.loads(line) for line in recorded.journal.read_text().splitlines()]
-    codec = Codec("lightning-dice")
-    target = next(r for r in records if r.get("message", {}).get("type") == "SETTLE"
-                  and r["dir"] == "rx" and r["frame"] == "message")
-    message = target["message"]
+    _, row = settle_row(records)
+    message = row[6]
     forged = make("SETTLE", round=message["round"], id=message["id"], returned=message["returned"] + 100000)
-    raw = codec.encode(forged, message["seq"])
-    target["raw"] = raw.decode("ascii")
-    target["message"] = {**message, "returned": message["returned"] + 100000}
+    row[5] = Codec("lightning-dice").encode(forged, message["seq"]).decode("ascii")
+    row[6] = {**message, "returned": message["returned"] + 100000}
     path = tmp_path / "forged.jsonl"
-    with JournalWriter(path) as journal:
-        for record in records:
-            data = {k: v for k, v in record.items() if k not in ("kind", "seq", "prev", "hash")}
-            journal.append(record["kind"], **data)
+    rewrite(records, path)
     result = replay(path)
     assert "intact" in result.stdout
     assert result.returncode == 1
@@ -83,17 +99,63 @@ def test_forged_payout_with_a_recomputed_chain_is_still_caught(recorded, tmp_pat
     assert anchored.returncode == 1 and "head hash" in anchored.stdout
 
 
+def test_a_verdict_is_checked_against_the_raw_bytes(recorded, tmp_path):
+    """A recorded message that says other than the bytes on the wire is found
+    when the oracle faults it: the evidence of a verdict is the raw frame."""
+    records = [json.loads(line) for line in recorded.journal.read_text().splitlines()]
+    _, row = settle_row(records)
+    row[6] = {**row[6], "returned": row[6]["returned"] + 7}      # the raw bytes are left alone
+    path = tmp_path / "forged.jsonl"
+    rewrite(records, path)
+    result = replay(path)
+    assert result.returncode == 1
+    assert "the decoded message differs from the recorded one" in result.stdout
+    # Only the frames faulted (the SETTLE, and the SETTLED whose sum no longer agrees) were decoded again.
+    assert "frames decoded again from their raw bytes: 2" in result.stdout
+
+
+def test_redecode_judges_every_frame_from_its_raw_bytes(recorded):
+    from bench.replay import replay as replay_journal
+    fast = replay_journal(recorded.journal)
+    full = replay_journal(recorded.journal, redecode=True)
+    assert fast.passed and full.passed
+    assert fast.redecoded == 0
+    assert full.redecoded == full.oracle.frames > 4 * 20     # every judged frame of four rounds
+    assert [r.round for r in full.oracle.rounds] == [r.round for r in fast.oracle.rounds]
+
+
 def test_a_crash_loses_only_the_round_in_flight(recorded, tmp_path):
     path = copy(recorded, tmp_path)
     lines = path.read_bytes().splitlines(keepends=True)
-    ends = [i for i, line in enumerate(lines) if b'"kind":"round-end"' in line]
-    cut = ends[1] + 6                                   # a few records into round 3
-    torn = lines[:cut] + [lines[cut][: len(lines[cut]) // 2]]
+    third = round_lines(lines)[2]                       # round 3's record, cut mid-write
+    torn = lines[:third] + [lines[third][: len(lines[third]) // 2]]
     path.write_bytes(b"".join(torn))
     result = replay(path)
     assert "cut off mid-write" in result.stdout
     assert "incomplete rounds: 3" in result.stdout
     assert "2 rounds re-verified" in result.stdout
+
+
+def test_a_session_cut_off_between_rounds_says_so(recorded, tmp_path):
+    path = copy(recorded, tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[: round_lines(lines)[2]]))      # the process died in round 3
+    result = replay(path)
+    assert "2 rounds re-verified" in result.stdout
+    assert "ends without its session-end record" in result.stdout
+
+
+def test_a_schema_1_journal_still_replays():
+    """Journals written before one record a round (a record a frame) stay
+    verifiable: regulators keep them for years."""
+    from pathlib import Path
+    fixture = Path(__file__).resolve().parents[2] / "fixtures/journals/schema1-lightning-dice.jsonl"
+    head = fixture.with_suffix(".head").read_text().strip()
+    result = replay(fixture, "--head", head)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 rounds re-verified, 0 violations" in result.stdout
+    tampered = fixture.read_bytes().replace(b"returned=", b"returned=9", 1)
+    assert tampered != fixture.read_bytes()
 
 
 def test_disputed_drop_is_simulated_again_and_drawn(recorded, tmp_path):

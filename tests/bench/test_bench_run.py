@@ -12,6 +12,7 @@ from bench.controller_process import emulated_controller
 from bench.cycle import Phases
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.journal import verify_journal
+from bench.replay import plant_records
 from bench.report import summarise
 from bench.runner import SessionConfig, run_session
 
@@ -40,8 +41,7 @@ def test_staged_cocked_die_is_a_no_roll_that_returns_every_stake(tmp_path):
     no_rolls = [r for r in outcome.oracle.rounds if r.no_roll]
     assert no_rolls, "round 2 stages a cocked die (bench.probes)"
     assert all(r.returned == r.staked for r in no_rolls)
-    plants = [json.loads(line) for line in outcome.journal.read_text().splitlines()
-              if '"kind":"plant"' in line]
+    plants = plant_records(outcome.journal, 2)
     staged = [p for p in plants if p["detail"].get("staged") == "a die cocked"]
     assert staged and not all(staged[0]["flat"])
 

@@ -110,3 +110,42 @@ def test_writer_continues_a_good_journal_and_refuses_a_torn_one(tmp_path):
     with pytest.raises(JournalError):
         JournalWriter(path)
     assert path.stat().st_size == size + len(b'{"kind":')   # nothing recorded was lost
+
+
+def write_rounds(path, rounds=3):
+    """A schema-2 journal: one record a round, every frame in its wire."""
+    with JournalWriter(path) as journal:
+        journal.append("session", schema=2)
+        for round_no in range(1, rounds + 1):
+            wire = [["tx", "send", 1.0 + i, 2.0 + i, 0.0, raw_text(b"$0001 OPEN round=%d*ABCD\r\n" % round_no),
+                     {"type": "OPEN", "seq": 1, "round": round_no}, None] for i in range(3)]
+            journal.write_round(round_no, wire=wire, plants=[{"round": round_no, "seed": 7, "detail": {}}],
+                                verdicts=[])
+        journal.append("session-end", wire=[], plants=[], verdicts=[])
+    return path
+
+
+def test_round_records_verify_and_a_finished_session_says_so(tmp_path):
+    report = verify_journal(write_rounds(tmp_path / "s.jsonl"))
+    assert report.ok and report.ended
+    assert report.records == 1 + 3 + 1 and report.incomplete_rounds == []
+
+
+def test_a_round_record_torn_by_a_crash_names_its_round(tmp_path):
+    path = write_rounds(tmp_path / "s.jsonl")
+    lines = lines_of(path)
+    cut = lines[3].index(b'"wire"') + 20                       # round 3's record, cut early in its frames
+    path.write_bytes(b"".join(lines[:3]) + lines[3][:cut])
+    report = verify_journal(path)
+    assert report.ok and report.torn_tail and not report.ended
+    assert report.incomplete_rounds == [3]
+    assert report.records == 3
+
+
+def test_a_changed_frame_inside_a_round_record_names_its_line(tmp_path):
+    path = write_rounds(tmp_path / "s.jsonl")
+    lines = lines_of(path)
+    lines[2] = lines[2].replace(b"round=2", b"round=9", 1)
+    path.write_bytes(b"".join(lines))
+    report = verify_journal(path)
+    assert [p.line for p in report.problems] == [3]
