@@ -199,11 +199,13 @@ def _line_matches_hash(line: bytes, stored: Any) -> bool:
     notice, breaks the match; no re-encoding is needed to check it."""
     if not isinstance(stored, str):
         return False
-    member = b'"hash":"' + stored.encode("ascii", "replace") + b'",'
-    body = line.rstrip(b"\n")
-    if body.count(member) != 1:
+    # The writer puts the hash first: the line is '{"hash":"H",' + the rest.
+    prefix = b'{"hash":"' + stored.encode("ascii", "replace") + b'",'
+    if not line.startswith(prefix):
         return False
-    return hashlib.sha256(body.replace(member, b"", 1)).hexdigest() == stored
+    digest = hashlib.sha256(b"{")
+    digest.update(memoryview(line)[len(prefix):len(line) - 1 if line.endswith(b"\n") else len(line)])
+    return digest.hexdigest() == stored
 
 
 def verify_journal(path: str | os.PathLike[str], expected_head: str | None = None,

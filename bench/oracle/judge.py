@@ -59,6 +59,7 @@ class Oracle:
         self._last = {"tx": None, "rx": None}
         self._found: list[Violation] = []
         self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
+        self._phase_clauses: dict[str, str] = {}
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -102,7 +103,10 @@ class Oracle:
         self._found.append(violation)
 
     def _clause(self, phase: str) -> str:
-        return phase_clause(self.game, phase)
+        clause = self._phase_clauses.get(phase)
+        if clause is None:
+            clause = self._phase_clauses[phase] = phase_clause(self.game, phase)
+        return clause
 
     def _repeat(self, direction: str, m, mono: float) -> bool:
         """A retransmission (tx) or a duplicate (rx) of the previous message: the
@@ -220,7 +224,10 @@ class Oracle:
             r.active = True
             r.placed_ids.add(wager.id)
         placement = Placement(wager, m.get("round"), late, problem, ask)
-        self._placed.setdefault(wager.id, deque()).append(placement)
+        queue = self._placed.get(wager.id)
+        if queue is None:
+            queue = self._placed[wager.id] = deque()
+        queue.append(placement)
 
     def _placement(self, m, frame) -> Placement | None:
         queue = self._placed.get(m["id"])

@@ -30,7 +30,7 @@ class RoundSummary:
     violations: int          # violations naming this round
 
 
-@dataclass
+@dataclass(slots=True)
 class Placement:
     wager: Wager
     round: object
@@ -39,7 +39,7 @@ class Placement:
     ask: int
 
 
-@dataclass
+@dataclass(slots=True)
 class Ask:
     what: str
     mono: float
