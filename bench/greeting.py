@@ -10,7 +10,8 @@ import hashlib
 from pathlib import Path
 
 from bench.protocol import PROTOCOL_VERSION, Message, Session, make
-from bench.protocol.errors import ProtocolViolation
+from bench.protocol.errors import LinkTimeout, ProtocolViolation
+from bench.protocol.session import WINDOW
 
 
 def rules_digest(rules) -> str:
@@ -26,18 +27,41 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
           seed: int | None = None, description: str = "the controller") -> Message:
     """Send the bench's HELLO and check the controller's: protocol version,
     game, paytable and rules digest. Raises ProtocolViolation naming every
-    mismatch (or the controller's own refusal)."""
-    fields = dict(proto=PROTOCOL_VERSION, role="bench", sw=software, game=game)
-    if seed is not None:
-        fields["seed"] = seed
-    session.send(make("HELLO", **fields))
-    hello = session.receive(reply_s, expect=("HELLO", "ERROR"))
+    mismatch (or the controller's own refusal).
+
+    The bench offers the highest version it speaks; a controller that answers
+    ``ERROR code=version`` (or that cannot even decode the offer: a strict
+    version-1 decoder refuses HELLO's ``window`` field with NAKs) is greeted
+    again in version 1. Every greeting is sent stop-and-wait; once the
+    controller's HELLO agrees, the session speaks the agreed version."""
+    session.use_protocol(1)
+    proto = PROTOCOL_VERSION
+    while True:
+        fields = dict(proto=proto, role="bench", sw=software, game=game)
+        if seed is not None:
+            fields["seed"] = seed
+        if proto >= 2:
+            fields["window"] = WINDOW
+        naks = session.stats["naks_received"]
+        try:
+            session.send(make("HELLO", **fields))
+        except LinkTimeout:
+            if proto == 1 or session.stats["naks_received"] == naks:
+                raise           # silence: no older version will do better
+            proto = 1           # heard, but refused frame by frame: a version-1 decoder
+            continue
+        hello = session.receive(reply_s, expect=("HELLO", "ERROR"))
+        if hello.type == "ERROR" and hello["code"] == "version" and proto > 1:
+            proto = 1
+            continue
+        break
     if hello.type == "ERROR":
         raise ProtocolViolation(f"{description} refused the bench's HELLO ({hello['code']}): "
                                 f"{hello.get('detail') or 'no detail'}")
     problems = []
-    if hello["proto"] != PROTOCOL_VERSION:
-        problems.append(f"it speaks protocol {hello['proto']}, the bench {PROTOCOL_VERSION}")
+    if hello["proto"] != proto:
+        offered = "" if proto == PROTOCOL_VERSION else f" (after falling back from {PROTOCOL_VERSION})"
+        problems.append(f"it speaks protocol {hello['proto']}, the bench offered {proto}{offered}")
     if hello["game"] != game:
         problems.append(f"it plays {hello['game']}, not {game}")
     paytable = getattr(rules, "paytable", None)
@@ -49,6 +73,7 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
                         f"(give the bench the controller's submission)")
     if problems:
         raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
+    session.use_protocol(proto, peer_window=hello.get("window"))
     return hello
 
 

@@ -12,7 +12,7 @@ import textwrap
 from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
-from bench.protocol.messages import CONTROLLER, GAME_KIND
+from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
 from bench.protocol.timeouts import Timeouts
 
 
@@ -40,6 +40,10 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
     p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
                    help="break one regulation on purpose (see the list below)")
+    p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, default=None, metavar="VERSION",
+                   help="speak only this protocol version (1: a version-1 controller, which answers a "
+                        "version-2 HELLO with ERROR code=version); default: every version, answering in "
+                        "the one the bench greets with")
     p.add_argument("--fault", action="append", default=[], metavar="NAME=VALUE",
                    help=f"inject a fault ({', '.join(FAULT_NAMES)}); repeatable")
     defaults = Timeouts()
@@ -84,7 +88,8 @@ def run(args) -> int:
         port = FaultyPort(link, faults, seed) if faults.touches_frames else link
         session = Session(port, args.game, role=CONTROLLER, timeouts=timeouts)
         controller = EmulatedController(session, game=args.game, rules=rules, seed=seed, policy=policy,
-                                        reset_round=faults.reset_round)
+                                        reset_round=faults.reset_round,
+                                        versions=(args.protocol,) if args.protocol else PROTOCOL_VERSIONS)
         controller.serve()
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

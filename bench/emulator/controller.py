@@ -15,7 +15,8 @@ from importlib import metadata
 
 from bench.errors import RulesError
 from bench.greeting import rules_digest
-from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSION, Session, make
+from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSIONS, Session, make
+from bench.protocol.session import WINDOW
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES, is_token
 from bench.rules import Round, Wager, get_game
 from bench.emulator.misbehaviours import Policy
@@ -40,8 +41,9 @@ def software_version() -> str:
 
 class EmulatedController:
     def __init__(self, session: Session, *, game: str, rules, seed: int, policy: Policy = Policy(),
-                 reset_round: int | None = None):
+                 reset_round: int | None = None, versions: tuple[int, ...] = PROTOCOL_VERSIONS):
         self.session = session
+        self.versions = versions        # the protocol versions it answers in (a v1-only controller: (1,))
         self.game_name = game
         self.game = get_game(game)
         self.kind = GAME_KIND[game]
@@ -95,19 +97,26 @@ class EmulatedController:
 
     # -- session --------------------------------------------------------
     def _hello(self) -> None:
-        fields = dict(proto=PROTOCOL_VERSION, role="controller", sw=software_version(), game=self.game_name,
+        version = self.session.version
+        fields = dict(proto=version, role="controller", sw=software_version(), game=self.game_name,
                       rules=rules_digest(self.rules), seed=self.seed)
         if getattr(self.rules, "paytable", None):
             fields["paytable"] = str(self.rules.paytable)
+        if version >= 2:
+            fields["window"] = WINDOW
         self._send("HELLO", **fields)
 
     def _on_hello(self, m: Message) -> None:
-        if m["proto"] != PROTOCOL_VERSION:
-            self._error("version", f"bench speaks protocol {m['proto']}, this controller {PROTOCOL_VERSION}")
+        if m["proto"] not in self.versions:
+            spoken = " or ".join(map(str, self.versions))
+            self._error("version", f"bench speaks protocol {m['proto']}, this controller {spoken}")
             return
         if m["game"] != self.game_name:
             self._error("game-mismatch", f"bench plays {m['game']}, this controller runs {self.game_name}")
             return
+        # Answer in the version the bench greeted with; from this HELLO on
+        # the session speaks it (version 2's window is the bench's).
+        self.session.use_protocol(m["proto"], peer_window=m.get("window"))
         self._hello()
         if self.state != "idle":
             self._void()
@@ -123,6 +132,7 @@ class EmulatedController:
         """Reset: say so, restart the sequence numbers, greet again, void the
         round in flight (every accepted wager returned) and open the next."""
         self._send("RESET", reason=reason, round=self.round)
+        self.session.flush()      # version 2: the RESET (and all before it) acknowledged before numbering restarts
         self.session.restart()
         self._hello()
         if self.state != "idle":

@@ -10,6 +10,9 @@ a given rate, and a reset in the middle of a given round.
 
 Every frame the controller writes (ACK and NAK included) is subject to the
 rates, each decided independently from ``random.Random(f"{seed}:faults")``.
+Protocol version 2 writes several frames at once; the fault layer splits such
+a write at its line ends and decides for each frame, exactly as if it had been
+written alone (a delay holds back that frame and those after it).
 """
 
 from __future__ import annotations
@@ -87,6 +90,15 @@ class FaultyPort:
         return self.port.read_some(timeout)
 
     def write(self, data: bytes) -> None:
+        out = bytearray()
+        for frame in data.splitlines(keepends=True):
+            out += self._fault(frame, out)
+        if out:
+            self.port.write(bytes(out))
+
+    def _fault(self, data: bytes, before: bytearray) -> bytes:
+        """What goes on the wire for one frame; ``before`` (what the same
+        write holds ahead of it) is written first if this frame is delayed."""
         f, rng = self.faults, self.rng
         # Draw every decision each time, so that one fault's rate does not
         # shift the random stream of the others.
@@ -95,19 +107,22 @@ class FaultyPort:
         position, bit = rng.randrange(1, max(2, len(data) - 2)), 1 << rng.randrange(7)
         if delay:
             self.counts["delay"] += 1
+            if before:
+                self.port.write(bytes(before))
+                before.clear()
             time.sleep(f.delay_seconds)
         if drop:
             self.counts["drop"] += 1
-            return
+            return b""
         if corrupt:
             self.counts["corrupt"] += 1
             damaged = bytearray(data)
             damaged[position] ^= bit
             data = bytes(damaged)
-        self.port.write(data)
         if duplicate:
             self.counts["duplicate"] += 1
-            self.port.write(data)
+            return data + data
+        return data
 
     def close(self) -> None:
         self.port.close()

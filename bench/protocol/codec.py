@@ -144,34 +144,65 @@ class StreamDecoder:
         return []
 
     def feed(self, data: bytes, now: float) -> list[Item]:
+        # Scans with bytes.find for the two bytes that matter ("$" and LF)
+        # and moves whole runs between them: a per-byte Python loop was the
+        # hot spot of a busy link. tests/link/test_fuzz.py checks it against
+        # the per-byte algorithm it replaced.
         out: list[Item] = self.expire(now) if data else []
-        for byte in data:
-            if byte == framing.START:
-                out.extend(self._flush_garbage())
-                if self._frame is not None:
+        i, n = 0, len(data)
+        while i < n:
+            start = data.find(b"$", i)
+            if start < 0:
+                start = n
+            if self._frame is None:
+                self._take_garbage(data, i, start, out)
+            else:
+                end = data.find(b"\n", i, start)
+                if end >= 0:
+                    self._take_frame_bytes(data, i, end)
+                    out.append(self._complete())
+                    i = end + 1
+                    continue
+                self._take_frame_bytes(data, i, start)
+                if start < n:
                     out.append(self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
                                              "by a new '$' before its line end"))
+            if start < n:
+                out.extend(self._flush_garbage())
                 self._frame = bytearray(b"$")
                 self._overflow = False
                 self._started = now
-            elif self._frame is None:
-                if byte == 0x0A:
-                    out.extend(self._flush_garbage())
-                else:
-                    self._garbage_count += 1
-                    if len(self._garbage) < MAX_FRAME:
-                        self._garbage.append(byte)
-            elif byte == 0x0A:
-                out.append(self._complete())
-            elif self._overflow:
-                pass
-            elif len(self._frame) >= MAX_FRAME:
-                self._overflow = True
-            else:
-                self._frame.append(byte)
-            if self._frame is not None:
-                self._last_byte = now
+            i = start + 1
+        if data and self._frame is not None:
+            self._last_byte = now
         return out
+
+    def _take_garbage(self, data: bytes, i: int, stop: int, out: list[Item]) -> None:
+        """Bytes outside any frame, up to ``stop``: each LF ends a run of garbage."""
+        while i < stop:
+            lf = data.find(b"\n", i, stop)
+            end = stop if lf < 0 else lf
+            if end > i:
+                self._garbage_count += end - i
+                room = MAX_FRAME - len(self._garbage)
+                if room > 0:
+                    self._garbage += data[i:min(end, i + room)]
+            if lf < 0:
+                return
+            out.extend(self._flush_garbage())
+            i = lf + 1
+
+    def _take_frame_bytes(self, data: bytes, i: int, stop: int) -> None:
+        """Bytes inside a frame (no "$", no LF among them); past MAX_FRAME the
+        frame is marked over-long and the rest skipped."""
+        if self._overflow or stop <= i:
+            return
+        room = MAX_FRAME - len(self._frame)
+        if stop - i > room:
+            self._frame += data[i:i + room]
+            self._overflow = True
+        else:
+            self._frame += data[i:stop]
 
     def _complete(self) -> Item:
         frame, overflow = bytes(self._frame), self._overflow

@@ -1,5 +1,6 @@
-"""The message set of protocol version 1: who sends each message, and its
-fields with their types, per game.
+"""The message set of the protocol (versions 1 and 2 share it; version 2 adds
+only HELLO's optional ``window``): who sends each message, and its fields
+with their types, per game.
 
 The schema checks form only (a field is present and is an integer); whether
 the value is lawful (dice 1..6, Lucky odds in range, the order of a round) is
@@ -16,7 +17,8 @@ from urllib.parse import quote, unquote
 
 from bench.rules.base import Lucky
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSIONS = (1, 2)      # every version this implementation speaks
+PROTOCOL_VERSION = max(PROTOCOL_VERSIONS)   # the one it offers first
 
 BENCH = "bench"        # plays the players, the dealer and the plant
 CONTROLLER = "controller"  # the game controller under test
@@ -141,8 +143,9 @@ _ALL = frozenset({"dice3", "wheel", "craps"})
 # (type, sender, required per kind or for all, optional, kinds, meaning)
 _SPECS: list[Spec] = [
     Spec("HELLO", BOTH, (("proto", INT), ("role", TOKEN), ("sw", TOKEN), ("game", TOKEN)),
-         (("paytable", TOKEN), ("rules", TOKEN), ("seed", INT)),
-         meaning="protocol version, role, software version and game; starts (or restarts) a session"),
+         (("paytable", TOKEN), ("rules", TOKEN), ("seed", INT), ("window", INT)),
+         meaning="protocol version, role, software version and game (version 2: the sender's receive "
+                 "window); starts (or restarts) a session"),
     Spec("ACK", BOTH, meaning="the frame with this sequence number arrived intact"),
     Spec("NAK", BOTH, (("reason", TOKEN),),
          meaning="a damaged frame arrived; the sequence number is the last one accepted"),

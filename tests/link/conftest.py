@@ -13,6 +13,7 @@ from bench.controller_process import emulator_process as bench_emulator_process
 from bench.link import open_link
 from bench.protocol import BENCH, Message, PROTOCOL_VERSION, Session, Timeouts, make
 from bench.protocol.messages import LIGHTNING_GAMES
+from bench.protocol.session import WINDOW
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAST = Timeouts(byte=0.1, frame=0.5, response=0.25, retries=4)
@@ -36,10 +37,14 @@ def connect(url: str, game: str, timeouts: Timeouts = FAST, observer=None) -> Se
     return Session(open_link(url), game, role=BENCH, timeouts=timeouts, observer=observer)
 
 
-def hello(session: Session, game: str) -> tuple[Message, Message]:
-    """Greet the controller; returns its HELLO and the OPEN of round 1."""
-    session.send(make("HELLO", proto=PROTOCOL_VERSION, role="bench", sw="tests/1", game=game))
-    return session.receive(REPLY, expect="HELLO"), session.receive(REPLY, expect="OPEN")
+def hello(session: Session, game: str, proto: int = PROTOCOL_VERSION) -> tuple[Message, Message]:
+    """Greet the controller in protocol ``proto``; returns its HELLO and the
+    OPEN of round 1. The session then speaks the version the controller answered in."""
+    fields = dict(window=WINDOW) if proto >= 2 else {}
+    session.send(make("HELLO", proto=proto, role="bench", sw="tests/1", game=game, **fields))
+    theirs = session.receive(REPLY, expect="HELLO")
+    session.use_protocol(theirs["proto"], peer_window=theirs.get("window"))
+    return theirs, session.receive(REPLY, expect="OPEN")
 
 
 def play_round(session: Session, game: str, round_: int, wagers, readings, *, late=()) -> list[Message]:

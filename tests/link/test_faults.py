@@ -8,21 +8,25 @@ import time
 
 import pytest
 
+from bench.protocol import PROTOCOL_VERSIONS
+
 from bench.protocol import LinkTimeout, ResponseTimeout, Timeouts
 from tests.link.conftest import connect, hello, of, play_round
 
 GAME = "lightning-dice"
 WAGERS = [("w1", "total:11", 100), ("w2", "low", 250), ("w3", "high", 40)]
 READING = [dict(dice=(5, 5, 1), flat=(True, True, True))]
+versions = pytest.mark.parametrize("proto", PROTOCOL_VERSIONS)
 
 
-def test_corrupted_frames_are_nakked_and_retransmitted(emulator):
+@versions
+def test_corrupted_frames_are_nakked_and_retransmitted(emulator, proto):
     # Enough retries that no frame is given up (0.2 ** 9 per frame): the test
     # is about recovery, not about a controller abandoning a frame.
     with emulator("--game", GAME, "--seed", "3", "--fault", "corrupt=0.2", "--retries", "8") as url:
         session = connect(url, GAME, Timeouts(byte=0.1, frame=0.5, response=0.25, retries=8))
         try:
-            _, opened = hello(session, GAME)
+            _, opened = hello(session, GAME, proto)
             said = play_round(session, GAME, opened["round"], WAGERS, READING)
         finally:
             session.port.close()
@@ -35,11 +39,12 @@ def test_corrupted_frames_are_nakked_and_retransmitted(emulator):
     assert of(said, "SETTLED")[0]["wagers"] == 3
 
 
-def test_duplicated_frames_are_delivered_once(emulator):
+@versions
+def test_duplicated_frames_are_delivered_once(emulator, proto):
     with emulator("--game", GAME, "--seed", "4", "--fault", "duplicate=0.5") as url:
         session = connect(url, GAME)
         try:
-            _, opened = hello(session, GAME)
+            _, opened = hello(session, GAME, proto)
             said = play_round(session, GAME, opened["round"], WAGERS, READING)
         finally:
             session.port.close()
@@ -54,7 +59,7 @@ def test_a_silent_controller_gives_a_bounded_link_timeout(emulator):
         try:
             started = time.monotonic()
             with pytest.raises(LinkTimeout, match=r"HELLO \(seq 0000\) not acknowledged after 3 attempts"):
-                hello(session, GAME)
+                hello(session, GAME)   # a HELLO is stop-and-wait in either version
             elapsed = time.monotonic() - started
         finally:
             session.port.close()
@@ -62,13 +67,14 @@ def test_a_silent_controller_gives_a_bounded_link_timeout(emulator):
     assert session.stats["tx_retransmit"] == 2
 
 
-def test_a_response_timeout_when_the_controller_waits(emulator):
+@versions
+def test_a_response_timeout_when_the_controller_waits(emulator, proto):
     """After OPEN the controller waits for the players; a bench expecting
     NOMORE without calling no more bets gets a ResponseTimeout, not a hang."""
     with emulator("--game", GAME, "--seed", "1") as url:
         session = connect(url, GAME)
         try:
-            hello(session, GAME)
+            hello(session, GAME, proto)
             started = time.monotonic()
             with pytest.raises(ResponseTimeout, match="no message .*NOMORE.* within 0.3 s"):
                 session.receive(0.3, expect="NOMORE")
@@ -77,11 +83,12 @@ def test_a_response_timeout_when_the_controller_waits(emulator):
             session.port.close()
 
 
-def test_a_reset_mid_round_voids_the_round_and_returns_the_wagers(emulator):
+@versions
+def test_a_reset_mid_round_voids_the_round_and_returns_the_wagers(emulator, proto):
     with emulator("--game", GAME, "--seed", "9", "--fault", "reset=1") as url:
         session = connect(url, GAME)
         try:
-            _, opened = hello(session, GAME)
+            _, opened = hello(session, GAME, proto)
             said = play_round(session, GAME, 1, WAGERS, READING)
             # The controller comes back with round 2, which plays normally.
             nxt = session.receive(3.0, expect="OPEN")

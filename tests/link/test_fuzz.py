@@ -8,7 +8,7 @@ import time
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bench.protocol import BENCH, CONTROLLER, Codec, Decoded, Rejected, Session, StreamDecoder, Timeouts, make
+from bench.protocol import BENCH, CONTROLLER, MAX_FRAME, Codec, Decoded, Rejected, Session, StreamDecoder, Timeouts, make
 
 GAME = "lightning-dice"
 CODEC = Codec(GAME)
@@ -84,3 +84,59 @@ def test_a_session_fed_garbage_neither_raises_nor_hangs(chunks, frame):
     assert port.written.count(b" ACK*") == 1
     assert port.written.count(b" NAK ") == sum(n for k, n in session.stats.items()
                                                if k.startswith("rejected:") and k != "rejected:garbage")
+
+
+class PerByteDecoder(StreamDecoder):
+    """The reference: StreamDecoder.feed as it was, one byte at a time. The
+    scanning ``feed`` must give exactly what this gives."""
+
+    def feed(self, data: bytes, now: float):
+        out = self.expire(now) if data else []
+        for byte in data:
+            if byte == ord("$"):
+                out.extend(self._flush_garbage())
+                if self._frame is not None:
+                    out.append(self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
+                                             "by a new '$' before its line end"))
+                self._frame = bytearray(b"$")
+                self._overflow = False
+                self._started = now
+            elif self._frame is None:
+                if byte == 0x0A:
+                    out.extend(self._flush_garbage())
+                else:
+                    self._garbage_count += 1
+                    if len(self._garbage) < MAX_FRAME:
+                        self._garbage.append(byte)
+            elif byte == 0x0A:
+                out.append(self._complete())
+            elif self._overflow:
+                pass
+            elif len(self._frame) >= MAX_FRAME:
+                self._overflow = True
+            else:
+                self._frame.append(byte)
+            if self._frame is not None:
+                self._last_byte = now
+        return out
+
+
+# Streams rich in the bytes that matter: "$", LF, CR, long runs, good frames.
+pieces = st.one_of(wagers, noise, st.sampled_from([b"$", b"\n", b"\r\n", b"\r", b"$0001 ACK*", b"\x00", b"\xff"]),
+                   st.integers(200, 600).map(lambda n: b"x" * n))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(pieces, max_size=12), st.lists(st.integers(0, 8000), max_size=12),
+       st.lists(st.floats(0, 0.3), min_size=13, max_size=13))
+def test_the_scanning_feed_equals_the_per_byte_algorithm(parts, cuts, gaps):
+    stream = b"".join(parts)
+    fast = decoder()
+    slow = PerByteDecoder(CODEC, sender=BENCH, byte_timeout=0.1, frame_timeout=0.5)
+    now = 0.0
+    for chunk, gap in zip(chunked(stream, cuts) + [b""], gaps):
+        now += gap
+        assert fast.feed(chunk, now) == slow.feed(chunk, now)
+        assert fast.expire(now + 0.05) == slow.expire(now + 0.05)
+    assert (fast._frame, fast._overflow, bytes(fast._garbage), fast._garbage_count) == \
+           (slow._frame, slow._overflow, bytes(slow._garbage), slow._garbage_count)

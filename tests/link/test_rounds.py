@@ -96,6 +96,7 @@ def test_lightning_dice_over_a_pty_with_a_wire_tap(emulator, tmp_path):
             nxt = session.receive(3.0, expect="OPEN")
             assert nxt["round"] == opened["round"] + 1
             said2 = play_round(session, game, nxt["round"], wagers[:1], [dict(dice=(1, 2, 2), flat=(True, False, True))])
+            session.flush(3.0)     # version 2: the last ACK is queued until the session next reads
         finally:
             session.port.close()
     check_round(game, said, wagers, None)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import socket
 import threading
 
+import pytest
+
 from bench.link import Link
-from bench.protocol import BENCH, CONTROLLER, Session, Timeouts, make
+from bench.protocol import BENCH, CONTROLLER, PROTOCOL_VERSIONS, Session, Timeouts, make
 
 TIMEOUTS = Timeouts(byte=0.05, frame=0.2, response=0.15, retries=3)
 
@@ -27,16 +29,20 @@ class LosesWrite:
             self.port.write(data)
 
 
-def test_a_lost_ack_brings_one_retransmission_and_one_delivery():
+@pytest.mark.parametrize("proto", PROTOCOL_VERSIONS)
+def test_a_lost_ack_brings_one_retransmission_and_one_delivery(proto):
     a, b = socket.socketpair()
     controller = Session(LosesWrite(Link.from_socket(a, "c"), lose=1), "sic-bo", role=CONTROLLER, timeouts=TIMEOUTS)
     bench = Session(Link.from_socket(b, "b"), "sic-bo", role=BENCH, timeouts=TIMEOUTS)
+    for session in (controller, bench):
+        session.use_protocol(proto)
     got = []
     listener = threading.Thread(target=lambda: got.extend(
         m for m in [controller.poll(1.5, expect="WAGER"), controller.poll(0.4)] if m))
     listener.start()
     try:
         sent = bench.send(make("WAGER", round=1, id="w1", bet="big", stake=5))
+        bench.flush()                           # version 2: send returned at once; wait for the ACK
         listener.join(timeout=3)
     finally:
         a.close()

@@ -111,7 +111,12 @@ def test_the_oracle_names_the_clause_each_misbehaviour_breaks(case):
     oracle = judge_session(game, rounds, misbehave=name)
     assert oracle.violations, f"{name}: the oracle found nothing"
     assert all(v.clause.startswith(clause) for v in oracle.violations), oracle.violations
-    assert all(v.round == 1 and v.frame is not None for v in oracle.violations)
+    assert all(v.frame is not None for v in oracle.violations)
+    # Round 1 exposes the breach. The next round's opening may be judged too
+    # (in protocol version 2 it arrives in the same write as the last round's
+    # end): a breach there, of the same clause, is the same misbehaviour again.
+    rounds_flagged = {v.round for v in oracle.violations}
+    assert 1 in rounds_flagged and rounds_flagged <= {1, len(rounds) + 1}
     assert oracle.incomplete_rounds == []
 
 
