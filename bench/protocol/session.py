@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 from bench.protocol import frame as framing
 from bench.protocol.codec import Codec, Decoded, Rejected, StreamDecoder
@@ -59,8 +58,7 @@ class Port(Protocol):
     def write(self, data: bytes) -> None: ...
 
 
-@dataclass(frozen=True)
-class FrameEvent:
+class FrameEvent(NamedTuple):     # one a frame: cheaper to make than a frozen dataclass
     """One frame (or rejected run of bytes) crossing the link, for a journal.
 
     direction: "tx" (we sent it) or "rx" (we received it);
@@ -98,6 +96,10 @@ class Session:
         self.peer = CONTROLLER if role == BENCH else BENCH
         self.timeouts = timeouts
         self.observers: list[Observer] = [observer] if observer else []
+        # Work that need not delay a reply (a journal, an oracle) can wait for
+        # the moments when the session would otherwise sit waiting for the
+        # peer: ``on_idle`` is called then, after our frames have gone out.
+        self.on_idle: Callable[[], None] | None = None
         self.clock, self.wall = clock, wall
         self.decoder = StreamDecoder(self.codec, sender=self.peer, byte_timeout=timeouts.byte,
                                      frame_timeout=timeouts.frame)
@@ -307,7 +309,13 @@ class Session:
                 self._go_back(timed_out=True)
             wait = min(wait, max(0.0, self._resend_at - self.clock()))
         self._write_out()
-        data = self.port.read_some(wait)
+        if self.on_idle is None:
+            data = self.port.read_some(wait)
+        else:
+            data = self.port.read_some(0)          # what has already arrived is dealt with first
+            if not data:
+                self.on_idle()
+                data = self.port.read_some(wait)
         now = self.clock()
         items = self.decoder.feed(data, now) if data else self.decoder.expire(now)
         for item in items:
