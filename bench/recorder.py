@@ -39,21 +39,32 @@ class Recorder:
         self.frame_places: list[tuple[int, int]] = []
         self._offered: dict[str, tuple[str, int]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
+        self._pending: list[tuple[FrameEvent, float]] = []   # frames not yet journalled, with their sim time
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
 
     def on_frame(self, event: FrameEvent) -> None:
-        message = event.message
-        self._wire.append([event.direction, event.kind, round(event.mono, 6), round(event.wall, 6),
-                           round(float(self.sim_now()), 6), raw_text(event.raw),
-                           message.as_dict() if message is not None else None, event.note])
-        if message is not None and (event.direction, event.kind) in ORACLE_FRAMES:
-            self._count_stake(message)
-            self.frame_places.append((self.journal.seq, len(self._wire) - 1))
-            found = self.oracle.observe(event.direction, message, event.mono)
-            if found:
-                self.verdicts(found)
+        """The session's observer: keep the frame; it is journalled and judged
+        in ``catch_up``, when the session waits for the controller (its
+        ``on_idle``) or the round ends, so that this bookkeeping does not
+        delay the bench's replies. The frame keeps the times it crossed the link."""
+        self._pending.append((event, float(self.sim_now())))
+
+    def catch_up(self) -> None:
+        """Journal and judge every frame kept so far, in order."""
+        pending, self._pending = self._pending, []
+        wire = self._wire
+        for event, sim in pending:
+            message = event.message
+            wire.append([event.direction, event.kind, round(event.mono, 6), round(event.wall, 6), round(sim, 6),
+                         raw_text(event.raw), message.as_dict() if message is not None else None, event.note])
+            if message is not None and (event.direction, event.kind) in ORACLE_FRAMES:
+                self._count_stake(message)
+                self.frame_places.append((self.journal.seq, len(wire) - 1))
+                found = self.oracle.observe(event.direction, message, event.mono)
+                if found:
+                    self._record_verdicts(found)
 
     def _count_stake(self, message: Message) -> None:
         if message.type == "WAGER":
@@ -63,6 +74,11 @@ class Recorder:
             self.stakes_by_bet[bet] = self.stakes_by_bet.get(bet, 0) + stake
 
     def verdicts(self, violations) -> None:
+        """Verdicts found outside the frames (e.g. the oracle's ``finish``)."""
+        self.catch_up()        # after the frames before them
+        self._record_verdicts(violations)
+
+    def _record_verdicts(self, violations) -> None:
         for violation in violations:
             place = self.frame_places[violation.frame] if violation.frame is not None and \
                 violation.frame < len(self.frame_places) else None
@@ -79,6 +95,7 @@ class Recorder:
 
     def on_round_end(self, round_no: int, failure: str | None, **fields: Any) -> None:
         """Write the round's record (everything since the last record), fsynced."""
+        self.catch_up()
         if failure:
             fields["failure"] = failure
         self.journal.write_round(round_no, wire=self._wire, plants=self._plants, verdicts=self._verdicts, **fields)
@@ -86,6 +103,7 @@ class Recorder:
 
     def on_session_end(self, **fields: Any) -> None:
         """The closing record, with whatever crossed the link after the last round."""
+        self.catch_up()
         self.journal.append("session-end", wire=self._wire, plants=self._plants, verdicts=self._verdicts, **fields)
         self.journal.sync()
         self._wire, self._plants, self._verdicts = [], [], []

@@ -26,6 +26,7 @@ from bench.plant import file_digest, make_plant
 from bench.players import PlayerMix
 from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol.errors import LinkError
 from bench.recorder import Recorder
 from bench.rules.submission import default_rules, load_submission
 
@@ -102,7 +103,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                 config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
-        journal = stack.enter_context(JournalWriter(journal_path))
+        journal = stack.enter_context(JournalWriter(journal_path, background_fsync=True))
         journal.append("session", schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}",
                        game=config.game, controller=url, emulated=config.controller is None,
                        misbehave=config.misbehave, seed=seed, rounds=config.rounds,
@@ -116,6 +117,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
+        session.on_idle = recorder.catch_up
 
         def round_end(round_no: int, failure: str | None) -> None:
             if failure:
@@ -131,6 +133,10 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                                        desc=f"{config.game}", leave=False)) if config.progress else None
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         env.run()
+        try:
+            session.flush()       # the ACK of the controller's last frames goes out (version 2 holds it back)
+        except LinkError:
+            pass                  # a controller that has gone is its own business by now; every frame is journalled
         recorder.verdicts(oracle.finish(time.monotonic()))
         # The controller opens the next round as soon as one is cleared; the
         # session ends before it, so that round is closed here as abandoned.
