@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import simpy.rt
+
 from bench.greeting import greet, reply_to
 from bench.plant import Reading
 from bench.players import PlayerMix
@@ -73,6 +75,7 @@ class RoundCycle:
         self.probes = probes or {}                 # staged edge cases by session round (bench.probes)
         self.current_round: int | None = None
         self.rounds_done = 0
+        self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
 
     # -- talking to the controller ---------------------------------------
     def _send(self, type_: str, **fields) -> Message:
@@ -80,6 +83,15 @@ class RoundCycle:
 
     def _expect(self, *types: str) -> Message:
         return self.session.receive(self.phases.reply_s, expect=types)
+
+    def _pause(self, seconds: float):
+        """The table waits ``seconds`` of its time. On the wall clock
+        (``--realtime``) nothing reads the link meanwhile, so whatever the
+        session holds back (version 2 sends its frames and ACKs at its next
+        read) goes out first, and what is in flight is acknowledged."""
+        if self.realtime:
+            self.session.flush()
+        return self.env.timeout(seconds)
 
     def handshake(self) -> Message:
         """HELLO both ways (``bench.greeting``); the controller then opens its first round."""
@@ -123,21 +135,24 @@ class RoundCycle:
             self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
         for wager in wagers:
             self._expect_reply_to(wager.id)
-        yield self.env.timeout(phases.betting_s)
+        yield self._pause(phases.betting_s)
 
         # no more bets; then (d)(2) the RNG reveals the Lucky Numbers
         self._send("CLOSE", round=round_no)
-        self._expect("NOMORE")
         if self.probe_late_wager:
             # A compliant controller refuses this; the oracle flags an ACCEPT.
+            # It goes right behind CLOSE: the controller takes them in order,
+            # and the oracle counts a wager as late from the bench's CLOSE.
             self._send("WAGER", round=round_no, id=f"r{round_no}late", bet=self.players.bets[0][0],
                        stake=min(self.players.stakes))
+        self._expect("NOMORE")
+        if self.probe_late_wager:
             self._expect_reply_to(f"r{round_no}late")
         lucky_bets: tuple[str, ...] = ()
         if self.game in LIGHTNING_GAMES:
             lucky = self._expect("LUCKY")
             lucky_bets = tuple(entry.bet for entry in lucky["lucky"])
-            yield self.env.timeout(phases.lucky_s)
+            yield self._pause(phases.lucky_s)
 
         # (d)(3) the dealer triggers; (d)(4) the plant comes to rest; (d)(5) result or no roll
         self._send("TRIGGER", round=round_no)
@@ -146,10 +161,10 @@ class RoundCycle:
             reading = self.plant.read(round_no, attempt, DICE_COUNT[self.kind],
                                       stage=probe.stage if probe else None, lucky_bets=lucky_bets)
             self.on_plant(round_no, attempt, reading)
-            yield self.env.timeout(reading.duration_s)
+            yield self._pause(reading.duration_s)
             self._send("SENSOR", **self._sensor_fields(round_no, command, reading))
             outcome = self._expect("RESULT", "NOROLL")
-            yield self.env.timeout(phases.result_s)
+            yield self._pause(phases.result_s)
             if outcome.type == "NOROLL":
                 if self.game == "lightning-dice":
                     break               # every wager is returned, 625b.2(d)(5)
@@ -165,7 +180,7 @@ class RoundCycle:
         self._expect("SETTLED")
         self._expect("CLEARED")
         self._drop_stale(round_no)
-        yield self.env.timeout(phases.clear_s)
+        yield self._pause(phases.clear_s)
 
     def _expect_reply_to(self, wager_id: str) -> Message:
         return reply_to(self.session, wager_id, self.phases.reply_s)
