@@ -9,6 +9,7 @@ import time
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bench.protocol import BENCH, CONTROLLER, MAX_FRAME, Codec, Decoded, Rejected, Session, StreamDecoder, Timeouts, make
+from bench.protocol.frame import FrameError
 
 GAME = "lightning-dice"
 CODEC = Codec(GAME)
@@ -140,3 +141,31 @@ def test_the_scanning_feed_equals_the_per_byte_algorithm(parts, cuts, gaps):
         assert fast.expire(now + 0.05) == slow.expire(now + 0.05)
     assert (fast._frame, fast._overflow, bytes(fast._garbage), fast._garbage_count) == \
            (slow._frame, slow._overflow, bytes(slow._garbage), slow._garbage_count)
+
+
+def _outcome(split, line):
+    try:
+        return split(line)
+    except FrameError as err:
+        return ("error", err.reason)
+    except UnicodeDecodeError:
+        return ("error", "unicode")
+
+
+frame_like = st.builds(
+    lambda seq, type_, pairs, crc: b"$" + seq + b" " + type_ + b"".join(b" " + n + b"=" + v for n, v in pairs)
+    + b"*" + crc,
+    st.sampled_from([b"0042", b"9999", b"042", b"00a2"]),
+    st.sampled_from([b"WAGER", b"ACK", b"Wager", b"A", b"SETTLED"]),
+    st.lists(st.tuples(st.sampled_from([b"round", b"id", b"x" * 13, b"Bet", b""]),
+                       st.binary(max_size=12).filter(lambda v: b"\n" not in v)), max_size=4),
+    st.sampled_from([b"FFFF", b"29B1", b"zz", b"12345", b""]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(frame_like, wagers.map(lambda f: f.rstrip(b"\r\n")), st.binary(max_size=80)))
+def test_the_one_regex_split_agrees_with_the_checks_one_by_one(line):
+    """frame.split takes a usual frame in one match; whatever it is given, it
+    must say exactly what the field-by-field checks say."""
+    from bench.protocol import frame
+    assert _outcome(frame.split, line) == _outcome(frame._split_checking, line)
