@@ -117,9 +117,11 @@ class Oracle:
                 or dict(last.fields) != dict(m.fields)):
             return False
         if direction == "tx":
-            for ask in self._asks.values():
+            for serial, ask in list(self._asks.items()):
                 if ask.seq == m.seq:
                     ask.mono = mono
+                    del self._asks[serial]          # to the back: the asks stay in order of their clocks
+                    self._asks[serial] = ask
         return True
 
     def _ask(self, what: str, m, mono: float, frame: int, phase: str) -> int:
@@ -137,11 +139,17 @@ class Oracle:
                 return
 
     def _check_deadlines(self, mono: float, frame: int) -> None:
-        for serial, ask in list(self._asks.items()):
-            if mono - ask.mono > self.response_timeout:
-                del self._asks[serial]
-                self._flag(ask.clause, frame, f"no reply from the controller to {ask.what} (frame {ask.frame}) "
-                                              f"within {self.response_timeout:g} s")
+        # The asks are in the order their clocks started (see _repeat), and all
+        # have the same deadline: past the first one still in time, none is late.
+        asks = self._asks
+        while asks:
+            serial = next(iter(asks))
+            ask = asks[serial]
+            if mono - ask.mono <= self.response_timeout:
+                break
+            del asks[serial]
+            self._flag(ask.clause, frame, f"no reply from the controller to {ask.what} (frame {ask.frame}) "
+                                          f"within {self.response_timeout:g} s")
 
     def _current(self, m, frame: int, phase: str) -> RoundState | None:
         """The round a controller message belongs to, or None (reported) if it

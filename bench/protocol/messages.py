@@ -199,7 +199,7 @@ def spec_for(type_: str, game: str) -> Spec:
     return spec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)     # slots: a third cheaper to make, and one is made per frame
 class Message:
     """A decoded message: its type, its typed fields, and (once on the wire)
     its sequence number."""

@@ -140,10 +140,9 @@ class LightningDice(DiceGame):
         return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES["total"])
 
     # -- Lucky Numbers ------------------------------------------------------
-    def lucky_positions(self, options: Mapping[str, str]) -> list[str]:
+    def lucky_positions(self, options: Mapping[str, str]) -> tuple[str, ...]:
         """Every betting position of (g)(3) the game offers under these options."""
-        low, high = (3, 18) if options.get("totals", "3-18") == "3-18" else (4, 17)
-        return ["low", "high", "any-double", "any-triple"] + [f"total:{t}" for t in range(low, high + 1)]
+        return _LUCKY_POSITIONS["3-18" if options.get("totals", "3-18") == "3-18" else "4-17"]
 
     def check_lucky_pays(self, bet: str, pays: int) -> None:
         low, high = ENHANCED_RANGES[bet]
@@ -194,5 +193,9 @@ class LightningDice(DiceGame):
             return Fraction(base_odds)
         return (1 - q) * base_odds + q * rules.lucky.expected_pays(bet)
 
+
+# Checked every round by the oracle and the controller: made once.
+_LUCKY_POSITIONS = {totals: ("low", "high", "any-double", "any-triple") + tuple(f"total:{t}" for t in range(low, high + 1))
+                    for totals, (low, high) in (("3-18", (3, 18)), ("4-17", (4, 17)))}
 
 GAME = register(LightningDice())

@@ -26,6 +26,7 @@ from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
 
 POCKETS = range(0, 37)          # § 617c.3(a): a single zero wheel, 0-36
+_LUCKY_POSITIONS = tuple(f"straight:{n}" for n in POCKETS)   # checked every round: made once
 WHEEL_CLAUSE = "617c.3(a)"
 RED = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36})
 
@@ -135,9 +136,9 @@ class LightningRoulette:
         return STANDARD_ODDS[kind], STANDARD_CLAUSE
 
     # -- Lucky Numbers ------------------------------------------------------
-    def lucky_positions(self, options: Mapping[str, str]) -> list[str]:
+    def lucky_positions(self, options: Mapping[str, str]) -> tuple[str, ...]:
         """(d): "numbers on the layout", 0 included; a Lucky Number enhances its straight up."""
-        return [f"straight:{n}" for n in POCKETS]
+        return _LUCKY_POSITIONS
 
     def check_lucky_pays(self, bet: str, pays: int) -> None:
         if pays not in LUCKY_PAYS:
