@@ -422,6 +422,24 @@ def test_a_retransmission_restarts_the_clock_and_is_not_counted_twice():
     assert oracle.violations == []
 
 
+def test_the_oldest_unanswered_ask_is_late_whatever_was_answered_after_it():
+    """Two wagers await their replies; the second is answered, the first (sent
+    again once, which restarts its clock) is not: only the first is late, and
+    only once its restarted clock has run out."""
+    oracle = Oracle("lightning-dice", default_rules("lightning-dice"), response_timeout=0.5)
+    first = Message("WAGER", {"round": 1, "id": "w1", "bet": "low", "stake": 10}, seq=1)
+    second = Message("WAGER", {"round": 1, "id": "w2", "bet": "high", "stake": 10}, seq=2)
+    steps = [("rx", make("OPEN", round=1), 0.0), ("tx", first, 0.1), ("tx", first, 0.3),   # w1 sent again
+             ("tx", second, 0.4), ("rx", make("ACCEPT", round=1, id="w2"), 0.45),
+             ("rx", make("NOMORE", round=1), 0.75)]                                        # w1 in time (0.45 s)
+    for direction, message, mono in steps:
+        oracle.observe(direction, message, mono)
+    assert oracle.violations == []
+    oracle.observe("rx", make("LUCKY", round=1, lucky=LD_LUCKY), 0.85)                      # w1 0.55 s: late
+    v = only(oracle)
+    assert "WAGER w1" in v.message and v.clause == "625b.2(d)(1)"
+
+
 # -- Dice-Ology over the rolls -----------------------------------------------------------------------
 
 def test_a_bet_kept_open_after_a_seven_breaks_20_18_33_14_1_b():
