@@ -45,6 +45,7 @@ class SessionConfig:
     out: str = "out/session"
     seed: int | None = None
     misbehave: str | None = None           # for the emulated controller only
+    emulator_protocol: int | None = None   # the emulated controller's ``--protocol`` (1: a version-1-only controller)
     phases: Phases = field(default_factory=Phases)
     players: PlayerMix | None = None       # default: PlayerMix.default(game)
     probes: bool = True                    # stage the edge cases of bench.probes in early rounds
@@ -101,6 +102,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         else:
             url = stack.enter_context(emulated_controller(
                 config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
+                extra=("--protocol", str(config.emulator_protocol)) if config.emulator_protocol else (),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
         journal = stack.enter_context(JournalWriter(journal_path, background_fsync=True))
@@ -142,7 +144,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
             recorder.on_round_end(round_no, None, abandoned=True)
-        recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations),
+        recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations), protocol=session.version,
                                 failures=len(failures), sim_seconds=round(env.now, 3))
         head = journal.head
     (out / "session.head").write_text(head + "\n")

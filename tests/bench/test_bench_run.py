@@ -36,6 +36,19 @@ def test_compliant_controller_passes_every_round(tmp_path, game):
     assert summary.staked > 0 and summary.expected_rtp is not None
 
 
+@pytest.mark.parametrize("controller_speaks,agreed", [(None, 2), (1, 1)])
+def test_a_version_1_controller_is_played_in_version_1(tmp_path, controller_speaks, agreed):
+    """The bench offers protocol 2 and falls back to 1 for a controller that
+    speaks only 1 (real hardware may); the session is judged the same way."""
+    outcome, summary = session(tmp_path, game="lightning-dice", rounds=3, emulator_protocol=controller_speaks)
+    assert summary.violations == [] and summary.rounds == 3
+    records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
+    hellos = [row[6] for r in records for row in r.get("wire", ()) if row[6] and row[6]["type"] == "HELLO"
+              and row[1] in ("send", "message")]
+    assert hellos[-1]["role"] == "controller" and hellos[-1]["proto"] == agreed
+    assert records[-1]["protocol"] == agreed
+
+
 def test_staged_cocked_die_is_a_no_roll_that_returns_every_stake(tmp_path):
     outcome, summary = session(tmp_path, game="lightning-dice", rounds=3)
     no_rolls = [r for r in outcome.oracle.rounds if r.no_roll]
