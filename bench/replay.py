@@ -58,11 +58,16 @@ def _rules_from(header: dict, notes: list[str]):
     return default_rules(header["game"], header.get("paytable"))
 
 
-def _message(data) -> Message:
-    """A message as the journal records it (``Message.as_dict``)."""
-    fields = dict(data)
-    type_ = fields.pop("type")
-    return Message(type_, fields, fields.pop("seq", None))
+def _message(data: dict) -> Message:
+    """A message as the journal records it (``Message.as_dict``). ``data``, a
+    dict freshly parsed from the journal, becomes the message's fields."""
+    type_ = data.pop("type")
+    return Message(type_, data, data.pop("seq", None))
+
+
+def _as_recorded(message: Message) -> dict:
+    """The journal's form of a message again (``_message`` took it apart)."""
+    return message.as_dict()
 
 
 class _Judge:
@@ -104,8 +109,9 @@ class _Judge:
             except (TypeError, ValueError):
                 self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
                 continue
-            if recorded is None or (direction, frame_kind) not in ORACLE_FRAMES:
-                continue
+            if recorded is None or (frame_kind != "message" and frame_kind != "send") \
+                    or (direction, frame_kind) not in ORACLE_FRAMES:
+                continue            # (ACKs, the commonest frames, are passed over without a tuple made)
             where = f"line {number}, frame {index}"
             if self.redecode:
                 message = self._decode(where, raw, recorded)
@@ -118,7 +124,8 @@ class _Judge:
                 continue
             self.last_mono = mono
             if observe(direction, message, mono) and not self.redecode:
-                self._decode(where, raw, recorded)    # a verdict: check it stands on the raw bytes
+                # a verdict: check it stands on the raw bytes
+                self._decode(where, raw, _as_recorded(message))
 
     def _decode(self, where: str, raw, recorded) -> Message | None:
         """The message decoded again from the raw bytes, compared with the recorded one."""

@@ -70,7 +70,9 @@ class Oracle:
         if type_ is None or type_ in ("ACK", "NAK") or direction not in ("tx", "rx"):
             return []
         try:
-            if self._repeat(direction, message, mono):
+            last = self._last[direction]
+            self._last[direction] = message
+            if last is not None and last.seq == message.seq and self._repeat(direction, last, message, mono):
                 return []
             if self._asks:
                 self._check_deadlines(mono, frame)
@@ -108,13 +110,11 @@ class Oracle:
             clause = self._phase_clauses[phase] = phase_clause(self.game, phase)
         return clause
 
-    def _repeat(self, direction: str, m, mono: float) -> bool:
-        """A retransmission (tx) or a duplicate (rx) of the previous message: the
-        same sequence number and content. A retransmission restarts the clock of
-        the reply it asks for."""
-        last, self._last[direction] = self._last[direction], m
-        if (last is None or m.seq is None or last.seq != m.seq or last.type != m.type
-                or dict(last.fields) != dict(m.fields)):
+    def _repeat(self, direction: str, last, m, mono: float) -> bool:
+        """A retransmission (tx) or a duplicate (rx) of the previous message
+        ``last``: the same sequence number and content. A retransmission
+        restarts the clock of the reply it asks for."""
+        if m.seq is None or last.seq != m.seq or last.type != m.type or dict(last.fields) != dict(m.fields):
             return False
         if direction == "tx":
             for serial, ask in list(self._asks.items()):
@@ -216,11 +216,13 @@ class Oracle:
     # -- betting --------------------------------------------------------
     def _tx_wager(self, m, mono, frame):
         r = self._round
-        wager = Wager(m["id"], m["bet"], m["stake"])
+        fields = m.fields
+        wager = Wager(fields["id"], fields["bet"], fields["stake"])
+        placed_in = fields.get("round")
         late = r is None or r.close_sent or r.nomore or r.complete
         problem = None
-        if r is not None and m.get("round") != r.number:
-            problem = RulesError(f"it was placed for round {m.get('round')} during round {r.number}")
+        if r is not None and placed_in != r.number:
+            problem = RulesError(f"it was placed for round {placed_in} during round {r.number}")
         elif r is not None and wager.id in r.placed_ids:
             problem = RulesError(f"wager id {wager.id!r} is used twice in round {r.number}")
         elif isinstance(wager.stake, bool) or not isinstance(wager.stake, int) or wager.stake <= 0:
@@ -231,7 +233,7 @@ class Oracle:
         if r is not None:
             r.active = True
             r.placed_ids.add(wager.id)
-        placement = Placement(wager, m.get("round"), late, problem, ask)
+        placement = Placement(wager, placed_in, late, problem, ask)
         queue = self._placed.get(wager.id)
         if queue is None:
             queue = self._placed[wager.id] = deque()

@@ -12,21 +12,21 @@ from fractions import Fraction
 from typing import Iterable, Protocol
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: made in every round by the oracle and the controller
 class Wager:
     id: str
     bet: str          # a bet name as documented in `bench settle --help`, e.g. "total:11"
     stake: int        # minor units, > 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: made in every round by the oracle and the controller
 class Lucky:
     """One Lucky Number with its enhanced payout, "pays to 1"."""
     bet: str          # e.g. "total:11" (Lightning Dice) or "straight:17" (roulette)
     pays: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: made in every round by the oracle and the controller
 class Round:
     """What happened in one round, as the settle JSON line gives it.
 
@@ -43,7 +43,7 @@ class Round:
     paytable: str | None = None   # "A"/"B" for sic-bo, "1"/"2" for dice-ology
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: made in every round by the oracle and the controller
 class Settlement:
     wager_id: str
     returned: int     # everything handed back, stake included; 0 for a loss
