@@ -19,9 +19,10 @@ to ``session.head``, for a regulator to keep apart from the file:
 Schema 2 (this writer) keeps one record per round: ``write_round`` writes a
 ``round`` record holding every frame that crossed the link since the record
 before it (``wire``: one array per frame, columns ``WIRE_COLUMNS``), the
-plant's readings and the oracle's verdicts, then flushes and fsyncs. A crash
-loses at most the round in flight; the verifier reports it as incomplete, not
-as tampering. One record a round, not one a frame, is what lets replay keep
+plant's readings and the oracle's verdicts, hands it to the operating system
+and fsyncs it (``bench run`` defers the fsync to its next wait for the
+controller: see ``JournalWriter``). A crash loses at most the round in flight;
+the verifier reports it as incomplete, not as tampering. One record a round, not one a frame, is what lets replay keep
 up with thousands of rounds a second (one parse and one hash a round). Schema
 1 journals (a ``frame`` record per frame, ``round-end`` records) still verify
 and replay.
@@ -33,7 +34,6 @@ import hashlib
 import json
 import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -97,24 +97,27 @@ class JournalWriter:
     middle of a write) is kept as it is and the writer refuses to continue,
     rather than silently losing or rewriting recorded data.
 
-    ``background_fsync``: a round's record is handed to the operating system
-    at once (a crash of the bench loses nothing of it) and fsynced by a
-    background thread while the bench plays on; the next round's record, and
-    ``sync``/``close``, wait for that fsync first. So at most one finished
-    round is ever without its fsync, and only for as long as one fsync takes
-    (about 0.3 ms here): then a loss of power could take it with the round in
-    flight. Without it, every round waits for its own fsync."""
+    ``defer_fsync``: a round's record is handed to the operating system at
+    once (a crash of the bench loses nothing of it) and fsynced when the
+    writer's owner next has nothing better to do (``fsync_deferred``: the
+    bench calls it while it waits for the controller) or, at the latest,
+    before the next record, ``sync`` or ``close``. So at most one finished
+    round is ever without its fsync, and only until the bench next waits:
+    then a loss of power could take it with the round in flight. Without it,
+    every round waits for its own fsync (about 0.3 ms here, a seventh of a
+    round at full speed). A background thread was tried and was slower: its
+    wake-ups compete for the interpreter with the bench.
+    """
 
-    def __init__(self, path: str | os.PathLike[str], *, background_fsync: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, defer_fsync: bool = False):
         self.path = Path(path)
         self.seq = 0
         self.head = GENESIS
         if self.path.exists() and self.path.stat().st_size > 0:
             self._resume()
         self._file = open(self.path, "ab")
-        self._fsyncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-fsync") \
-            if background_fsync else None
-        self._fsyncing: Future | None = None
+        self.defer_fsync = defer_fsync
+        self._fsync_due = False
 
     def _resume(self) -> None:
         report = verify_journal(self.path)
@@ -134,26 +137,26 @@ class JournalWriter:
         self.head = body["hash"] = digest
         return body
 
-    def _fsynced(self) -> None:
-        """Wait for the background fsync under way, if any (its error, if any, is raised here)."""
-        if self._fsyncing is not None:
-            fsyncing, self._fsyncing = self._fsyncing, None
-            fsyncing.result()
+    def fsync_deferred(self) -> None:
+        """The fsync ``write_round`` left for later (``defer_fsync``), if any."""
+        if self._fsync_due:
+            self._fsync_due = False
+            os.fsync(self._file.fileno())
 
     def sync(self) -> None:
-        self._fsynced()
         self._file.flush()
         os.fsync(self._file.fileno())
+        self._fsync_due = False
 
     def write_round(self, round_no: int, *, wire: list, plants: list, verdicts: list,
                     **data: Any) -> dict[str, Any]:
         """One round's record (schema 2), flushed to the operating system and
-        fsynced (in the background with ``background_fsync``)."""
-        self._fsynced()
+        fsynced (later, with ``defer_fsync``)."""
+        self.fsync_deferred()
         record = self.append("round", round=round_no, wire=wire, plants=plants, verdicts=verdicts, **data)
         self._file.flush()
-        if self._fsyncer is not None:
-            self._fsyncing = self._fsyncer.submit(os.fsync, self._file.fileno())
+        if self.defer_fsync:
+            self._fsync_due = True
         else:
             os.fsync(self._file.fileno())
         return record
@@ -170,8 +173,6 @@ class JournalWriter:
                 self.sync()
             finally:
                 self._file.close()
-                if self._fsyncer is not None:
-                    self._fsyncer.shutdown()
 
     def __enter__(self) -> "JournalWriter":
         return self

@@ -52,7 +52,9 @@ class Recorder:
         self._pending.append((event, float(self.sim_now())))
 
     def catch_up(self) -> None:
-        """Journal and judge every frame kept so far, in order."""
+        """Journal and judge every frame kept so far, in order; and the last
+        round record's fsync, if the journal deferred it."""
+        self.journal.fsync_deferred()
         pending, self._pending = self._pending, []
         wire = self._wire
         for event, sim in pending:

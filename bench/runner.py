@@ -105,7 +105,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                 extra=("--protocol", str(config.emulator_protocol)) if config.emulator_protocol else (),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
-        journal = stack.enter_context(JournalWriter(journal_path, background_fsync=True))
+        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True))
         journal.append("session", schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}",
                        game=config.game, controller=url, emulated=config.controller is None,
                        misbehave=config.misbehave, seed=seed, rounds=config.rounds,

@@ -149,3 +149,23 @@ def test_a_changed_frame_inside_a_round_record_names_its_line(tmp_path):
     path.write_bytes(b"".join(lines))
     report = verify_journal(path)
     assert [p.line for p in report.problems] == [3]
+
+
+def test_a_deferred_fsync_is_done_before_the_next_record_or_when_asked(tmp_path, monkeypatch):
+    import os
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    with JournalWriter(tmp_path / "s.jsonl", defer_fsync=True) as journal:
+        journal.append("session", schema=2)
+        journal.write_round(1, wire=[], plants=[], verdicts=[])
+        assert synced == []                       # handed to the OS, its fsync left for later
+        assert verify_journal(tmp_path / "s.jsonl").records == 2
+        journal.fsync_deferred()
+        assert len(synced) == 1
+        journal.fsync_deferred()
+        assert len(synced) == 1                   # nothing left to do
+        journal.write_round(2, wire=[], plants=[], verdicts=[])
+        journal.write_round(3, wire=[], plants=[], verdicts=[])
+        assert len(synced) == 2                   # round 2's, before round 3's record
+    assert len(synced) == 3                       # close: round 3's
