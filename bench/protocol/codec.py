@@ -13,8 +13,9 @@ import re
 from typing import NamedTuple, Union
 
 from bench.protocol import frame as framing
-from bench.protocol.frame import FrameError, MAX_FRAME, RawFrame
-from bench.protocol.messages import BOTH, GAME_KIND, FieldError, Message, SPECS, spec_for
+from bench.protocol.frame import FrameError, MAX_FRAME
+from bench.protocol.messages import (BOTH, FLAG, FLAGS, GAME_KIND, INT, INTS, SPECS, TOKEN, TOKEN_CHARS,
+                                     FieldError, Message, spec_for)
 
 _PRINTABLE = re.compile(rb"[\x20-\x7e]*")
 
@@ -30,19 +31,20 @@ class Codec:
         self._specs: dict[str, tuple] = {}     # type -> (spec, its field types), built once
 
     def _spec(self, type_: str):
-        """(spec, field types) of ``type_`` in this game; KeyError for an
-        unknown type, LookupError for one the game does not use."""
+        """(spec, field types, the usual fields' pattern and converters) of
+        ``type_`` in this game; KeyError for an unknown type, LookupError for
+        one the game does not use."""
         found = self._specs.get(type_)
         if found is None:
             spec = spec_for(type_, self.game)
-            found = self._specs[type_] = (spec, spec.field_types())
+            found = self._specs[type_] = (spec, spec.field_types(), *_usual_fields(spec))
         return found
 
     def encode(self, message: Message, seq: int) -> bytes:
         """A frame for ``message``; raises ValueError if the message itself is
         wrong (a programming error on our side, not bad input from the wire)."""
         try:
-            spec, types = self._spec(message.type)
+            spec, types, _, _ = self._spec(message.type)
         except KeyError:
             raise ValueError(f"unknown message type {message.type!r}") from None
         except LookupError as err:
@@ -61,9 +63,36 @@ class Codec:
                 raise ValueError(f"{message.type}: field {name!r}: {err}") from None
         return framing.build(seq, message.type, pairs)
 
-    def decode_line(self, line: bytes, sender: str | None = None) -> tuple[Message, RawFrame]:
-        """Decode one line (terminator removed). ``sender`` ("bench" or
-        "controller"), if given, is who must have sent it. Raises FrameError."""
+    def decode_line(self, line: bytes, sender: str | None = None) -> tuple[Message, int]:
+        """Decode one line (terminator removed) to its message and CRC.
+        ``sender`` ("bench" or "controller"), if given, is who must have sent
+        it. Raises FrameError.
+
+        A frame of the usual shape (fields in the documented order, the CRC
+        right) is matched whole against its type's pattern; anything else
+        goes through ``_decode_checking``, which names the first thing wrong."""
+        if len(line) + 2 <= MAX_FRAME and _PRINTABLE.fullmatch(line):
+            head = framing.usual(line)
+            if head is not None:
+                seq, type_, fields, crc = head
+                try:
+                    spec, _, pattern, converters = self._spec(type_)
+                except LookupError:         # (KeyError too) an unknown type or another game's
+                    spec = None
+                if spec is not None and (sender is None or spec.sender in (BOTH, sender)):
+                    match = pattern.fullmatch(fields)
+                    if match is not None:
+                        try:
+                            values = {name: convert(text) for (name, convert), text in
+                                      zip(converters, match.groups()) if text is not None}
+                        except FieldError:
+                            pass            # a text or Lucky field that does not parse: said below
+                        else:
+                            return Message(type_, values, seq), crc
+        return self._decode_checking(line, sender)
+
+    def _decode_checking(self, line: bytes, sender: str | None = None) -> tuple[Message, int]:
+        """``decode_line`` one check at a time."""
         if len(line) + 2 > MAX_FRAME:
             raise FrameError("too-long", f"frame of {len(line) + 2} bytes is over the {MAX_FRAME}-byte limit")
         if not _PRINTABLE.fullmatch(line):
@@ -74,7 +103,7 @@ class Codec:
         if raw.type not in SPECS:
             raise FrameError("unknown-type", f"unknown message type {raw.type!r}")
         try:
-            spec, types = self._spec(raw.type)
+            spec, types, _, _ = self._spec(raw.type)
         except LookupError as err:
             raise FrameError("wrong-game", str(err)) from None
         if sender is not None and spec.sender not in (BOTH, sender):
@@ -93,7 +122,33 @@ class Codec:
         missing = [name for name, _ in spec.required if name not in values]
         if missing:
             raise FrameError("missing-field", f"{raw.type}: missing field {missing[0]!r}")
-        return Message(raw.type, values, raw.seq), raw
+        return Message(raw.type, values, raw.seq), raw.crc
+
+
+# How the usual frame's fields are matched whole (``Codec.decode_line``): the
+# pattern of each field type, and what turns the text into the value. The
+# pattern says exactly what the type's ``parse`` accepts; text and Lucky
+# fields are matched loosely and parsed by their own ``parse``.
+_INT_TEXT = "(?:0|[1-9][0-9]{0,14})"
+_USUAL = {
+    INT.name: (f"({_INT_TEXT})", int),
+    TOKEN.name: (f"([{TOKEN_CHARS}]{{1,48}})", str),
+    INTS.name: (f"({_INT_TEXT}(?:,{_INT_TEXT})*)", lambda text: tuple(map(int, text.split(",")))),
+    FLAGS.name: ("([01](?:,[01])*)", lambda text: tuple(flag == "1" for flag in text.split(","))),
+    FLAG.name: ("([01])", lambda text: text == "1"),
+}
+
+
+def _usual_fields(spec):
+    """The pattern of ``spec``'s fields in the documented order (each optional
+    field may be left out), and (name, converter) for each of its groups."""
+    pattern, converters = [], []
+    for required, fields in ((True, spec.required), (False, spec.optional)):
+        for name, ftype in fields:
+            text, convert = _USUAL.get(ftype.name, ("([^ ]*)", ftype.parse))
+            pattern.append(f" {name}={text}" if required else f"(?: {name}={text})?")
+            converters.append((name, convert))
+    return re.compile("".join(pattern)), tuple(converters)
 
 
 # Named tuples, not dataclasses: one is made for every frame that arrives,
@@ -218,10 +273,10 @@ class StreamDecoder:
             return Rejected("too-long", f"line longer than the {MAX_FRAME}-byte frame limit", frame)
         line = frame[:-1] if frame.endswith(b"\r") else frame
         try:
-            message, raw = self.codec.decode_line(line, self.sender)
+            message, crc = self.codec.decode_line(line, self.sender)
         except FrameError as err:
             return Rejected(err.reason, str(err), frame + b"\n")
-        return Decoded(message, frame + b"\n", raw.crc)
+        return Decoded(message, frame + b"\n", crc)
 
     def _abandon(self, reason: str, detail: str) -> Rejected:
         frame = bytes(self._frame)

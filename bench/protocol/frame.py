@@ -61,18 +61,28 @@ def build(seq: int, type_: str, pairs: list[tuple[str, str]]) -> bytes:
     return data
 
 
+def usual(line: bytes) -> tuple[int, str, str, int] | None:
+    """(sequence number, type, the fields as text with a space before each,
+    CRC) of a frame of the usual shape whose CRC is right; None for anything
+    else (``split`` then says what is wrong)."""
+    match = _FRAME.fullmatch(line)
+    if match is None:
+        return None
+    computed = crc16_ccitt_false(line[1:match.start(4) - 1])
+    if computed != int(match.group(4), 16):
+        return None
+    return int(match.group(1)), match.group(2).decode("ascii"), match.group(3).decode("ascii"), computed
+
+
 def split(line: bytes) -> RawFrame:
     """Parse one complete line (from "$" to its end, terminator removed) down
     to names and values; raises FrameError naming the first thing wrong."""
-    match = _FRAME.fullmatch(line)
-    if match is not None:
-        computed = crc16_ccitt_false(line[1:match.start(4) - 1])
-        if computed == int(match.group(4), 16):
-            fields = match.group(3)
-            pairs = tuple(tuple(part.split("=", 1)) for part in fields.decode("ascii").split(" ")[1:]) \
-                if fields else ()
-            return RawFrame(int(match.group(1)), match.group(2).decode("ascii"), pairs, computed)
-    return _split_checking(line)
+    head = usual(line)
+    if head is None:
+        return _split_checking(line)
+    seq, type_, fields, crc = head
+    pairs = tuple(tuple(part.split("=", 1)) for part in fields.split(" ")[1:]) if fields else ()
+    return RawFrame(seq, type_, pairs, crc)
 
 
 def _split_checking(line: bytes) -> RawFrame:

@@ -169,3 +169,41 @@ def test_the_one_regex_split_agrees_with_the_checks_one_by_one(line):
     must say exactly what the field-by-field checks say."""
     from bench.protocol import frame
     assert _outcome(frame.split, line) == _outcome(frame._split_checking, line)
+
+
+def _decoded(decode, line):
+    try:
+        message, crc = decode(line, BENCH)
+        return message.type, message.seq, dict(message.fields), crc
+    except FrameError as err:
+        return ("error", err.reason, str(err))
+
+
+def _reframed(seq, body: bytes) -> bytes:
+    """A line with the right CRC around ``body`` (TYPE and fields)."""
+    from bench.protocol.crc import crc16_ccitt_false
+    content = b"%04d " % seq + body
+    return b"$" + content + b"*%04X" % crc16_ccitt_false(content)
+
+
+_usual_messages = st.sampled_from([
+    make("WAGER", round=3, id="w1", bet="total:11", stake=500), make("SENSOR", round=3, dice=(6, 4, 1), flat=(True, False, True)),
+    make("HELLO", proto=2, role="bench", sw="t/1", game="lightning-dice", window=16),
+    make("HELLO", proto=1, role="bench", sw="t/1", game="lightning-dice", seed=7),
+    make("ERROR", code="unexpected", round=2, detail="a b%c"), make("RESET", reason="requested"),
+    make("CLOSE", round=1), make("TRIGGER", round=9), make("NAK", reason="bad-crc")])
+_bodies = st.lists(st.sampled_from(
+    [b"WAGER", b"SENSOR", b"CLOSE", b"HELLO", b"SETTLE", b"round=1", b"round=01", b"id=w1", b"bet=low", b"stake=5",
+     b"dice=1,2,3", b"dice=1,,2", b"flat=1,0,1", b"flat=2", b"proto=2", b"role=bench", b"sw=a", b"game=lightning-dice",
+     b"window=16", b"seed=", b"detail=%zz", b"reason=x", b"code=c"]), min_size=1, max_size=7)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.builds(lambda m, seq: CODEC.encode(m, seq).rstrip(b"\r\n"), _usual_messages, st.integers(0, 9999)),
+                 st.builds(lambda parts, seq: _reframed(seq, b" ".join(parts)), _bodies, st.integers(0, 9999)),
+                 st.binary(max_size=60)))
+def test_the_usual_frame_fast_path_decodes_exactly_as_the_checks_do(line):
+    """decode_line matches a usual frame whole; on anything at all it must
+    give what the field-by-field checks give: the same message, or the same
+    rejection with the same words."""
+    assert _decoded(CODEC.decode_line, line) == _decoded(CODEC._decode_checking, line)
