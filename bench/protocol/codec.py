@@ -37,31 +37,55 @@ class Codec:
         found = self._specs.get(type_)
         if found is None:
             spec = spec_for(type_, self.game)
-            found = self._specs[type_] = (spec, spec.field_types(), *_usual_fields(spec))
+            found = self._specs[type_] = (spec, spec.field_types(), *_usual_fields(spec), _render_order(spec))
         return found
 
     def encode(self, message: Message, seq: int) -> bytes:
         """A frame for ``message``; raises ValueError if the message itself is
-        wrong (a programming error on our side, not bad input from the wire)."""
+        wrong (a programming error on our side, not bad input from the wire).
+        Never puts on the wire what the peer would reject: the fields as
+        rendered must match the type's pattern (and loosely matched text and
+        Lucky fields must parse)."""
         try:
-            spec, types, _, _ = self._spec(message.type)
+            spec, types, pattern, _, order = self._spec(message.type)
         except KeyError:
             raise ValueError(f"unknown message type {message.type!r}") from None
         except LookupError as err:
             raise ValueError(str(err)) from None
-        missing = [name for name, _ in spec.required if name not in message.fields]
+        fields = message.fields
+        parts = []
+        for name, render, required, check in order:
+            value = fields.get(name)
+            if value is None:
+                if required:
+                    break           # missing: said below
+                continue
+            text = render(value)
+            if check is not None:
+                try:
+                    check(text)
+                except FieldError as err:
+                    raise ValueError(f"{message.type}: field {name!r}: {err}") from None
+            parts.append(f" {name}={text}")
+        rendered = "".join(parts)
+        if len(parts) != sum(1 for v in fields.values() if v is not None) or not pattern.fullmatch(rendered):
+            self._refuse(message, spec, types)
+        return framing.build_fields(seq, message.type, rendered)
+
+    @staticmethod
+    def _refuse(message: Message, spec, types) -> None:
+        """Say which field of a message that cannot be encoded is wrong."""
+        missing = [name for name, _ in spec.required if message.fields.get(name) is None]
         extra = [name for name in message.fields if name not in types]
         if missing or extra:
             raise ValueError(f"{message.type}: missing {missing}, unexpected {extra}")
-        pairs = [(name, types[name].render(message.fields[name]))
-                 for name, _ in spec.required + spec.optional
-                 if name in message.fields and message.fields[name] is not None]
-        for name, text in pairs:
-            try:
-                types[name].parse(text)   # never put on the wire what the peer would reject
-            except FieldError as err:
-                raise ValueError(f"{message.type}: field {name!r}: {err}") from None
-        return framing.build(seq, message.type, pairs)
+        for name, value in message.fields.items():
+            if value is not None:
+                try:
+                    types[name].parse(types[name].render(value))
+                except FieldError as err:
+                    raise ValueError(f"{message.type}: field {name!r}: {err}") from None
+        raise ValueError(f"{message.type}: cannot be encoded: {dict(message.fields)!r}")
 
     def decode_line(self, line: bytes, sender: str | None = None) -> tuple[Message, int]:
         """Decode one line (terminator removed) to its message and CRC.
@@ -76,7 +100,7 @@ class Codec:
             if head is not None:
                 seq, type_, fields, crc = head
                 try:
-                    spec, _, pattern, converters = self._spec(type_)
+                    spec, _, pattern, converters, _ = self._spec(type_)
                 except LookupError:         # (KeyError too) an unknown type or another game's
                     spec = None
                 if spec is not None and (sender is None or spec.sender in (BOTH, sender)):
@@ -103,7 +127,7 @@ class Codec:
         if raw.type not in SPECS:
             raise FrameError("unknown-type", f"unknown message type {raw.type!r}")
         try:
-            spec, types, _, _ = self._spec(raw.type)
+            spec, types, _, _, _ = self._spec(raw.type)
         except LookupError as err:
             raise FrameError("wrong-game", str(err)) from None
         if sender is not None and spec.sender not in (BOTH, sender):
@@ -137,6 +161,15 @@ _USUAL = {
     FLAGS.name: ("([01](?:,[01])*)", lambda text: tuple(flag == "1" for flag in text.split(","))),
     FLAG.name: ("([01])", lambda text: text == "1"),
 }
+
+
+def _render_order(spec):
+    """(name, render, required, extra check or None) of each field in the
+    documented order; text and Lucky fields, which the pattern matches
+    loosely, are also parsed before they go out."""
+    return tuple((name, ftype.render, required, None if ftype.name in _USUAL else ftype.parse)
+                 for required, fields in ((True, spec.required), (False, spec.optional))
+                 for name, ftype in fields)
 
 
 def _usual_fields(spec):

@@ -51,11 +51,15 @@ _FRAME = re.compile(rb"\$([0-9]{4}) ([A-Z]{2,12})((?: [a-z]{1,12}=[^ ]*)*)\*([0-
 
 def build(seq: int, type_: str, pairs: list[tuple[str, str]]) -> bytes:
     """The bytes of one frame. Raises FrameError if it would be over-long."""
+    return build_fields(seq, type_, "".join(f" {name}={value}" for name, value in pairs))
+
+
+def build_fields(seq: int, type_: str, fields: str) -> bytes:
+    """``build`` with the fields already rendered, a space before each."""
     if not 0 <= seq < SEQ_MODULUS:
         raise ValueError(f"sequence number {seq} outside 0..{SEQ_MODULUS - 1}")
-    body = " ".join([f"{seq:04d}", type_] + [f"{name}={value}" for name, value in pairs]).encode("ascii")
-    crc = crc16_ccitt_false(body)
-    data = b"$" + body + b"*" + f"{crc:04X}".encode("ascii") + TERMINATOR
+    body = f"{seq:04d} {type_}{fields}".encode("ascii")
+    data = b"$%s*%04X\r\n" % (body, crc16_ccitt_false(body))
     if len(data) > MAX_FRAME:
         raise FrameError("too-long", f"{type_} frame would be {len(data)} bytes, over the {MAX_FRAME}-byte limit")
     return data
