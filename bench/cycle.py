@@ -86,11 +86,13 @@ class RoundCycle:
 
     def _pause(self, seconds: float):
         """The table waits ``seconds`` of its time. On the wall clock
-        (``--realtime``) nothing reads the link meanwhile, so whatever the
-        session holds back (version 2 sends its frames and ACKs at its next
-        read) goes out first, and what is in flight is acknowledged."""
-        if self.realtime:
-            self.session.flush()
+        (``--realtime``) the link is kept serviced meanwhile: the controller
+        may speak during a pause (Sic Bo shakes again right after a no roll)
+        and must not be left unacknowledged until it gives up; the simpy
+        timeout then has no wall time left to wait. In virtual time the
+        pause costs no wall time and the next read services the link."""
+        if self.realtime and seconds > 0:
+            self.session.linger(seconds)
         return self.env.timeout(seconds)
 
     def handshake(self) -> Message:

@@ -45,7 +45,9 @@ class SessionConfig:
     out: str = "out/session"
     seed: int | None = None
     misbehave: str | None = None           # for the emulated controller only
-    emulator_protocol: int | None = None   # the emulated controller's ``--protocol`` (1: a version-1-only controller)
+    # further ``bench emulate`` options for the emulated controller, e.g.
+    # ("--protocol", "1") for a version-1-only controller, ("--fault", "delay=0.5:0.2")
+    emulator_args: tuple[str, ...] = ()
     phases: Phases = field(default_factory=Phases)
     players: PlayerMix | None = None       # default: PlayerMix.default(game)
     probes: bool = True                    # stage the edge cases of bench.probes in early rounds
@@ -102,7 +104,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         else:
             url = stack.enter_context(emulated_controller(
                 config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
-                extra=("--protocol", str(config.emulator_protocol)) if config.emulator_protocol else (),
+                extra=tuple(config.emulator_args),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True))

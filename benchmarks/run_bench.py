@@ -98,7 +98,7 @@ def main(argv=None) -> int:
         for version in (2, 1):
             steady, whole, journal = session(work / f"recorded-v{version}-{repeat}", args.recorded_rounds,
                                              plant="recorded", design=str(outcomes),
-                                             emulator_protocol=None if version == 2 else 1)
+                                             emulator_args=() if version == 2 else ("--protocol", "1"))
             figures[f"recorded_v{version}_steady"].append(steady)
             figures[f"recorded_v{version}_whole"].append(whole)
             if version == 2:

@@ -182,6 +182,17 @@ class Session:
             self._pump(deadline or Deadline(self.timeouts.response, self.clock))
         self._write_out()
 
+    def linger(self, seconds: float) -> None:
+        """Keep the link serviced for ``seconds`` without taking any message:
+        what is queued goes out, what arrives is acknowledged and queued,
+        what is in flight is resent on its timer. For a caller that would
+        otherwise sleep (a table waiting on the wall clock): a peer that
+        speaks meanwhile is not left unacknowledged until it gives up."""
+        deadline = Deadline(seconds, self.clock)
+        while not deadline.expired():
+            self._pump(deadline)
+        self._write_out()
+
     @property
     def in_flight(self) -> int:
         """How many messages are sent and not yet acknowledged (version 2)."""

@@ -40,7 +40,8 @@ def test_compliant_controller_passes_every_round(tmp_path, game):
 def test_a_version_1_controller_is_played_in_version_1(tmp_path, controller_speaks, agreed):
     """The bench offers protocol 2 and falls back to 1 for a controller that
     speaks only 1 (real hardware may); the session is judged the same way."""
-    outcome, summary = session(tmp_path, game="lightning-dice", rounds=3, emulator_protocol=controller_speaks)
+    outcome, summary = session(tmp_path, game="lightning-dice", rounds=3,
+                               emulator_args=("--protocol", str(controller_speaks)) if controller_speaks else ())
     assert summary.violations == [] and summary.rounds == 3
     records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
     hellos = [row[6] for r in records for row in r.get("wire", ()) if row[6] and row[6]["type"] == "HELLO"
@@ -89,6 +90,31 @@ def test_realtime_session_keeps_the_wall_clock(tmp_path):
     outcome, summary = session(tmp_path, game="dice-ology", rounds=1, realtime=True, phases=phases)
     assert summary.passed
     assert outcome.wall_seconds >= outcome.sim_seconds * 0.95
+
+
+def recorded_drops(path, flats):
+    """A recorded-outcomes file (as ``twin drop --json`` writes) with these flat flags, drop by drop."""
+    lines = [json.dumps({"faces": [2, 3, 5], "dice": [{"face": f, "flat": flat} for f, flat in zip((2, 3, 5), flags)],
+                         "seed": i, "settle_time_s": 0.05}) for i, flags in enumerate(flats)]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_in_real_time_the_link_is_serviced_while_the_table_waits(tmp_path):
+    """A controller whose frames come late (here: half of them 0.1 s late)
+    is still sending its settlements while the bench's table shows the
+    result for result_s on the wall clock. The bench keeps acknowledging
+    meanwhile: the controller never has to send a frame again (which, past
+    its patience of 4 x 0.5 s, would end in it giving the frame up)."""
+    drops = recorded_drops(tmp_path / "drops.jsonl", [(True, True, True)])
+    phases = Phases(betting_s=0.05, lucky_s=0.05, result_s=2.5, clear_s=0.05)
+    outcome, summary = session(tmp_path, game="lightning-dice", rounds=1, realtime=True, phases=phases,
+                               plant="recorded", design=drops, probes=False,
+                               emulator_args=("--fault", "delay=0.5:0.1"))
+    assert summary.passed and not outcome.round_failures
+    records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
+    sent_again = [row[5] for r in records for row in r.get("wire", ()) if row[1] == "duplicate"]
+    assert sent_again == []
 
 
 def test_cli_writes_journal_junit_and_summary_and_sets_exit_status(tmp_path):
