@@ -57,14 +57,14 @@ class Recorder:
         self.journal.fsync_deferred()
         pending, self._pending = self._pending, []
         wire = self._wire
-        for event, sim in pending:
-            message = event.message
-            wire.append([event.direction, event.kind, round(event.mono, 6), round(event.wall, 6), round(sim, 6),
-                         raw_text(event.raw), message.as_dict() if message is not None else None, event.note])
-            if message is not None and (event.direction, event.kind) in ORACLE_FRAMES:
+        observe = self.oracle.observe
+        for (direction, kind, raw, message, note, mono, wall), sim in pending:     # a FrameEvent's fields
+            wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
+                         message.as_dict() if message is not None else None, note])
+            if message is not None and (direction, kind) in ORACLE_FRAMES:
                 self._count_stake(message)
                 self.frame_places.append((self.journal.seq, len(wire) - 1))
-                found = self.oracle.observe(event.direction, message, event.mono)
+                found = observe(direction, message, mono)
                 if found:
                     self._record_verdicts(found)
 
