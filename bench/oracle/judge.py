@@ -359,13 +359,12 @@ class Oracle:
         if r is None:
             return
         reading, r.reading = r.reading, None
-        shown = self._shown(m)
         if reading is None:
-            self._flag(self._clause("result"), frame, f"RESULT {shown} without a sensor reading for it")
+            self._flag(self._clause("result"), frame, f"RESULT {self._shown(m)} without a sensor reading for it")
             reading = m
-        elif self._shown(reading) != shown:
+        elif self._outcome_of(reading) != self._outcome_of(m):
             self._flag(self._clause("result"), frame,
-                       f"RESULT {shown}, but the plant showed {self._shown(reading)}")
+                       f"RESULT {self._shown(m)}, but the plant showed {self._shown(reading)}")
         if reading is not m and self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
@@ -377,6 +376,13 @@ class Oracle:
         r.outcome = reading["pocket"] if self.kind == "wheel" else tuple(reading["dice"])
         r.resolved = True
         self._judge_one_throw(r)
+
+    def _outcome_of(self, m):
+        """What ``_shown`` says, to compare (formatting it every round cost more than the rest)."""
+        if self.kind == "wheel":
+            return m.get("pocket")
+        dice = tuple(m.get("dice") or ())
+        return (m.get("roll"), dice) if self.kind == "craps" else dice
 
     def _shown(self, m) -> str:
         if self.kind == "wheel":
