@@ -95,6 +95,11 @@ class Recorder:
                              "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6),
                              "detail": reading.detail})
 
+    @property
+    def unwritten(self) -> bool:
+        """Anything kept for the next record: frames, readings or verdicts."""
+        return bool(self._pending or self._wire or self._plants or self._verdicts)
+
     def on_round_end(self, round_no: int, failure: str | None, **fields: Any) -> None:
         """Write the round's record (everything since the last record), fsynced."""
         self.catch_up()

@@ -136,7 +136,14 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         bar = stack.enter_context(tqdm(total=config.rounds, unit="round", disable=not config.progress,
                                        desc=f"{config.game}", leave=False)) if config.progress else None
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
-        env.run()
+        try:
+            env.run()
+        except BaseException as err:
+            # Interrupted (Ctrl-C, a bug): what crossed the link in the round in
+            # flight is kept in memory until the round ends; write it now.
+            if recorder.unwritten:
+                recorder.on_round_end(cycle.current_round or 0, f"session interrupted: {err!r}", interrupted=True)
+            raise
         try:
             session.flush()       # the ACK of the controller's last frames goes out (version 2 holds it back)
         except LinkError:

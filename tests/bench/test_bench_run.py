@@ -159,3 +159,28 @@ def test_a_controller_running_another_game_is_refused(tmp_path):
                                 capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "lightning-dice" in result.stderr and "sic-bo" in result.stderr
+
+
+def test_an_interrupted_session_keeps_the_round_in_flight(tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a round: the frames of that round, kept in
+    memory until the round ends, are written before the session stops."""
+    from bench.cycle import RoundCycle
+    real_read = RoundCycle._sensor_fields
+
+    def interrupt_in_round_2(self, round_no, command, reading):
+        if round_no == 2:
+            raise KeyboardInterrupt
+        return real_read(self, round_no, command, reading)
+
+    monkeypatch.setattr(RoundCycle, "_sensor_fields", interrupt_in_round_2)
+    with pytest.raises(KeyboardInterrupt):
+        session(tmp_path, game="lightning-dice", rounds=3, probes=False)
+    journal = tmp_path / "out" / "session.jsonl"
+    report = verify_journal(journal)
+    assert report.ok and not report.ended
+    last = json.loads(journal.read_text().splitlines()[-1])
+    assert last["kind"] == "round" and last["round"] == 2 and last["interrupted"]
+    assert any("TRIGGER round=2" in row[5] for row in last["wire"])
+    result = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(journal)],
+                            capture_output=True, text=True, timeout=120)
+    assert "1 rounds re-verified" in result.stdout and "ends without its session-end record" in result.stdout
