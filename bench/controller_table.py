@@ -39,7 +39,8 @@ from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
 from bench.protocol.errors import ProtocolViolation
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
-from bench.recorder import oracle_input
+from bench.journal import JournalWriter
+from bench.recorder import Recorder, oracle_input, session_header
 from bench.rules import Lucky, get_game
 from bench.rules.submission import Rules, default_rules
 
@@ -98,7 +99,8 @@ class ControllerConnection:
     pytest run: its session, its oracle and where its round stands."""
 
     def __init__(self, url: str, game: str, rules: Rules, *, software: str = "tablebench-pytest",
-                 reply_s: float = REPLY_S, description: str | None = None):
+                 reply_s: float = REPLY_S, description: str | None = None, journal: Path | None = None,
+                 emulated: bool = False, misbehave: str | None = None):
         self.url = url
         self.game = game
         self.kind = GAME_KIND[game]
@@ -112,6 +114,16 @@ class ControllerConnection:
         self.broken: str | None = None
         self.reported: set[int] = set()       # indices of oracle violations a scenario has reported
         self._serial = 0
+        # The run's journal (as bench run writes it: hash-chained, one record
+        # per scenario here), for `bench replay` to verify and judge again.
+        self.recorder: Recorder | None = None
+        if journal is not None:
+            writer = JournalWriter(journal)
+            writer.append("session", **session_header(
+                game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
+                phases={"reply_s": reply_s}, runner="pytest features/ --controller"))
+            writer.sync()
+            self.recorder = Recorder(writer, self.oracle)
         self.link = open_link(url)
         self.session = Session(self.link, game, role=BENCH, timeouts=Timeouts(), observer=self._on_frame)
 
@@ -119,10 +131,20 @@ class ControllerConnection:
     def _on_frame(self, event: FrameEvent) -> None:
         if self.log is not None:
             self.log.frame(event)
-        if oracle_input(event.direction, event.kind, event.message):
-            for violation in self.oracle.observe(event.direction, event.message, event.mono):
-                if self.log is not None:
-                    self.log.verdict(violation)
+        found = len(self.oracle.violations)
+        if self.recorder is not None:
+            self.recorder.on_frame(event)
+            self.recorder.catch_up()          # a scenario's verdicts are wanted as its frames pass
+        elif oracle_input(event.direction, event.kind, event.message):
+            self.oracle.observe(event.direction, event.message, event.mono)
+        if self.log is not None:
+            for violation in self.oracle.violations[found:]:
+                self.log.verdict(violation)
+
+    def end_scenario(self, scenario: str, round_no: int | None) -> None:
+        """The scenario's frames and verdicts as one journal record."""
+        if self.recorder is not None and self.recorder.unwritten:
+            self.recorder.on_round_end(round_no or 0, None, scenario=scenario)
 
     # -- talking ------------------------------------------------------------
     def send(self, type_: str, **fields) -> Message:
@@ -177,7 +199,13 @@ class ControllerConnection:
             self.broken = f"{why}; then {err}"
 
     def close(self) -> None:
-        self.link.close()
+        try:
+            if self.recorder is not None:
+                self.recorder.verdicts(self.oracle.finish())
+                self.recorder.on_session_end(protocol=self.session.version)
+                self.recorder.journal.close()
+        finally:
+            self.link.close()
 
 
 @dataclasses.dataclass
@@ -493,6 +521,11 @@ class ControllerTable:
         return out
 
     # -- the end of the scenario ---------------------------------------------------
+    def journal_scenario(self, scenario: str) -> None:
+        """The scenario's frames and verdicts into the run's journal."""
+        if self._conn is not None:
+            self._conn.end_scenario(scenario, self._round)
+
     def finish(self) -> None:
         """Leave the controller ready for the next scenario: a round with
         wagers the scenario never played is played with a quiet reading; a

@@ -137,19 +137,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
                   f"{sum(reasons.values())} deselected as not playable there:")
     for reason, count in reasons.most_common():
         tr.write_line(f"  {count:4d}  {REASONS[reason]}")
-    tr.write_line(f"wire logs: {config.getoption('--controller-log')}/ (one file per scenario); "
-                  f"docs/controller-testing.md")
+    tr.write_line(f"wire logs: {config.getoption('--controller-log')}/ (one file per scenario; "
+                  f"journal-*.jsonl: the run's journal for bench replay); docs/controller-testing.md")
 
 
 class ControllerPool:
     """The controllers of one pytest run: one connection per (game, paytable,
     readings), started on first use and kept for the whole run."""
 
-    def __init__(self, config: pytest.Config, workdir: Path):
+    def __init__(self, config: pytest.Config):
         self.target = target(config)
         self.seed = config.getoption("--controller-seed")
         self.log_dir = Path(config.rootpath, config.getoption("--controller-log"))
-        self.workdir = workdir
+        # The emulated controllers' submissions stay with the journals that cite them (bench replay reads them).
+        self.workdir = self.log_dir / "submissions"
         self.stack = ExitStack()
         self.connections: dict[tuple, ControllerConnection] = {}
         self.failed: dict[tuple, str] = {}
@@ -172,9 +173,17 @@ class ControllerPool:
         conn.log = log
         return conn
 
+    def _journal(self, name: str) -> Path:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        path = self.log_dir / f"journal-{name}.jsonl"
+        if path.exists():
+            path.unlink()          # a new run, a new journal (as bench run does)
+        return path
+
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
         if self.target.mode == "device":
-            conn = ControllerConnection(self.target.url, self.target.game, self.target.rules)
+            conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
+                                        journal=self._journal(self.target.game))
         else:
             conn = self._emulated(game, rules)
         self.stack.callback(conn.close)
@@ -195,7 +204,8 @@ class ControllerPool:
             stderr_path=str(self.log_dir / f"emulator-{submission.stem}.log")))
         command = (f"bench emulate --game {game} --submission {submission} --seed {self.seed}"
                    + (f" --misbehave {misbehave}" if misbehave else ""))
-        return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})")
+        return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})",
+                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave)
 
     def _submission(self, game: str, rules) -> Path:
         """A rules submission for the emulated controller: the scenario's
@@ -217,6 +227,7 @@ class ControllerPool:
             raw["lucky"] = lucky
         text = yaml.safe_dump(raw, sort_keys=True)
         digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+        self.workdir.mkdir(parents=True, exist_ok=True)
         path = self.workdir / f"{game}-{digest}.yaml"
         path.write_text(f"# written by bench.pytest_plugin for the emulated controller\n{text}", encoding="utf-8")
         return path
@@ -226,8 +237,8 @@ class ControllerPool:
 
 
 @pytest.fixture(scope="session")
-def controller_pool(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    pool = ControllerPool(request.config, tmp_path_factory.mktemp("controller-submissions"))
+def controller_pool(request: pytest.FixtureRequest):
+    pool = ControllerPool(request.config)
     yield pool
     pool.close()
 
@@ -265,6 +276,8 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
             table.finish()
         except AssertionError as err:
             failure = failure or err
+        finally:
+            table.journal_scenario(request.node.nodeid)
     if failure is not None:
         raise failure
 

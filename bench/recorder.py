@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.journal import JournalWriter, raw_text
-from bench.plant import Reading
+import bench
+from bench.journal import SCHEMA_VERSION, JournalWriter, raw_text
+from bench.plant import Reading, file_digest
 from bench.protocol import FrameEvent, Message
 
 # Frames that carry a message the peer acted on: what we sent the first time,
@@ -27,6 +28,19 @@ ORACLE_FRAMES = frozenset({("tx", "send"), ("rx", "message")})
 
 def oracle_input(direction: str, frame_kind: str, message: Message | None) -> bool:
     return message is not None and (direction, frame_kind) in ORACLE_FRAMES
+
+
+def session_header(*, game: str, rules, controller: str, emulated: bool, misbehave: str | None,
+                   phases: dict, **more: Any) -> dict[str, Any]:
+    """The journal's first record: what the session played and what it is
+    judged by (replay rebuilds its oracle from this). ``more``: what the
+    driver adds (seeds, the plant and its design)."""
+    submission = getattr(rules, "source", None)
+    return dict(schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}", game=game,
+                controller=controller, emulated=emulated, misbehave=misbehave,
+                paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
+                submission=submission, submission_sha256=file_digest(submission) if submission else None,
+                phases=phases, **more)
 
 
 class Recorder:

@@ -19,7 +19,7 @@ import bench
 from bench.controller_process import emulated_controller
 from bench.cycle import Phases, RoundCycle
 from bench.errors import BenchError
-from bench.journal import SCHEMA_VERSION, JournalWriter
+from bench.journal import JournalWriter
 from bench.link import open_link
 from bench.oracle import Oracle
 from bench.plant import file_digest, make_plant
@@ -27,7 +27,7 @@ from bench.players import PlayerMix
 from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
 from bench.protocol.errors import LinkError
-from bench.recorder import Recorder
+from bench.recorder import Recorder, session_header
 from bench.rules.submission import default_rules, load_submission
 
 DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
@@ -108,16 +108,12 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True))
-        journal.append("session", schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}",
-                       game=config.game, controller=url, emulated=config.controller is None,
-                       misbehave=config.misbehave, seed=seed, rounds=config.rounds,
-                       paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
-                       submission=config.submission,
-                       submission_sha256=file_digest(config.submission) if config.submission else None,
-                       plant=plant.name, design=plant.design_path,
-                       design_sha256=file_digest(plant.design_path) if plant.design_path else None,
-                       phases=vars(config.phases), realtime=config.realtime,
-                       probes={str(k): p.name for k, p in cycle_probes.items()})
+        journal.append("session", **session_header(
+            game=config.game, rules=rules, controller=url, emulated=config.controller is None,
+            misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
+            plant=plant.name, design=plant.design_path,
+            design_sha256=file_digest(plant.design_path) if plant.design_path else None,
+            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
