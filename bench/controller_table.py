@@ -203,7 +203,9 @@ class ControllerConnection:
             if self.recorder is not None:
                 self.recorder.verdicts(self.oracle.finish())
                 self.recorder.on_session_end(protocol=self.session.version)
-                self.recorder.journal.close()
+                journal = self.recorder.journal
+                journal.close()
+                journal.path.with_suffix(".head").write_text(journal.head + "\n")
         finally:
             self.link.close()
 

@@ -41,7 +41,8 @@ def run_features(tmp_path: Path, controller: str, modules: list[str]) -> tuple[s
 
 
 def replay(journal: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(journal)], cwd=ROOT,
+    head = journal.with_suffix(".head").read_text().strip()
+    return subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(journal), "--head", head], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 
