@@ -6,9 +6,10 @@ replay is a source of frames, not a monkeypatch).
 
 The frames, plant readings and verdicts of the round in flight are kept here
 and written as one ``round`` record when the round ends (``bench.journal``,
-schema 2): the journal is fsynced once a round, so a crash loses at most the
-round in flight either way, and one record a round costs one hash instead of
-eighty.
+schema 2): a crash loses at most the round in flight either way, and one
+record a round costs one hash instead of eighty. Frames are journalled and
+judged in ``catch_up``, which the bench runs while it waits for the
+controller, so that this work never delays a reply.
 """
 
 from __future__ import annotations
