@@ -90,7 +90,7 @@ def give_up(link: Link2, names) -> None:
     assert link.bench.in_flight == 0
 
 
-@pytest.mark.parametrize("give_ups", [1])
+@pytest.mark.parametrize("give_ups", [1, 2])
 def test_after_a_link_timeout_the_peers_nak_renumbers_the_later_messages(link, give_ups):
     # The controller has taken w1 (a receiver in version 2 has always taken
     # the HELLO first: with nothing taken yet, any number would do as the first).
@@ -176,3 +176,25 @@ def test_a_stale_nak_naming_no_given_up_number_does_not_renumber(link):
     time.sleep(0.05)
     assert link.got == [("w1", 0), ("w2", 1), ("w3", 2), ("w4", 3), ("w5", 4)]
     assert link.bench.stats["renumbered"] == 0 and link.bench.stats["naks_received"] == 1
+
+
+def test_a_late_nak_from_before_the_last_acknowledgement_does_not_renumber(link):
+    """Numbers given up that the peer has since shown it took (an ACK of a
+    later message) are not waited for any more: a NAK naming them arrives
+    late, and only the NAK for the numbers given up since counts."""
+    link.bench.send(wager("w1"))
+    link.bench.flush(1.0)
+    link.controller_port.drop = lambda frame: b" ACK*" in frame
+    give_up(link, ["w2", "w3", "w4"])                   # the controller took them (seq 1-3); ACKs lost
+    link.controller_port.drop = lambda frame: False
+    link.bench.send(wager("w5"))                        # seq 4, taken and acknowledged
+    link.bench.flush(1.0)
+    link.bench_port.drop = lambda frame: True
+    give_up(link, ["w6"])                               # seq 5 given up: the controller waits for 5
+    link.bench_port.drop = lambda frame: False
+    link.bench.send(wager("w7"))
+    link.sockets[0].sendall(Codec(GAME).encode(make("NAK", reason="bad-crc"), 1))   # late, from long ago
+    link.bench.flush(1.0)
+    time.sleep(0.05)
+    assert link.got == [("w1", 0), ("w2", 1), ("w3", 2), ("w4", 3), ("w5", 4), ("w7", 5)]
+    assert link.bench.stats["renumbered"] == 1          # once, for the controller's own NAK (naming 4)
