@@ -241,6 +241,7 @@ class Session:
         for _ in range(count):
             self._in_flight.popleft()
         self._attempts = 0
+        self._abandoned = None          # the peer took what follows them: it no longer waits for those
         self._resend_at = self.clock() + self.timeouts.response
         return True
 
@@ -261,7 +262,10 @@ class Session:
         behind = len(self._in_flight) - 1
         # The numbers are spent, as in version 1; remembered so that the
         # peer's NAK for them can be answered by renumbering (_renumber).
-        self._abandoned = (seq, len(self._in_flight))
+        # Given up again before the peer took any of them: it may still wait
+        # for the first number given up earlier, so the spent run starts there.
+        first = seq if self._abandoned is None else self._abandoned[0]
+        self._abandoned = (first, (seq - first) % SEQ_MODULUS + len(self._in_flight))
         self._in_flight.clear()
         self._attempts = 0
         self.stats["link_timeouts"] += 1
