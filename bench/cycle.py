@@ -20,6 +20,7 @@ session's observer (see ``bench.recorder``).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -88,11 +89,18 @@ class RoundCycle:
         """The table waits ``seconds`` of its time. On the wall clock
         (``--realtime``) the link is kept serviced meanwhile: the controller
         may speak during a pause (Sic Bo shakes again right after a no roll)
-        and must not be left unacknowledged until it gives up; the simpy
-        timeout then has no wall time left to wait. In virtual time the
-        pause costs no wall time and the next read services the link."""
+        and must not be left unacknowledged until it gives up. It lingers
+        only until the wall-clock moment the pause ends at (the time spent
+        talking since the last pause counts), so the table keeps the wall
+        clock; the simpy timeout then has no wall time left to wait. In
+        virtual time the pause costs no wall time and the next read services
+        the link."""
         if self.realtime and seconds > 0:
-            self.session.linger(seconds)
+            env = self.env
+            ends_at = env.real_start + (env.now + seconds - env.env_start) * env.factor
+            left = ends_at - time.monotonic()      # simpy.rt keeps the wall clock with time.monotonic
+            if left > 0:
+                self.session.linger(left)
         return self.env.timeout(seconds)
 
     def handshake(self) -> Message:

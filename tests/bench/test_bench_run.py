@@ -115,6 +115,8 @@ def test_in_real_time_the_link_is_serviced_while_the_table_waits(tmp_path):
     records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
     sent_again = [row[5] for r in records for row in r.get("wire", ()) if row[1] == "duplicate"]
     assert sent_again == []
+    # The table still keeps the wall clock: the time spent talking is not added to the pauses.
+    assert outcome.wall_seconds < outcome.sim_seconds + 0.9
 
 
 def test_cli_writes_journal_junit_and_summary_and_sets_exit_status(tmp_path):
