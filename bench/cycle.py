@@ -26,7 +26,7 @@ from typing import Callable
 
 import simpy.rt
 
-from bench.greeting import greet, reply_to
+from bench.greeting import greet, replies_to, reply_to
 from bench.plant import Reading
 from bench.players import PlayerMix
 from bench.probes import Probe
@@ -140,11 +140,10 @@ class RoundCycle:
 
         # (d)(1) the players place their wagers while betting is open. All are
         # sent before any reply is awaited, as players at a table do not wait
-        # for each other; the controller answers them in order.
+        # for each other; the replies may come in any order.
         for wager in wagers:
             self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
-        for wager in wagers:
-            self._expect_reply_to(wager.id)
+        replies_to(self.session, [wager.id for wager in wagers], self.phases.reply_s)
         yield self._pause(phases.betting_s)
 
         # no more bets; then (d)(2) the RNG reveals the Lucky Numbers

@@ -2,7 +2,7 @@
 (``bench run``'s round cycle and the pytest controller table): HELLO both
 ways, and a refusal when the controller does not run what the bench judges
 it by (docs/protocol.md, HELLO). Also the one wait every driver needs for the
-reply to its own wager."""
+replies to its own wagers."""
 
 from __future__ import annotations
 
@@ -77,10 +77,19 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
     return hello
 
 
-def reply_to(session: Session, wager_id: str, reply_s: float) -> Message:
-    """The controller's ACCEPT or REFUSE of this wager (others stay judged and are passed over);
-    each wait is bounded by ``reply_s``."""
-    while True:
+def replies_to(session: Session, wager_ids, reply_s: float) -> dict[str, Message]:
+    """The controller's ACCEPT or REFUSE of each of these wagers, in whatever
+    order they come (others stay judged and are passed over); each wait is
+    bounded by ``reply_s``."""
+    waiting, replies = set(wager_ids), {}
+    while waiting:
         reply = session.receive(reply_s, expect=("ACCEPT", "REFUSE"))
-        if reply["id"] == wager_id:
-            return reply
+        if reply["id"] in waiting:
+            waiting.discard(reply["id"])
+            replies[reply["id"]] = reply
+    return replies
+
+
+def reply_to(session: Session, wager_id: str, reply_s: float) -> Message:
+    """The controller's ACCEPT or REFUSE of this one wager (``replies_to``)."""
+    return replies_to(session, (wager_id,), reply_s)[wager_id]
