@@ -114,17 +114,21 @@ class ControllerConnection:
         self.broken: str | None = None
         self.reported: set[int] = set()       # indices of oracle violations a scenario has reported
         self._serial = 0
+        self.link = open_link(url)        # first: an unreachable controller leaves no journal behind
         # The run's journal (as bench run writes it: hash-chained, one record
         # per scenario here), for `bench replay` to verify and judge again.
         self.recorder: Recorder | None = None
         if journal is not None:
-            writer = JournalWriter(journal)
-            writer.append("session", **session_header(
-                game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
-                phases={"reply_s": reply_s}, runner="pytest features/ --controller"))
-            writer.sync()
+            try:
+                writer = JournalWriter(journal)
+                writer.append("session", **session_header(
+                    game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
+                    phases={"reply_s": reply_s}, runner="pytest features/ --controller"))
+                writer.sync()
+            except BaseException:
+                self.link.close()
+                raise
             self.recorder = Recorder(writer, self.oracle)
-        self.link = open_link(url)
         self.session = Session(self.link, game, role=BENCH, timeouts=Timeouts(), observer=self._on_frame)
 
     # -- every frame --------------------------------------------------------
@@ -142,7 +146,14 @@ class ControllerConnection:
                 self.log.verdict(violation)
 
     def end_scenario(self, scenario: str, round_no: int | None) -> None:
-        """The scenario's frames and verdicts as one journal record."""
+        """Between scenarios: what version 2 holds back until the session next
+        reads (the ACK of the controller's last frames) goes out now, for the
+        link may sit idle while pytest runs other tests; then the scenario's
+        frames and verdicts become one journal record."""
+        try:
+            self.session.flush(self.reply_s)
+        except LinkError as err:
+            self.broken = self.broken or f"after {scenario}: {err}"
         if self.recorder is not None and self.recorder.unwritten:
             self.recorder.on_round_end(round_no or 0, None, scenario=scenario)
 
@@ -200,14 +211,21 @@ class ControllerConnection:
 
     def close(self) -> None:
         try:
+            self.session.flush(self.reply_s)
+        except LinkError:
+            pass                      # a controller that has gone: every frame is journalled all the same
+        try:
             if self.recorder is not None:
                 self.recorder.verdicts(self.oracle.finish())
                 self.recorder.on_session_end(protocol=self.session.version)
-                journal = self.recorder.journal
-                journal.close()
-                journal.path.with_suffix(".head").write_text(journal.head + "\n")
         finally:
-            self.link.close()
+            try:
+                if self.recorder is not None:
+                    journal = self.recorder.journal
+                    journal.close()
+                    journal.path.with_suffix(".head").write_text(journal.head + "\n")
+            finally:
+                self.link.close()
 
 
 @dataclasses.dataclass

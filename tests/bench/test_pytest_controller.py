@@ -93,3 +93,28 @@ def test_each_misbehaviour_fails_the_suite_naming_its_clause(tmp_path, name):
     replayed = [replay(journal) for journal in sorted((tmp_path / "wire").glob("journal-*.jsonl"))]
     assert any(r.returncode == 1 and any(clause in r.stdout for clause in wanted) for r in replayed), \
         [r.stdout[-1500:] for r in replayed]
+
+
+def test_between_scenarios_the_controller_is_not_left_unacknowledged(tmp_path):
+    """Protocol 2 sends its ACK at the session's next read; between scenarios
+    the link can sit idle for longer than the controller waits for it (2 s),
+    so the scenario's end sends it (and the run's journal replays)."""
+    import time
+    from bench.controller_process import emulated_controller
+    from bench.controller_table import ControllerConnection
+    from bench.rules.submission import default_rules
+    log = tmp_path / "emulator.log"
+    with emulated_controller("lightning-dice", seed=3, stderr_path=str(log)) as url:
+        conn = ControllerConnection(url, "lightning-dice", default_rules("lightning-dice"),
+                                    journal=tmp_path / "journal.jsonl")
+        try:
+            conn.handshake()
+            conn.send("WAGER", round=conn.betting_round(), id="b1", bet="low", stake=100)
+            assert conn.reply_to("b1").type == "ACCEPT"
+            conn.end_scenario("test_one", conn.open_round)
+            time.sleep(2.3)                       # pytest busy elsewhere
+        finally:
+            conn.close()
+    assert "not acknowledged" not in log.read_text()
+    assert conn.session.version == 2
+    assert replay(tmp_path / "journal.jsonl").returncode == 0
