@@ -14,7 +14,9 @@ controller, so that this work never delays a reply.
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from collections import deque
+from typing import Any, Callable
 
 import bench
 from bench.journal import SCHEMA_VERSION, JournalWriter, raw_text
@@ -54,7 +56,7 @@ class Recorder:
         self.frame_places: list[tuple[int, int]] = []
         self._offered: dict[str, tuple[str, int]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
-        self._pending: list[tuple[FrameEvent, float]] = []   # frames not yet journalled, with their sim time
+        self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
@@ -66,17 +68,19 @@ class Recorder:
         delay the bench's replies. The frame keeps the times it crossed the link."""
         self._pending.append((event, float(self.sim_now())))
 
-    def catch_up(self) -> None:
+    def catch_up(self, *, judge: bool = True) -> None:
         """Journal and judge every frame kept so far, in order; and the last
-        round record's fsync, if the journal deferred it."""
+        round record's fsync, if the journal deferred it. ``judge=False``
+        only journals them (a session being interrupted, perhaps by the oracle)."""
         self.journal.fsync_deferred()
-        pending, self._pending = self._pending, []
-        wire = self._wire
+        pending, wire = self._pending, self._wire
         observe = self.oracle.observe
-        for (direction, kind, raw, message, note, mono, wall), sim in pending:     # a FrameEvent's fields
+        while pending:
+            (direction, kind, raw, message, note, mono, wall), sim = pending[0]     # a FrameEvent's fields
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
                          message.as_dict() if message is not None else None, note])
-            if message is not None and (direction, kind) in ORACLE_FRAMES:
+            pending.popleft()      # journalled: an interruption from here on loses nothing of it
+            if judge and message is not None and (direction, kind) in ORACLE_FRAMES:
                 self._count_stake(message)
                 self.frame_places.append((self.journal.seq, len(wire) - 1))
                 found = observe(direction, message, mono)
@@ -104,28 +108,56 @@ class Recorder:
                                    "record": place[0] if place else None, "wire": place[1] if place else None})
 
     def on_plant(self, round_no: int, attempt: int, reading: Reading) -> None:
-        self._plants.append({"round": round_no, "attempt": attempt, "seed": reading.seed,
-                             "dice": list(reading.dice) if reading.dice else None,
-                             "flat": list(reading.flat) if reading.flat else None,
-                             "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6),
-                             "detail": reading.detail})
+        self._plants.append(_json_numbers({
+            "round": round_no, "attempt": attempt, "seed": reading.seed,
+            "dice": list(reading.dice) if reading.dice else None,
+            "flat": list(reading.flat) if reading.flat else None,
+            "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6), "detail": reading.detail}))
 
     @property
     def unwritten(self) -> bool:
         """Anything kept for the next record: frames, readings or verdicts."""
         return bool(self._pending or self._wire or self._plants or self._verdicts)
 
-    def on_round_end(self, round_no: int, failure: str | None, **fields: Any) -> None:
+    def on_round_end(self, round_no: int, failure: str | None, *, judge: bool = True, **fields: Any) -> None:
         """Write the round's record (everything since the last record), fsynced."""
-        self.catch_up()
+        self.catch_up(judge=judge)
         if failure:
             fields["failure"] = failure
-        self.journal.write_round(round_no, wire=self._wire, plants=self._plants, verdicts=self._verdicts, **fields)
-        self._wire, self._plants, self._verdicts = [], [], []
+        self._write(lambda wire, plants, verdicts: self.journal.write_round(
+            round_no, wire=wire, plants=plants, verdicts=verdicts, **fields))
 
     def on_session_end(self, **fields: Any) -> None:
         """The closing record, with whatever crossed the link after the last round."""
         self.catch_up()
-        self.journal.append("session-end", wire=self._wire, plants=self._plants, verdicts=self._verdicts, **fields)
+        self._write(lambda wire, plants, verdicts: self.journal.append(
+            "session-end", wire=wire, plants=plants, verdicts=verdicts, **fields))
         self.journal.sync()
+
+    def _write(self, write: Callable[[list, list, list], Any]) -> None:
+        """Hand what is kept to ``write`` (one record) and start afresh; if
+        the record did not make it into the journal, keep it all for another
+        attempt, and never write it twice."""
+        kept = self._wire, self._plants, self._verdicts
         self._wire, self._plants, self._verdicts = [], [], []
+        records = self.journal.seq
+        try:
+            write(*kept)
+        except BaseException:
+            if self.journal.seq == records:
+                self._wire, self._plants, self._verdicts = (a + b for a, b in
+                                                             zip(kept, (self._wire, self._plants, self._verdicts)))
+            raise
+
+
+def _json_numbers(value):
+    """``value`` with every NaN or infinity (a physics run gone wrong) as the
+    string "nan", "inf" or "-inf": JSON has no such numbers, and the journal's
+    encoder would write them as null, losing what the plant reported."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: _json_numbers(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_numbers(item) for item in value]
+    return value

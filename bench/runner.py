@@ -138,7 +138,8 @@ def run_session(config: SessionConfig) -> SessionOutcome:
             # Interrupted (Ctrl-C, a bug): what crossed the link in the round in
             # flight is kept in memory until the round ends; write it now.
             if recorder.unwritten:
-                recorder.on_round_end(cycle.current_round or 0, f"session interrupted: {err!r}", interrupted=True)
+                recorder.on_round_end(cycle.current_round or 0, f"session interrupted: {err!r}", judge=False,
+                                      interrupted=True)
             raise
         try:
             session.flush()       # the ACK of the controller's last frames goes out (version 2 holds it back)
