@@ -21,8 +21,10 @@ Schema 2 (this writer) keeps one record per round: ``write_round`` writes a
 before it (``wire``: one array per frame, columns ``WIRE_COLUMNS``), the
 plant's readings and the oracle's verdicts, hands it to the operating system
 and fsyncs it (``bench run`` defers the fsync to its next wait for the
-controller: see ``JournalWriter``). A crash loses at most the round in flight;
-the verifier reports it as incomplete, not as tampering. One record a round, not one a frame, is what lets replay keep
+controller: see ``JournalWriter``). A crash loses at most the round in flight,
+never as tampering: a line it tore still names its round (an incomplete
+round), and a round it stopped before its record leaves the session without
+its ``session-end`` record, which replay reports as a session cut off. One record a round, not one a frame, is what lets replay keep
 up with thousands of rounds a second (one parse and one hash a round). Schema
 1 journals (a ``frame`` record per frame, ``round-end`` records) still verify
 and replay.
@@ -43,7 +45,7 @@ import orjson
 SCHEMA_VERSION = 2
 GENESIS = "0" * 64
 # One frame in a schema-2 ``round`` record's ``wire`` list: direction (tx/rx),
-# frame kind (send, retransmit, ack, nak, message, duplicate, rejected),
+# frame kind (send, retransmit, ack, nak, message, duplicate, rejected, out-of-order),
 # monotonic, wall and simulated time, the raw bytes (``raw_text``), the
 # decoded message (``Message.as_dict()``, or null) and a note (or null).
 WIRE_COLUMNS = ("dir", "frame", "mono", "wall", "sim", "raw", "message", "note")

@@ -120,7 +120,8 @@ class Recorder:
         return bool(self._pending or self._wire or self._plants or self._verdicts)
 
     def on_round_end(self, round_no: int, failure: str | None, *, judge: bool = True, **fields: Any) -> None:
-        """Write the round's record (everything since the last record), fsynced."""
+        """Write the round's record (everything since the last record): to the
+        OS at once, fsynced at once or at the bench's next wait (``JournalWriter``)."""
         self.catch_up(judge=judge)
         if failure:
             fields["failure"] = failure

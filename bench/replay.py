@@ -123,7 +123,7 @@ class _Judge:
         observe = self.oracle.observe
         for index, row in enumerate(wire):
             try:
-                direction, frame_kind, mono, _, _, raw, recorded, _ = row
+                direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
             except (TypeError, ValueError):
                 self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
                 continue

@@ -36,11 +36,13 @@ from pathlib import Path
 
 import orjson
 
+from bench.journal import WIRE_COLUMNS
 from bench.replay import replay
 from bench.runner import SessionConfig, run_session
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_UP = 50          # rounds left out of the steady rate
+WALL = WIRE_COLUMNS.index("wall")
 
 
 def steady_rate(journal: Path, rounds: int) -> float:
@@ -51,8 +53,8 @@ def steady_rate(journal: Path, rounds: int) -> float:
             record = orjson.loads(line)
             if record.get("kind") == "round" and record["wire"]:
                 if record["round"] == WARM_UP + 1:
-                    first = record["wire"][0][3]
-                last = record["wire"][-1][3]
+                    first = record["wire"][0][WALL]
+                last = record["wire"][-1][WALL]
     return (rounds - WARM_UP) / (last - first)
 
 

@@ -40,7 +40,6 @@ OUT_OF_ORDER = "out-of-order"   # v2: the NAK reason for a frame past a gap
 _DUPLICATE_SPAN = MAX_WINDOW
 
 _TX_STATS = {kind: f"tx_{kind}" for kind in ("send", "retransmit", "ack", "nak")}
-_RX_FRAME_KINDS = frozenset({"message", "duplicate", "rejected", "ack", "nak", "out-of-order"})
 _ACKS: dict[int, tuple[bytes, Message]] = {}   # ACK frames by sequence number: built once, sent often
 
 
@@ -466,7 +465,7 @@ class Session:
             self.port.write(data)
 
     def _notify(self, direction, kind, raw, message, note) -> None:
-        if direction == "rx" and kind in _RX_FRAME_KINDS:
+        if direction == "rx":
             self.stats["rx_bytes"] += len(raw)
         if self.observers:
             event = FrameEvent(direction, kind, raw, message, note, self.clock(), self.wall())
