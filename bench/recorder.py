@@ -57,6 +57,7 @@ class Recorder:
         self._offered: dict[str, tuple[str, int]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
         self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
+        self._readings: deque[dict[str, Any]] = deque()   # plant readings not yet journalled
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
@@ -73,6 +74,9 @@ class Recorder:
         round record's fsync, if the journal deferred it. ``judge=False``
         only journals them (a session being interrupted, perhaps by the oracle)."""
         self.journal.fsync_deferred()
+        while self._readings:
+            self._plants.append(_json_numbers(self._readings[0]))
+            self._readings.popleft()
         pending, wire = self._pending, self._wire
         observe = self.oracle.observe
         while pending:
@@ -108,16 +112,18 @@ class Recorder:
                                    "record": place[0] if place else None, "wire": place[1] if place else None})
 
     def on_plant(self, round_no: int, attempt: int, reading: Reading) -> None:
-        self._plants.append(_json_numbers({
+        """The plant's reading, kept like a frame until ``catch_up``: the bench
+        is about to send it and nothing here must delay that."""
+        self._readings.append({
             "round": round_no, "attempt": attempt, "seed": reading.seed,
             "dice": list(reading.dice) if reading.dice else None,
             "flat": list(reading.flat) if reading.flat else None,
-            "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6), "detail": reading.detail}))
+            "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6), "detail": reading.detail})
 
     @property
     def unwritten(self) -> bool:
         """Anything kept for the next record: frames, readings or verdicts."""
-        return bool(self._pending or self._wire or self._plants or self._verdicts)
+        return bool(self._pending or self._readings or self._wire or self._plants or self._verdicts)
 
     def on_round_end(self, round_no: int, failure: str | None, *, judge: bool = True, **fields: Any) -> None:
         """Write the round's record (everything since the last record): to the
