@@ -353,12 +353,20 @@ class Oracle:
     def _due_no_roll(self, reading) -> bool:
         return self.kind != "wheel" and self.recompute.is_no_roll(reading["flat"])
 
-    def _rx_result(self, m, mono, frame):
+    def _outcome_round(self, m, frame: int, phase: str):
+        """RESULT or NOROLL: it answers the bench's SENSOR; the round it
+        belongs to (None if none) and the reading it must follow (taken)."""
         self._answer_first("SENSOR")
-        r = self._current(m, frame, "result")
+        r = self._current(m, frame, phase)
+        if r is None:
+            return None, None
+        reading, r.reading = r.reading, None
+        return r, reading
+
+    def _rx_result(self, m, mono, frame):
+        r, reading = self._outcome_round(m, frame, "result")
         if r is None:
             return
-        reading, r.reading = r.reading, None
         if reading is None:
             self._flag(self._clause("result"), frame, f"RESULT {self._shown(m)} without a sensor reading for it")
             reading = m
@@ -391,11 +399,9 @@ class Oracle:
         return f"roll {m.get('roll')} {dice}" if self.kind == "craps" else dice
 
     def _rx_noroll(self, m, mono, frame):
-        self._answer_first("SENSOR")
-        r = self._current(m, frame, "no_roll")
+        r, reading = self._outcome_round(m, frame, "no_roll")
         if r is None:
             return
-        reading, r.reading = r.reading, None
         if reading is None:
             self._flag(self._clause("no_roll"), frame, "NOROLL without a sensor reading for it")
         elif not self._due_no_roll(reading):

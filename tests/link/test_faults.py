@@ -8,9 +8,7 @@ import time
 
 import pytest
 
-from bench.protocol import PROTOCOL_VERSIONS
-
-from bench.protocol import LinkTimeout, ResponseTimeout, Timeouts
+from bench.protocol import PROTOCOL_VERSIONS, LinkTimeout, ResponseTimeout, Timeouts
 from tests.link.conftest import connect, hello, of, play_round
 
 GAME = "lightning-dice"
@@ -19,17 +17,24 @@ READING = [dict(dice=(5, 5, 1), flat=(True, True, True))]
 versions = pytest.mark.parametrize("proto", PROTOCOL_VERSIONS)
 
 
+def faulted_round(emulator, proto, *args, timeouts=None):
+    """Greet a controller started with ``args`` (its faults) and play one
+    round of WAGERS; the session and what the controller said."""
+    with emulator("--game", GAME, *args) as url:
+        session = connect(url, GAME, timeouts) if timeouts else connect(url, GAME)
+        try:
+            _, opened = hello(session, GAME, proto)
+            return session, play_round(session, GAME, opened["round"], WAGERS, READING)
+        finally:
+            session.port.close()
+
+
 @versions
 def test_corrupted_frames_are_nakked_and_retransmitted(emulator, proto):
     # Enough retries that no frame is given up (0.2 ** 9 per frame): the test
     # is about recovery, not about a controller abandoning a frame.
-    with emulator("--game", GAME, "--seed", "3", "--fault", "corrupt=0.2", "--retries", "8") as url:
-        session = connect(url, GAME, Timeouts(byte=0.1, frame=0.5, response=0.25, retries=8))
-        try:
-            _, opened = hello(session, GAME, proto)
-            said = play_round(session, GAME, opened["round"], WAGERS, READING)
-        finally:
-            session.port.close()
+    session, said = faulted_round(emulator, proto, "--seed", "3", "--fault", "corrupt=0.2", "--retries", "8",
+                                  timeouts=Timeouts(byte=0.1, frame=0.5, response=0.25, retries=8))
     damaged = sum(n for key, n in session.stats.items() if key.startswith("rejected:"))
     assert damaged > 0 and session.stats["tx_nak"] > 0
     # Despite the damage, each message arrived once and in order.
@@ -41,13 +46,7 @@ def test_corrupted_frames_are_nakked_and_retransmitted(emulator, proto):
 
 @versions
 def test_duplicated_frames_are_delivered_once(emulator, proto):
-    with emulator("--game", GAME, "--seed", "4", "--fault", "duplicate=0.5") as url:
-        session = connect(url, GAME)
-        try:
-            _, opened = hello(session, GAME, proto)
-            said = play_round(session, GAME, opened["round"], WAGERS, READING)
-        finally:
-            session.port.close()
+    session, said = faulted_round(emulator, proto, "--seed", "4", "--fault", "duplicate=0.5")
     assert session.stats["duplicates"] > 0
     assert [m["id"] for m in of(said, "SETTLE")] == ["w1", "w2", "w3"]
 
