@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pybullet as pb
@@ -19,6 +19,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from twin.tower.design import TowerDesign
 from twin.tower.dropping import DropResult, Trace
+from twin.tower.resting import convex_hull
 from twin.tower.world import layout
 
 # Pip places on a face, in units of a quarter of the edge from its centre.
@@ -34,27 +35,6 @@ def _font(size: int):
         return ImageFont.load_default(size=size)
     except TypeError:   # Pillow < 10.1 has one fixed size
         return ImageFont.load_default()
-
-
-def _hull(points: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Convex hull (monotone chain) of 2-D points, counter-clockwise."""
-    pts = sorted(set(points))
-    if len(pts) < 3:
-        return pts
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower, upper = [], []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return lower[:-1] + upper[:-1]
 
 
 def _rotation(orientation) -> np.ndarray:
@@ -97,7 +77,7 @@ def tray_png(design: TowerDesign, result: DropResult, path: str | Path, px_per_m
         rot = _rotation(rest.orientation_xyzw)
         corners = _box_corners((h, h, h), rest.position_m, rest.orientation_xyzw)
         cocked = not rest.flat
-        draw.polygon([to_px(x, y) for x, y in _hull((float(x), float(y)) for x, y, _ in corners)],
+        draw.polygon([to_px(x, y) for x, y in convex_hull((float(x), float(y)) for x, y, _ in corners)],
                      fill=(255, 205, 205) if cocked else (245, 240, 225),
                      outline=(220, 0, 0) if cocked else (60, 60, 60), width=4 if cocked else 1)
         # The up face: the body axis pointing most upwards.
@@ -148,7 +128,7 @@ def _side_outline(part) -> list[tuple[float, float]] | None:
     if abs(pos[1]) > 1e-9:        # front/back walls and lid strips
         return None
     corners = _box_corners(half, pos, part.orientation)
-    return _hull((float(x), float(z)) for x, _, z in corners)
+    return convex_hull((float(x), float(z)) for x, _, z in corners)
 
 
 def drop_gif(design: TowerDesign, result: DropResult, trace: Trace, path: str | Path,
@@ -193,7 +173,7 @@ def drop_gif(design: TowerDesign, result: DropResult, trace: Trace, path: str | 
             fd.polygon(door_outline, fill=(150, 120, 90))
         for i, (pos, orn) in enumerate(poses):
             corners = _box_corners((h, h, h), pos, orn)
-            fd.polygon([to_px(x, z) for x, z in _hull((float(x), float(z)) for x, _, z in corners)],
+            fd.polygon([to_px(x, z) for x, z in convex_hull((float(x), float(z)) for x, _, z in corners)],
                        fill=DIE_COLOURS[i % len(DIE_COLOURS)], outline=(0, 0, 0))
         phase = "in the compartment" if time_s < trace.release_s else "released"
         fd.text((margin, 6), f"{design.name} seed {result.seed}  t={time_s:5.2f} s  {phase}", fill=(0, 0, 0), font=font)

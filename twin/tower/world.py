@@ -34,7 +34,7 @@ class World:
     floor: int                 # the tray's floor
 
 
-def rounded_cube_points(edge: float, radius: float, per_corner: int = 3) -> np.ndarray:
+def rounded_cube_points(edge: float, radius: float, per_corner: int = 4) -> np.ndarray:
     """Points whose convex hull is a cube with rounded corners and edges (a
     sphere-swept box): each corner is a sphere octant of ``radius`` sampled on
     a small latitude/longitude grid."""
@@ -131,16 +131,16 @@ def layout(design: TowerDesign) -> list[Part]:
     box("floor", (tw + tt, td + tt, tt / 2), (0, 0, -tt / 2), material=t.material)
     th = b.bottom_z_m / 2
     for sx in (-1, 1):
-        box("wall", (tt / 2, td + tt, th), (sx * (tw + tt / 2), 0, th), material=t.material)
+        box("wall", (tt / 2, td + tt, th), (sx * (tw + tt / 2), 0, th), material=t.wall_material)
     for sy in (-1, 1):
-        box("wall", (tw, tt / 2, th), (0, sy * (td + tt / 2), th), material=t.material)
+        box("wall", (tw, tt / 2, th), (0, sy * (td + tt / 2), th), material=t.wall_material)
     lid_z = b.bottom_z_m + wt / 2
     if tw > hw:
         for sx in (-1, 1):
-            box("wall", ((tw - hw) / 2, td, wt / 2), (sx * (tw + hw) / 2, 0, lid_z), material=t.material)
+            box("wall", ((tw - hw) / 2, td, wt / 2), (sx * (tw + hw) / 2, 0, lid_z), material=t.wall_material)
     if td > hd:
         for sy in (-1, 1):
-            box("wall", (hw, (td - hd) / 2, wt / 2), (0, sy * (td + hd) / 2, lid_z), material=t.material)
+            box("wall", (hw, (td - hd) / 2, wt / 2), (0, sy * (td + hd) / 2, lid_z), material=t.wall_material)
     return parts
 
 

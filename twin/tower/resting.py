@@ -1,0 +1,169 @@
+"""Whether a die that is not flat truly rests, and what holds it.
+
+A die tilted on the tray's floor turns about the edge or corner it stands
+on; gravity pulls its centre of mass over that pivot, towards its *falling
+side*. It can only rest if something on that side pushes back: a wall it
+leans on, or another die it lies against or on. A body beside it (a wall
+whose face lies flush with the die's side, its normal across the fall) or
+nothing at all (an edge balanced in the open) cannot hold it. In Bullet such
+dice can still stand still for seconds: torsional friction at a flush wall
+contact, scaled by the normal force of penetration recovery, resists
+exactly the turn of the fall (see docs/tower.md). So a not-flat rest is a
+claim to verify: ``support`` names the holder and says whether it is on the
+falling side, and ``nudge`` gives a die a small turn towards its fall, which
+a held die shrugs off and a falsely resting one does not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+import pybullet as pb
+
+from twin.tower.world import World
+
+PIVOT_BAND_M = 0.001        # contacts within 1 mm of the lowest one carry the die's weight
+BALANCED_M = 0.0003         # a centre of mass this close above its pivot leans nowhere
+INSIDE_M = 0.001            # inside its base by 1 mm: a face lies on that base
+HOLD_MIN = 0.25             # a holder's push must turn the die back with at least a quarter of its lever
+NUDGE_RADPS = 1.0           # the nudge: a turn of 1 rad/s towards the fall (lifting a die that leans at
+                            # 40 deg back over its edge needs about 2 rad/s, at 30 deg about 5)
+TILT_DEG = 3.0              # then gravity tilted 3 deg towards the fall (a die on felt slides from ~22 deg)
+TILT_S = 0.25
+
+
+@dataclass(frozen=True)
+class Support:
+    """What holds one die, read from its contacts at rest."""
+    holder: str | None          # "wall", "die", "obstacle", "floor" (a flat base) or None
+    supported: bool             # the holder pushes back on the falling side
+    fall_axis: tuple[float, float, float]   # the axis gravity turns the die about (unit, or zeros)
+
+
+def _kind(world: World, body: int) -> str:
+    if body == world.floor:
+        return "floor"
+    if body in world.dice:
+        return "die"
+    if body in world.obstacles:
+        return "obstacle"
+    return "wall"
+
+
+def convex_hull(points: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Convex hull (monotone chain) of 2-D points, counter-clockwise; one
+    or two points when that is all there is."""
+    pts = sorted(set(points))
+    if len(pts) < 3:
+        return pts
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    hull = lower[:-1] + upper[:-1]
+    return hull if len(hull) >= 2 else pts[:1]
+
+
+def _nearest_on(hull: list[tuple[float, float]], q: tuple[float, float]) -> tuple[tuple[float, float], bool]:
+    """The point of ``hull`` (a point, a segment or a polygon) nearest to
+    ``q``, and whether ``q`` lies inside it by more than ``INSIDE_M``."""
+    qx, qy = q
+    if len(hull) == 1:
+        return hull[0], False
+    best, best_d2, inside = hull[0], math.inf, len(hull) >= 3
+    for i in range(len(hull) if len(hull) >= 3 else 1):
+        (ax, ay), (bx, by) = hull[i], hull[(i + 1) % len(hull)]
+        ex, ey = bx - ax, by - ay
+        length2 = ex * ex + ey * ey
+        t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((qx - ax) * ex + (qy - ay) * ey) / length2))
+        px, py = ax + t * ex, ay + t * ey
+        d2 = (qx - px) ** 2 + (qy - py) ** 2
+        if d2 < best_d2:
+            best, best_d2 = (px, py), d2
+        # Counter-clockwise: inside is to the left of every edge, by a margin.
+        if length2 and (ex * (qy - ay) - ey * (qx - ax)) / math.sqrt(length2) < INSIDE_M:
+            inside = False
+    return best, inside
+
+
+def support(world: World, die: int) -> Support:
+    """The holder of ``die`` and whether it is on the die's falling side.
+
+    The base is the contacts within ``PIVOT_BAND_M`` of the lowest one: a
+    face, an edge or a corner. Seen from above, the die leans from the point
+    of its base nearest to its centre of mass (the pivot) towards the centre
+    of mass. A contact holds the die when its push turns the die about the
+    pivot against gravity's turn."""
+    client = world.client
+    com = np.array(pb.getBasePositionAndOrientation(die, physicsClientId=client)[0])
+    contacts = [(c[2], np.array(c[5]), np.array(c[7]))
+                for c in pb.getContactPoints(bodyA=die, physicsClientId=client)]
+    if not contacts:
+        return Support(None, False, (0.0, 0.0, 0.0))
+    lowest = min(p[2] for _, p, _ in contacts)
+    base = [(b, p) for b, p, _ in contacts if p[2] <= lowest + PIVOT_BAND_M]
+    base_kind = _kind(world, base[0][0])
+    hull = convex_hull((float(p[0]), float(p[1])) for _, p in base)
+    nearest, inside = _nearest_on(hull, (float(com[0]), float(com[1])))
+    if inside:          # its centre of mass above a face it lies on: that base holds it
+        return Support(base_kind, True, (0.0, 0.0, 0.0))
+    pivot = np.array([nearest[0], nearest[1], lowest])
+    lean = com - pivot
+    lean[2] = 0.0
+    if np.linalg.norm(lean) < BALANCED_M:
+        # Balanced above an edge or a corner: it leans nowhere, so nothing
+        # can hold it; it tips over the edge (either way) at the least touch.
+        points = np.array([p[:2] for _, p in base])
+        if len(points) >= 2:
+            _, spread, axes = np.linalg.svd(points - points.mean(axis=0), full_matrices=False)
+            if spread[0] > 0.005 and spread[-1] < 0.2 * spread[0]:   # an edge: tip about it
+                return Support(None, False, (float(axes[0][0]), float(axes[0][1]), 0.0))
+        return Support(None, False, (0.0, 0.0, 0.0))
+    axis = np.cross(lean, (0.0, 0.0, -1.0))
+    axis /= np.linalg.norm(axis)
+    best_kind, best = None, 0.0
+    for body, point, push in contacts:
+        arm = point - pivot
+        reach = np.linalg.norm(arm)
+        if reach < PIVOT_BAND_M:
+            continue
+        against = -float(np.dot(np.cross(arm, push), axis)) / reach
+        if against > best:
+            best_kind, best = _kind(world, body), against
+    if best >= HOLD_MIN:
+        return Support(best_kind, True, tuple(axis))
+    return Support(best_kind, False, tuple(axis))
+
+
+def nudge(world: World, die: int, held: Support, rng: np.random.Generator) -> tuple[float, float, float]:
+    """Disturb ``die`` as a touch of the table would: turn it at
+    ``NUDGE_RADPS`` towards its fall (about ``held.fall_axis`` through its
+    centre; either way for a die balanced or propped from beside, about a
+    random horizontal axis when it leans nowhere), and return the sideways
+    force of gravity tilted by ``TILT_DEG`` the same way, which the caller
+    applies for ``TILT_S``. A held die is pushed into its holder; a die
+    held only by the solver's grip on a flush wall gives way."""
+    axis = np.array(held.fall_axis, dtype=float)
+    if not axis.any():
+        angle = rng.uniform(0.0, 2 * math.pi)
+        axis = np.array([math.cos(angle), math.sin(angle), 0.0])
+    elif not held.supported:
+        axis *= rng.choice((-1.0, 1.0))
+    linear, angular = pb.getBaseVelocity(die, physicsClientId=world.client)
+    pb.resetBaseVelocity(die, linear, tuple(np.array(angular) + NUDGE_RADPS * axis),
+                         physicsClientId=world.client)
+    mass = pb.getDynamicsInfo(die, -1, physicsClientId=world.client)[0]
+    towards = np.cross(axis, (0.0, 0.0, 1.0))          # the fall's direction on the floor
+    return tuple(towards * mass * 9.81 * math.sin(math.radians(TILT_DEG)))
