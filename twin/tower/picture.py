@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pybullet as pb

@@ -28,6 +28,7 @@ from twin.tower.world import World
 PIVOT_BAND_M = 0.001        # contacts within 1 mm of the lowest one carry the die's weight
 BALANCED_M = 0.0003         # a centre of mass this close above its pivot leans nowhere
 INSIDE_M = 0.001            # inside its base by 1 mm: a face lies on that base
+WEDGED_SHARE = 0.8          # off the floor: contacts that can carry 80% of the weight hold the die
 HOLD_MIN = 0.25             # a holder's push must turn the die back with at least a quarter of its lever
 NUDGE_RADPS = 1.0           # the nudge: a turn of 1 rad/s towards the fall (lifting a die that leans at
                             # 40 deg back over its edge needs about 2 rad/s, at 30 deg about 5)
@@ -112,6 +113,21 @@ def support(world: World, die: int) -> Support:
                 for c in pb.getContactPoints(bodyA=die, physicsClientId=client)]
     if not contacts:
         return Support(None, False, (0.0, 0.0, 0.0))
+    if all(body != world.floor for body, _, _ in contacts):
+        # Off the floor: lying on a die, or wedged between bodies that press
+        # it from both sides. It is held if the pushes and the friction they
+        # allow (Bullet's combined friction is the product of the two) can
+        # carry its weight.
+        friction = pb.getDynamicsInfo(die, -1, physicsClientId=client)[1]
+        weight = pb.getDynamicsInfo(die, -1, physicsClientId=client)[0] * 9.81
+        carry, strongest = 0.0, (0.0, None)
+        for c in pb.getContactPoints(bodyA=die, physicsClientId=client):
+            mu = friction * pb.getDynamicsInfo(c[2], -1, physicsClientId=client)[1]
+            nz, force = c[7][2], c[9]
+            carry += force * (max(0.0, nz) + mu * math.sqrt(max(0.0, 1 - nz * nz)))
+            strongest = max(strongest, (force, _kind(world, c[2])), key=lambda fk: fk[0])
+        if carry >= WEDGED_SHARE * weight:
+            return Support(strongest[1], True, (0.0, 0.0, 0.0))
     lowest = min(p[2] for _, p, _ in contacts)
     base = [(b, p) for b, p, _ in contacts if p[2] <= lowest + PIVOT_BAND_M]
     base_kind = _kind(world, base[0][0])
