@@ -46,6 +46,7 @@ class DieRest:
     position_m: tuple[float, float, float]
     orientation_xyzw: tuple[float, float, float, float]
     supported: bool = True     # not flat: its holder pushes back on the side it would fall to
+    held_at_m: tuple[float, float, float] | None = None   # not flat: where its holder pushes on it
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,9 @@ class DropResult:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["dice"] = [dict(asdict(r), position_m=[round(v, 5) for v in r.position_m],
-                          orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw]) for r in self.dice]
+                          orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw],
+                          held_at_m=None if r.held_at_m is None else [round(v, 5) for v in r.held_at_m])
+                     for r in self.dice]
         for r in d["dice"]:
             r["tilt_deg"] = round(r["tilt_deg"], 3)
         d["settle_time_s"] = round(self.settle_time_s, 4)
@@ -186,16 +189,16 @@ def _classify(design: TowerDesign, world: World) -> tuple[DieRest, ...]:
         pos, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
         face, tilt = up_face(design, orn)
         flat = _flat(design, pos, orn)
-        reason, holder_side = None, True
+        reason, holder_side, held_at = None, True, None
         if not flat:
             # What holds it up on the side it would fall to: a wall, an
             # obstacle or another die; "edge" when nothing does (balanced in
             # the open, or propped only from beside).
             held = support(world, die)
-            holder_side = held.supported
+            holder_side, held_at = held.supported, held.at
             reason = (("wall" if held.holder == "obstacle" else held.holder) if held.supported
                       and held.holder in ("wall", "obstacle", "die") else "edge")
-        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn), holder_side))
+        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn), holder_side, held_at))
     return tuple(rests)
 
 

@@ -42,6 +42,7 @@ class Support:
     holder: str | None          # "wall", "die", "obstacle", "floor" (a flat base) or None
     supported: bool             # the holder pushes back on the falling side
     fall_axis: tuple[float, float, float]   # the axis gravity turns the die about (unit, or zeros)
+    at: tuple[float, float, float] | None = None   # where the holder pushes (its strongest contact)
 
 
 def _kind(world: World, body: int) -> str:
@@ -120,21 +121,21 @@ def support(world: World, die: int) -> Support:
         # carry its weight.
         friction = pb.getDynamicsInfo(die, -1, physicsClientId=client)[1]
         weight = pb.getDynamicsInfo(die, -1, physicsClientId=client)[0] * 9.81
-        carry, strongest = 0.0, (0.0, None)
+        carry, strongest = 0.0, (0.0, None, None)
         for c in pb.getContactPoints(bodyA=die, physicsClientId=client):
             mu = friction * pb.getDynamicsInfo(c[2], -1, physicsClientId=client)[1]
             nz, force = c[7][2], c[9]
             carry += force * (max(0.0, nz) + mu * math.sqrt(max(0.0, 1 - nz * nz)))
-            strongest = max(strongest, (force, _kind(world, c[2])), key=lambda fk: fk[0])
+            strongest = max(strongest, (force, _kind(world, c[2]), tuple(c[5])), key=lambda fk: fk[0])
         if carry >= WEDGED_SHARE * weight:
-            return Support(strongest[1], True, (0.0, 0.0, 0.0))
+            return Support(strongest[1], True, (0.0, 0.0, 0.0), strongest[2])
     lowest = min(p[2] for _, p, _ in contacts)
     base = [(b, p) for b, p, _ in contacts if p[2] <= lowest + PIVOT_BAND_M]
     base_kind = _kind(world, base[0][0])
     hull = convex_hull((float(p[0]), float(p[1])) for _, p in base)
     nearest, inside = _nearest_on(hull, (float(com[0]), float(com[1])))
     if inside:          # its centre of mass above a face it lies on: that base holds it
-        return Support(base_kind, True, (0.0, 0.0, 0.0))
+        return Support(base_kind, True, (0.0, 0.0, 0.0), tuple(float(v) for v in base[0][1]))
     pivot = np.array([nearest[0], nearest[1], lowest])
     lean = com - pivot
     lean[2] = 0.0
@@ -149,7 +150,7 @@ def support(world: World, die: int) -> Support:
         return Support(None, False, (0.0, 0.0, 0.0))
     axis = np.cross(lean, (0.0, 0.0, -1.0))
     axis /= np.linalg.norm(axis)
-    best_kind, best = None, 0.0
+    best_kind, best, best_at = None, 0.0, None
     for body, point, push in contacts:
         arm = point - pivot
         reach = np.linalg.norm(arm)
@@ -157,10 +158,8 @@ def support(world: World, die: int) -> Support:
             continue
         against = -float(np.dot(np.cross(arm, push), axis)) / reach
         if against > best:
-            best_kind, best = _kind(world, body), against
-    if best >= HOLD_MIN:
-        return Support(best_kind, True, tuple(axis))
-    return Support(best_kind, False, tuple(axis))
+            best_kind, best, best_at = _kind(world, body), against, tuple(float(v) for v in point)
+    return Support(best_kind, best >= HOLD_MIN, tuple(float(v) for v in axis), best_at)
 
 
 def nudge(world: World, die: int, held: Support, rng: np.random.Generator) -> tuple[float, float, float]:
