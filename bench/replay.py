@@ -213,9 +213,12 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
     return found
 
 
-def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple[bool, str]:
+def resimulate(path: str | Path, round_no: int, gif: str | None = None,
+               png: str | None = None) -> tuple[bool, str]:
     """Simulate round ``round_no``'s last drop or spin again from its recorded
-    seed; True if the physics gives the recorded outcome. Draws a GIF if asked."""
+    seed; True if the physics gives the recorded outcome. Draws a GIF (the
+    drop from the front and from above, the verdict last) and a PNG (the
+    tray or wheel at rest) if asked."""
     records = _records(path)
     _, header = next(records)
     plants = plant_records(path, round_no)
@@ -241,6 +244,9 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple
         if gif:
             from twin.tower.picture import drop_gif
             drop_gif(design, result, trace, gif)
+        if png:
+            from twin.tower.picture import tray_png
+            tray_png(design, result, png)
     else:
         from twin.wheel import load_design, trace as spin_trace
         design = load_design(design_path)
@@ -250,6 +256,9 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple
         if gif:
             from twin.wheel.picture import save_gif
             save_gif(design, traced, gif)
+        if png:
+            from twin.wheel.picture import save_png
+            save_png(design, traced, png)
     return same, told + (" — the same" if same else " — DIFFERENT")
 
 

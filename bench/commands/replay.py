@@ -20,6 +20,7 @@ def register(subparsers) -> None:
                         "decoder changed since the session)")
     p.add_argument("--round", type=int, metavar="N", help="simulate round N's drop or spin again from its seed")
     p.add_argument("--gif", metavar="FILE", help="with --round: draw the re-simulated drop or spin")
+    p.add_argument("--png", metavar="FILE", help="with --round: picture the re-simulated drop or spin at rest")
     p.set_defaults(func=run)
 
 
@@ -34,9 +35,10 @@ def run(args) -> int:
     print(describe(outcome))
     status = 0 if outcome.passed else 1
     if args.round is not None:
-        same, told = resimulate(args.journal, args.round, args.gif)
+        same, told = resimulate(args.journal, args.round, args.gif, args.png)
         print(told)
-        if args.gif and same:
-            print(f"drawn: {args.gif}")
+        for drawn in (args.gif, args.png):
+            if drawn and same:
+                print(f"drawn: {drawn}")
         status = status or (0 if same else 1)
     return status

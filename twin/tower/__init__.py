@@ -8,7 +8,7 @@ outcome); pictures in ``twin.tower.picture``. See docs/tower.md.
 
 from twin.tower.design import TowerDesign, load_design, parse_design
 from twin.tower.dropping import DieRest, DropResult, Trace, drop, drop_traced
-from twin.tower.staging import StagingError, stage
+from twin.tower.staging import StagingError, shows_cocked, stage, stage_no_roll
 
 __all__ = ["TowerDesign", "load_design", "parse_design", "DieRest", "DropResult", "Trace",
-           "drop", "drop_traced", "stage", "StagingError"]
+           "drop", "drop_traced", "stage", "stage_no_roll", "shows_cocked", "StagingError"]

@@ -159,7 +159,7 @@ def support(world: World, die: int) -> Support:
         against = -float(np.dot(np.cross(arm, push), axis)) / reach
         if against > best:
             best_kind, best, best_at = _kind(world, body), against, tuple(float(v) for v in point)
-    return Support(best_kind, best >= HOLD_MIN, tuple(float(v) for v in axis), best_at)
+    return Support(best_kind, bool(best >= HOLD_MIN), tuple(float(v) for v in axis), best_at)
 
 
 def nudge(world: World, die: int, held: Support, rng: np.random.Generator) -> tuple[float, float, float]:
