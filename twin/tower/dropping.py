@@ -27,7 +27,7 @@ import pybullet as pb
 from twin.errors import DesignError
 from twin.tower.design import AXES, TowerDesign
 from twin.tower.resting import TILT_S, nudge, support
-from twin.tower.world import DOOR_PARKED, World, build, place_dice
+from twin.tower.world import DOOR_PARKED, World, die_vertices, build, place_dice
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
 MAX_NUDGES = 4               # a drop whose rests keep giving way is reported as it lies after these
@@ -194,7 +194,7 @@ def _classify(design: TowerDesign, world: World) -> tuple[DieRest, ...]:
             # What holds it up on the side it would fall to: a wall, an
             # obstacle or another die; "edge" when nothing does (balanced in
             # the open, or propped only from beside).
-            held = support(world, die)
+            held = support(world, die, die_vertices(design.dice.edge_m, design.dice.corner_radius_m))
             holder_side, held_at = held.supported, held.at
             reason = (("wall" if held.holder == "obstacle" else held.holder) if held.supported
                       and held.holder in ("wall", "obstacle", "die") else "edge")
@@ -303,13 +303,14 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     # (twin.tower.resting): a die that moves goes on falling until it truly
     # rests. Flat dice need no check, so most drops pay nothing for it.
     nudges = 0
+    shape = die_vertices(design.dice.edge_m, design.dice.corner_radius_m)
     while settled and nudges < MAX_NUDGES:
         cocked = [die for die in dice if not _flat(design, *position(die, physicsClientId=client))]
         if not cocked:
             break
         before = [position(die, physicsClientId=client) for die in dice]
         rng = np.random.default_rng([int(seed), nudges])
-        pushes = [(die, nudge(world, die, support(world, die), rng)) for die in cocked]
+        pushes = [(die, nudge(world, die, support(world, die, shape), rng)) for die in cocked]
         nudges += 1
         rest_n = anchor_n
         settled = settle(pushes, n + tilt_steps)

@@ -26,6 +26,8 @@ import pybullet as pb
 from twin.tower.world import World
 
 PIVOT_BAND_M = 0.001        # contacts within 1 mm of the lowest one carry the die's weight
+SHAPE_BAND_M = 0.0002       # the die's own hull points this close to its lowest one are its base
+UPWARD = 0.5                # a contact whose push is within 60 deg of up is one the die stands on
 BALANCED_M = 0.0003         # a centre of mass this close above its pivot leans nowhere
 INSIDE_M = 0.001            # inside its base by 1 mm: a face lies on that base
 WEDGED_SHARE = 0.8          # off the floor: contacts that can carry 80% of the weight hold the die
@@ -100,16 +102,18 @@ def _nearest_on(hull: list[tuple[float, float]], q: tuple[float, float]) -> tupl
     return best, inside
 
 
-def support(world: World, die: int) -> Support:
-    """The holder of ``die`` and whether it is on the die's falling side.
+def support(world: World, die: int, shape) -> Support:
+    """The holder of ``die`` (whose hull points in its own frame are
+    ``shape``) and whether it is on the die's falling side.
 
-    The base is the contacts within ``PIVOT_BAND_M`` of the lowest one: a
-    face, an edge or a corner. Seen from above, the die leans from the point
+    The base is the upward-pushing contacts within ``PIVOT_BAND_M`` of the
+    lowest one: a face, an edge or a corner. Seen from above, the die leans from the point
     of its base nearest to its centre of mass (the pivot) towards the centre
     of mass. A contact holds the die when its push turns the die about the
     pivot against gravity's turn."""
     client = world.client
-    com = np.array(pb.getBasePositionAndOrientation(die, physicsClientId=client)[0])
+    com, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
+    com = np.array(com)
     contacts = [(c[2], np.array(c[5]), np.array(c[7]))
                 for c in pb.getContactPoints(bodyA=die, physicsClientId=client)]
     if not contacts:
@@ -129,8 +133,18 @@ def support(world: World, die: int) -> Support:
             strongest = max(strongest, (force, _kind(world, c[2]), tuple(c[5])), key=lambda fk: fk[0])
         if carry >= WEDGED_SHARE * weight:
             return Support(strongest[1], True, (0.0, 0.0, 0.0), strongest[2])
-    lowest = min(p[2] for _, p, _ in contacts)
-    base = [(b, p) for b, p, _ in contacts if p[2] <= lowest + PIVOT_BAND_M]
+    if any(body == world.floor for body, _, _ in contacts):
+        # On the floor it stands on its lowest face, edge or corner: read
+        # from its shape, since a contact manifold holds only a few points.
+        rot = np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)
+        points = np.asarray(shape) @ rot.T + com
+        lowest = float(points[:, 2].min())
+        base = [(world.floor, p) for p in points[points[:, 2] <= lowest + SHAPE_BAND_M]]
+    else:
+        # On another body: the contacts that push up, the lowest of them.
+        under = [(b, p, n) for b, p, n in contacts if n[2] > UPWARD] or contacts
+        lowest = min(p[2] for _, p, _ in under)
+        base = [(b, p) for b, p, _ in under if p[2] <= lowest + PIVOT_BAND_M]
     base_kind = _kind(world, base[0][0])
     hull = convex_hull((float(p[0]), float(p[1])) for _, p in base)
     nearest, inside = _nearest_on(hull, (float(com[0]), float(com[1])))
@@ -152,6 +166,8 @@ def support(world: World, die: int) -> Support:
     axis /= np.linalg.norm(axis)
     best_kind, best, best_at = None, 0.0, None
     for body, point, push in contacts:
+        if body == world.floor:         # the floor's part is the base itself, judged above
+            continue
         arm = point - pivot
         reach = np.linalg.norm(arm)
         if reach < PIVOT_BAND_M:

@@ -59,7 +59,7 @@ def rounded_cube_points(edge: float, radius: float, per_corner: int = 4) -> np.n
 
 
 @lru_cache(maxsize=16)
-def _die_vertices(edge: float, radius: float) -> list:
+def die_vertices(edge: float, radius: float) -> list:
     """The hull points of a die, computed once: every drop builds a new world."""
     return rounded_cube_points(edge, radius).tolist()
 
@@ -168,7 +168,7 @@ def build(client: int, design: TowerDesign) -> World:
 
     # The dice's shape: a rounded cube (a sphere-swept box), made once.
     d = design.dice
-    die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=_die_vertices(d.edge_m, d.corner_radius_m),
+    die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=die_vertices(d.edge_m, d.corner_radius_m),
                                         physicsClientId=client)
     (door,), (floor,) = roles["door"], roles["floor"]
     return World(client, [], die_shape, door, door_pose, roles["obstacle"], roles["wall"], floor)
