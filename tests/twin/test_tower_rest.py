@@ -74,15 +74,18 @@ def test_a_wall_flush_beside_the_die_does_not(standard):
 
 
 # Drops that once ended "not flat" with nothing holding the die on its
-# falling side (seeds 401, 512, 1490 and the demo's 1000019 loaded 6,5,3),
-# and two that end truly held (743 against the front wall, 1000508 staged).
-@pytest.mark.parametrize("seed,loaded", [(401, None), (512, None), (1490, None), (1000019, (6, 5, 3)),
-                                         (743, None), (1000508, None)])
-def test_every_die_reported_not_flat_is_truly_held(standard, seed, loaded):
-    result = drop(standard, seed, loaded)
+# falling side (seeds 401, 512, 1490 and the demo's 1000019 loaded 6,5,3);
+# and two on the narrow tray that end with dice truly held by a die and a wall.
+@pytest.mark.parametrize("tower,seed,loaded,cocked", [
+    ("standard", 401, None, False), ("standard", 512, None, False), ("standard", 1490, None, False),
+    ("standard", 1000019, (6, 5, 3), False), ("narrow-tray", 0, None, True), ("narrow-tray", 1, None, True)])
+def test_every_die_reported_not_flat_is_truly_held(tower, seed, loaded, cocked):
+    design = load_design(TOWERS / f"{tower}.yaml")
+    result = drop(design, seed, loaded)
     assert result.settled
+    assert result.no_roll == cocked
     for die in result.dice:
         if not die.flat:
             assert die.supported and die.reason in ("wall", "die"), die
             assert die.held_at_m is not None
-    assert result == drop(standard, seed, loaded)          # the rest check keeps a drop a function of its seed
+    assert result == drop(design, seed, loaded)          # the rest check keeps a drop a function of its seed

@@ -86,12 +86,19 @@ class Rotor:
     decay_time_s: float          # the rotor slows as exp(-t / decay_time_s)
 
 
+LAUNCH_DISTRIBUTIONS = ("uniform", "lognormal")
+
+
 @dataclass(frozen=True)
 class Launch:
-    """What the croupier does: ranges a seed draws uniformly from."""
+    """What the croupier does: ranges a seed draws from. ``distribution``
+    says how the ball's and the rotor's speeds are drawn: ``uniform`` over
+    their ranges, or ``lognormal`` with each range as its central 99%
+    (draws outside are drawn again): see docs/wheel.md."""
     ball_speed_rev_s: tuple[float, float]
     ball_angle_deg: tuple[float, float]
     rotor_speed_rev_s: tuple[float, float]
+    distribution: str = "uniform"
 
 
 @dataclass(frozen=True)
@@ -195,7 +202,13 @@ def design_from_mapping(data: Any, source: str = "<design>") -> WheelDesign:
         ball_speed_rev_s=launch.span("ball_speed_rev_s", 0.2, 5.0),
         ball_angle_deg=launch.span("ball_angle_deg", -360.0, 720.0),
         rotor_speed_rev_s=launch.span("rotor_speed_rev_s", 0.0, 3.0),
+        distribution=launch.get("distribution", "uniform"),
     )
+    if the_launch.distribution not in LAUNCH_DISTRIBUTIONS:
+        raise DesignError(f"must be one of {', '.join(LAUNCH_DISTRIBUTIONS)}, got {the_launch.distribution!r}",
+                          field="launch.distribution")
+    if the_launch.distribution == "lognormal" and the_launch.rotor_speed_rev_s[0] <= 0:
+        raise DesignError("a log-normal speed needs a range above 0", field="launch.rotor_speed_rev_s")
     the_tilt = Tilt(angle_deg=tilt.number("angle_deg", 0.0, 5.0),
                     low_side_deg=tilt.number("low_side_deg", -360.0, 360.0))
     the_sim = Simulation(
