@@ -115,7 +115,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             keep.append(item)
             continue
         steps = _steps(item)
-        p = plan(steps, readings, tgt) if steps is not None else Plan()
+        tags = [mark.name for mark in item.iter_markers()]
+        p = plan(steps, readings, tgt, tags) if steps is not None else Plan()
         item.stash[PLAN] = p
         if p.runnable:
             keep.append(item)
