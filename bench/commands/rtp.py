@@ -12,6 +12,7 @@ from bench.rules.exact import percent
 from bench.rules.registry import get_game
 from bench.rules.rtp_table import RtpRow, rtp_rows
 from bench.rules.submission import Rules, load_submission
+from twin.commandline import add_list_option
 
 DESCRIPTION = """\
 For every wager of each rules submission: the chance of winning, the exact
@@ -30,7 +31,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("rtp", help="exact RTP and house edge of every wager of a submission",
                                    description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION", help="a rules submission (YAML)")
+    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION",
+                        help="a rules submission (YAML), or a shipped one by name (sic-bo-B; --list)")
+    add_list_option(parser, "submission")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--all", action="store_true", help="one line per bet, none grouped")
     parser.set_defaults(func=run)

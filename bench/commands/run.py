@@ -8,6 +8,7 @@ import json
 import sys
 
 from bench.errors import BenchError
+from twin.commandline import add_list_option
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -27,8 +28,12 @@ def register(subparsers) -> None:
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
     p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--submission", metavar="FILE", help="rules submission (YAML)")
-    p.add_argument("--design", metavar="FILE", help="tower or wheel design; with --plant recorded, the outcomes file")
+    p.add_argument("--submission", metavar="FILE",
+                   help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
+    p.add_argument("--design", metavar="FILE",
+                   help="tower or wheel design, or a shipped one by name (default: standard); "
+                        "with --plant recorded, the outcomes file")
+    add_list_option(p, "tower", "wheel", "submission")
     p.add_argument("--plant", default="physics", choices=("physics", "tower", "wheel", "dice", "recorded"),
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
