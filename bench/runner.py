@@ -112,7 +112,6 @@ def run_session(config: SessionConfig) -> SessionOutcome:
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
-            design_sha256=file_digest(plant.design_path) if plant.design_path else None,
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
