@@ -12,6 +12,7 @@ import textwrap
 from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
+from twin.commandline import Exit
 from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
 from bench.protocol.timeouts import Timeouts
 
@@ -97,8 +98,8 @@ def run(args) -> int:
         serve(args.listen, on_connection, announce=lambda line: print(line, flush=True))
     except BenchError as err:
         print(f"bench emulate: {err}", file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"bench emulate: cannot listen on {args.listen!r}: {err}", file=sys.stderr)
-        return 1
-    return 0
+        return Exit.BAD_INPUT
+    except OSError as err:            # the port is taken, the address is not ours: set-up, not a violation
+        print(f"bench emulate: cannot listen on {args.listen!r}: {err.strerror or err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    return Exit.OK

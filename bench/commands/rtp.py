@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+import bench
+
 from bench.errors import RulesError
 from bench.rules.exact import percent
 from bench.rules.registry import get_game
@@ -104,7 +106,7 @@ def _table(rules: Rules, show_all: bool) -> str:
 
 def _json(rules: Rules) -> dict:
     return {
-        "submission": rules.source, "game": rules.game, "paytable": rules.paytable,
+        "tablebench": bench.__version__, "submission": rules.source, "game": rules.game, "paytable": rules.paytable,
         "options": dict(rules.options),
         "bets": [{"bet": r.bet, "win_probability": _fraction(r.win_probability), "rtp": _fraction(r.rtp),
                   "house_edge": _fraction(r.house_edge), "rtp_percent": float(r.rtp * 100),

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+import bench
 from bench.errors import BenchError
 from twin.commandline import add_list_option
 
@@ -113,7 +114,7 @@ def run(args) -> int:
     summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
                         ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
     write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {**summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
+    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
             "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2)}
     with open(f"{args.out}/summary.json", "w") as handle:
         json.dump(data, handle, indent=2)

@@ -9,6 +9,7 @@ from pathlib import Path
 from twin.errors import DesignError
 from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
+from twin import __version__
 from twin.shipped import shipped_design
 from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
 from twin.validate.verdict import Check, judge, meaning_of
@@ -57,6 +58,7 @@ class Outcome:
     def to_json(self) -> dict:
         tested = [c for c in self.checks if c.tested]
         return {
+            "tablebench": __version__,
             "design": self.design_path, "design_name": self.design_name, "kind": self.kind,
             "runs": self.runs, "first_seed": self.first_seed, "confidence": self.confidence,
             "correction": f"Holm over the {len(tested)} tests of the family: a fair design fails any "
