@@ -1,0 +1,1 @@
+"""``bench`` sub-commands, one module each (see ``twin.commandline``)."""

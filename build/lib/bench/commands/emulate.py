@@ -1,0 +1,105 @@
+"""``bench emulate``: the emulated game controller, in its own process, behind
+a TCP port, a pty or a serial device, speaking the protocol of docs/protocol.md."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import textwrap
+
+from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
+from bench.emulator.misbehaviours import MISBEHAVIOURS
+from bench.errors import BenchError
+from twin.commandline import Exit
+from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
+from bench.protocol.timeouts import Timeouts
+
+
+def register(subparsers) -> None:
+    misbehaviours = "\n".join(
+        f"  {cls.name:<27} {cls.clause:<18} {', '.join(sorted(cls.games))}: {cls.summary}"
+        for cls in sorted(MISBEHAVIOURS.values(), key=lambda c: (len(c.games) > 1, sorted(c.games), c.name)))
+    epilog = (
+        "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
+        "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
+        "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
+        "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"
+        "or 'listening /dev/pts/7'. Protocol: docs/protocol.md.")
+    p = subparsers.add_parser(
+        "emulate", help="run the emulated game controller behind a link",
+        description="Run the emulated game controller: each game's round state machine, Lucky Numbers "
+                    "drawn from a seeded RNG with the submission's distribution, settlement through the "
+                    "rules, and on demand faults and named breaches of the regulations.",
+        epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, choices=sorted(GAME_KIND))
+    p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
+    p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
+    p.add_argument("--listen", required=True, metavar="ADDRESS",
+                   help="HOST:PORT (port 0: any free port), 'pty', or a device path / pyserial URL")
+    p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
+    p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
+                   help="break one regulation on purpose (see the list below)")
+    p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, default=None, metavar="VERSION",
+                   help="speak only this protocol version (1: a version-1 controller, which answers a "
+                        "version-2 HELLO with ERROR code=version); default: every version, answering in "
+                        "the one the bench greets with")
+    p.add_argument("--fault", action="append", default=[], metavar="NAME=VALUE",
+                   help=f"inject a fault ({', '.join(FAULT_NAMES)}); repeatable")
+    defaults = Timeouts()
+    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S")
+    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S")
+    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S")
+    p.add_argument("--retries", type=int, default=defaults.retries)
+    p.set_defaults(func=run)
+
+
+def _rules(args):
+    from bench.rules.submission import default_rules, load_submission
+    if args.submission:
+        rules = load_submission(args.submission)
+        if rules.game != args.game:
+            raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
+        return rules
+    paytable = args.paytable or {"sic-bo": "A", "dice-ology": "1"}.get(args.game)
+    return default_rules(args.game, paytable)
+
+
+def run(args) -> int:
+    from bench.emulator.controller import EmulatedController
+    from bench.emulator.misbehaviours import policy_for
+    from bench.emulator.server import serve
+    from bench.protocol import Session
+
+    try:
+        faults = parse_faults(args.fault)
+        timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        rules = _rules(args)
+        policy = policy_for(args.misbehave, args.game, getattr(rules, "paytable", None))
+    except (BenchError, ValueError) as err:
+        print(f"bench emulate: {err}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    print(f"bench emulate: {args.game}, seed {seed}, {policy.name}"
+          + (f" (breaks {policy.clause})" if policy.clause else "")
+          + (f", faults {' '.join(args.fault)}" if args.fault else ""), file=sys.stderr, flush=True)
+
+    def on_connection(link) -> None:
+        port = FaultyPort(link, faults, seed) if faults.touches_frames else link
+        session = Session(port, args.game, role=CONTROLLER, timeouts=timeouts)
+        controller = EmulatedController(session, game=args.game, rules=rules, seed=seed, policy=policy,
+                                        reset_round=faults.reset_round,
+                                        versions=(args.protocol,) if args.protocol else PROTOCOL_VERSIONS)
+        controller.serve()
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        serve(args.listen, on_connection, announce=lambda line: print(line, flush=True))
+    except BenchError as err:
+        print(f"bench emulate: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    except OSError as err:            # the port is taken, the address is not ours: set-up, not a violation
+        print(f"bench emulate: cannot listen on {args.listen!r}: {err.strerror or err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    return Exit.OK

@@ -1,0 +1,211 @@
+"""The round cycle: the bench's side of each round (players, dealer, plant) as
+a simpy process.
+
+simpy owns the table's time. The phases of 58 Pa. Code 625b.2(d) (betting
+window (d)(1), no more bets, Lucky Numbers (d)(2), trigger (d)(3), drop and
+rest (d)(4), result or no roll (d)(5), settlement and clear (d)(6)) and their
+equivalents for Lightning Roulette (617c.3(c)-(f)), Sic Bo and Dice-Ology take
+``Phases`` durations; the drop takes the physics twin's own settle time. With
+a ``simpy.Environment`` the session runs in virtual time, as fast as the link
+allows; with ``simpy.rt.RealtimeEnvironment`` (``--realtime``, for hardware)
+the table keeps the wall clock.
+
+Waiting for the controller is real I/O with real deadlines (the protocol's
+response timeout): a reply that does not come in time raises ResponseTimeout
+and the session asks the controller to reset rather than hang.
+
+The cycle does not judge: every frame goes past the oracle through the
+session's observer (see ``bench.recorder``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import simpy.rt
+
+from bench.greeting import greet, replies_to, reply_to
+from bench.plant import Reading
+from bench.players import PlayerMix
+from bench.probes import Probe
+from bench.protocol import Message, Session, make
+from bench.protocol.errors import LinkError
+from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
+
+COMMANDS = ("RELEASE", "SPIN", "ROLL")
+DICE_COUNT = {"dice3": 3, "craps": 2, "wheel": 0}
+MAX_ATTEMPTS = 500   # releases in one round before giving up: Sic Bo re-shakes after a no roll; a Dice-Ology sequence ends at the first seven (P(no seven in 500 rolls) < 1e-39)
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Phase durations in (virtual or real) seconds, and the reply deadline."""
+    betting_s: float = 15.0      # 625b.2(d)(1): the time allotted for placing wagers
+    lucky_s: float = 4.0         # (d)(2): the Lucky Numbers and their odds are displayed
+    result_s: float = 3.0        # the outcome is announced
+    clear_s: float = 5.0         # (d)(6): the dice go back to the compartment
+    reply_s: float = 3.0         # wall seconds to wait for each controller reply
+
+
+class RoundFailed(Exception):
+    """The controller did not play its part of a round (no reply in time,
+    or the link failed). The round is void; the session goes on."""
+
+
+class RoundCycle:
+    def __init__(self, env, session: Session, *, game: str, rules, plant, players: PlayerMix, phases: Phases,
+                 session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
+                 on_round_end: Callable[[int, str | None], None] = lambda *a: None,
+                 software: str = "tablebench", probe_late_wager: bool = True,
+                 probes: dict[int, Probe] | None = None):
+        self.env = env
+        self.session = session
+        self.game = game
+        self.rules = rules                          # what the controller must run (checked at HELLO)
+        self.kind = GAME_KIND[game]
+        self.plant = plant
+        self.players = players
+        self.phases = phases
+        self.session_seed = session_seed
+        self.on_plant = on_plant
+        self.on_round_end = on_round_end
+        self.software = software
+        self.probe_late_wager = probe_late_wager   # one wager after no more bets, each round
+        self.probes = probes or {}                 # staged edge cases by session round (bench.probes)
+        self.current_round: int | None = None
+        self.rounds_done = 0
+        self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
+
+    # -- talking to the controller ---------------------------------------
+    def _send(self, type_: str, **fields) -> Message:
+        return self.session.send(make(type_, **fields))
+
+    def _expect(self, *types: str) -> Message:
+        return self.session.receive(self.phases.reply_s, expect=types)
+
+    def _pause(self, seconds: float):
+        """The table waits ``seconds`` of its time. On the wall clock
+        (``--realtime``) the link is kept serviced meanwhile: the controller
+        may speak during a pause (Sic Bo shakes again right after a no roll)
+        and must not be left unacknowledged until it gives up. It lingers
+        only until the wall-clock moment the pause ends at (the time spent
+        talking since the last pause counts), so the table keeps the wall
+        clock; the simpy timeout then has no wall time left to wait. In
+        virtual time the pause costs no wall time and the next read services
+        the link."""
+        if self.realtime and seconds > 0:
+            env = self.env
+            ends_at = env.real_start + (env.now + seconds - env.env_start) * env.factor
+            left = ends_at - time.monotonic()      # simpy.rt keeps the wall clock with time.monotonic
+            if left > 0:
+                self.session.linger(left)
+        return self.env.timeout(seconds)
+
+    def handshake(self) -> Message:
+        """HELLO both ways (``bench.greeting``); the controller then opens its first round."""
+        return greet(self.session, game=self.game, rules=self.rules, software=self.software,
+                     reply_s=self.phases.reply_s, seed=self.session_seed)
+
+    # -- the process ------------------------------------------------------
+    def run(self, rounds: int, progress: Callable[[], None] = lambda: None):
+        """simpy process: play ``rounds`` rounds (a void round counts)."""
+        self.handshake()
+        while self.rounds_done < rounds:
+            failure = None
+            try:
+                yield from self._round()
+            except (RoundFailed, LinkError) as err:
+                failure = str(err)
+            self.on_round_end(self.current_round or 0, failure)
+            self.rounds_done += 1
+            progress()
+            if failure is not None and self.rounds_done < rounds:
+                self._recover(failure)
+
+    def _recover(self, failure: str) -> None:
+        """Ask the controller to reset; it voids the round in flight and opens
+        the next. Stale messages of the failed round are dropped."""
+        self.session.inbox.clear()
+        self._send("RESET", reason="bench-timeout", round=self.current_round or 0)
+        self._expect("RESET", "HELLO")
+
+    def _round(self):
+        phases = self.phases
+        opened = self._expect("OPEN")
+        round_no = self.current_round = opened["round"]
+        probe = self.probes.get(self.rounds_done + 1)
+        wagers = probe.wagers(round_no) if probe else self.players.wagers(self.session_seed, round_no)
+
+        # (d)(1) the players place their wagers while betting is open. All are
+        # sent before any reply is awaited, as players at a table do not wait
+        # for each other; the replies may come in any order.
+        for wager in wagers:
+            self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
+        replies_to(self.session, [wager.id for wager in wagers], self.phases.reply_s)
+        yield self._pause(phases.betting_s)
+
+        # no more bets; then (d)(2) the RNG reveals the Lucky Numbers
+        self._send("CLOSE", round=round_no)
+        if self.probe_late_wager:
+            # A compliant controller refuses this; the oracle flags an ACCEPT.
+            # It goes right behind CLOSE: the controller takes them in order,
+            # and the oracle counts a wager as late from the bench's CLOSE.
+            self._send("WAGER", round=round_no, id=f"r{round_no}late", bet=self.players.bets[0][0],
+                       stake=min(self.players.stakes))
+        self._expect("NOMORE")
+        if self.probe_late_wager:
+            self._expect_reply_to(f"r{round_no}late")
+        lucky_bets: tuple[str, ...] = ()
+        if self.game in LIGHTNING_GAMES:
+            lucky = self._expect("LUCKY")
+            lucky_bets = tuple(entry.bet for entry in lucky["lucky"])
+            yield self._pause(phases.lucky_s)
+
+        # (d)(3) the dealer triggers; (d)(4) the plant comes to rest; (d)(5) result or no roll
+        self._send("TRIGGER", round=round_no)
+        for attempt in range(MAX_ATTEMPTS):
+            command = self._expect(*COMMANDS)
+            reading = self.plant.read(round_no, attempt, DICE_COUNT[self.kind],
+                                      stage=probe.stage if probe else None, lucky_bets=lucky_bets)
+            self.on_plant(round_no, attempt, reading)
+            yield self._pause(reading.duration_s)
+            self._send("SENSOR", **self._sensor_fields(round_no, command, reading))
+            outcome = self._expect("RESULT", "NOROLL")
+            yield self._pause(phases.result_s)
+            if outcome.type == "NOROLL":
+                if self.game == "lightning-dice":
+                    break               # every wager is returned, 625b.2(d)(5)
+                continue                # the controller commands the dice again
+            if self.kind == "craps" and outcome["open"] > 0:
+                self._send("TRIGGER", round=round_no)   # the next roll of the sequence
+                continue
+            break
+        else:
+            raise RoundFailed(f"round {round_no}: no result after {MAX_ATTEMPTS} releases")
+
+        # (d)(6) settlement, then the dice are cleared
+        self._expect("SETTLED")
+        self._expect("CLEARED")
+        self._drop_stale(round_no)
+        yield self._pause(phases.clear_s)
+
+    def _expect_reply_to(self, wager_id: str) -> Message:
+        return reply_to(self.session, wager_id, self.phases.reply_s)
+
+    def _sensor_fields(self, round_no: int, command: Message, reading: Reading) -> dict:
+        if self.kind == "wheel":
+            return {"round": round_no, "pocket": reading.pocket}
+        fields = {"round": round_no, "dice": reading.dice, "flat": reading.flat}
+        if self.kind == "craps":
+            fields["roll"] = command["roll"]
+        return fields
+
+    def _drop_stale(self, round_no: int) -> None:
+        """SETTLE frames (and anything else of a finished round) have been seen
+        by the oracle; the cycle does not need them queued."""
+        keep = [m for m in self.session.inbox if m.type in ("OPEN", "HELLO", "RESET")
+                or (m.round is not None and m.round > round_no)]
+        self.session.inbox.clear()
+        self.session.inbox.extend(keep)

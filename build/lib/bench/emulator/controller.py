@@ -1,0 +1,318 @@
+"""The emulated game controller: each game's round state machine behind a
+protocol session. It plays the controller's part only; the bench plays the
+players, the dealer and the plant (docs/protocol.md, "A round").
+
+States: idle -> betting -> closed -> released -> (settle, clear) -> betting ...
+Dice-Ology goes closed -> released -> closed ... once per roll until every
+side bet is resolved.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from importlib import metadata
+
+from bench.errors import RulesError
+from bench.greeting import rules_digest
+from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSIONS, Session, make
+from bench.protocol.session import WINDOW
+from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES, is_token
+from bench.rules import Round, Wager, get_game
+from bench.emulator.misbehaviours import Policy
+
+# The clause that closes betting, cited when a late wager is refused.
+BETTING_CLOSED_CLAUSE = {
+    "lightning-dice": "625b.2(d)(1)",
+    "sic-bo": "625a.5(c)",
+    "lightning-roulette": "617c.3(c)",
+    "dice-ology": "20:18:33:14(1)(d)",
+}
+COMMAND = {"dice3": "RELEASE", "wheel": "SPIN", "craps": "ROLL"}
+DICE_COUNT = {"dice3": 3, "craps": 2}
+
+
+def software_version() -> str:
+    try:
+        return f"tablebench-emulator/{metadata.version('tablebench')}"
+    except metadata.PackageNotFoundError:
+        return "tablebench-emulator/unknown"
+
+
+class EmulatedController:
+    def __init__(self, session: Session, *, game: str, rules, seed: int, policy: Policy = Policy(),
+                 reset_round: int | None = None, versions: tuple[int, ...] = PROTOCOL_VERSIONS):
+        self.session = session
+        self.versions = versions        # the protocol versions it answers in (a v1-only controller: (1,))
+        self.game_name = game
+        self.game = get_game(game)
+        self.kind = GAME_KIND[game]
+        self.rules = rules
+        self.seed = seed
+        self.policy = policy
+        self.reset_round = reset_round
+        self.round = 0
+        self.rounds_completed = 0
+        self.state = "idle"
+        self._new_round_state()
+
+    def _new_round_state(self) -> None:
+        self.wagers: dict[str, Wager] = {}       # accepted, in order
+        self.lucky: tuple = ()
+        self.rolls: list[tuple[int, int]] = []   # Dice-Ology rolls so far
+        self.counting_from: dict[str, int] = {}  # Dice-Ology: first roll that counts, per wager
+        self.settled: dict[str, int] = {}        # wager id -> returned, as sent
+
+    # -- the loop -------------------------------------------------------
+    def serve(self, should_stop=lambda: False, idle_poll: float = 0.25) -> None:
+        """Answer the bench until ``should_stop()``; LinkClosed propagates.
+
+        A frame the bench never acknowledges (LinkTimeout) is given up: the
+        controller keeps listening, and the bench's next HELLO voids the round
+        in flight and starts afresh."""
+        while not should_stop():
+            try:
+                message = self.session.poll(idle_poll)
+                if message is not None:
+                    self.handle(message)
+            except LinkTimeout as err:
+                print(f"bench emulate: round {self.round}: {err}; waiting for a HELLO", file=sys.stderr, flush=True)
+
+    def handle(self, message: Message) -> None:
+        handler = getattr(self, f"_on_{message.type.lower()}", None)
+        if handler is None:
+            self._error("unexpected", f"{message.type} is not for the controller")
+        else:
+            handler(message)
+
+    def _send(self, type_: str, **fields) -> None:
+        self.session.send(make(type_, **fields))
+
+    def _error(self, code: str, detail: str) -> None:
+        for length in (120, 40, 0):    # percent-encoding may lengthen the detail past a frame
+            try:
+                return self._send("ERROR", code=code, round=self.round, detail=detail[:length] or None)
+            except ValueError:
+                continue
+
+    # -- session --------------------------------------------------------
+    def _hello(self) -> None:
+        version = self.session.version
+        fields = dict(proto=version, role="controller", sw=software_version(), game=self.game_name,
+                      rules=rules_digest(self.rules), seed=self.seed)
+        if getattr(self.rules, "paytable", None):
+            fields["paytable"] = str(self.rules.paytable)
+        if version >= 2:
+            fields["window"] = WINDOW
+        self._send("HELLO", **fields)
+
+    def _on_hello(self, m: Message) -> None:
+        if m["proto"] not in self.versions:
+            spoken = " or ".join(map(str, self.versions))
+            self._error("version", f"bench speaks protocol {m['proto']}, this controller {spoken}")
+            return
+        if m["game"] != self.game_name:
+            self._error("game-mismatch", f"bench plays {m['game']}, this controller runs {self.game_name}")
+            return
+        # Answer in the version the bench greeted with; from this HELLO on
+        # the session speaks it (version 2's window is the bench's).
+        self.session.use_protocol(m["proto"], peer_window=m.get("window"))
+        self._hello()
+        if self.state != "idle":
+            self._void()
+        self._open_round()
+
+    def _on_reset(self, m: Message) -> None:
+        self._reset("requested")
+
+    def _on_error(self, m: Message) -> None:
+        pass   # the bench's complaint is in its journal; the controller carries on
+
+    def _reset(self, reason: str) -> None:
+        """Reset: say so, restart the sequence numbers, greet again, void the
+        round in flight (every accepted wager returned) and open the next."""
+        self._send("RESET", reason=reason, round=self.round)
+        self.session.flush()      # version 2: the RESET (and all before it) acknowledged before numbering restarts
+        self.session.restart()
+        self._hello()
+        if self.state != "idle":
+            self._void()
+        self._open_round()
+
+    def _void(self) -> None:
+        for wager in self.wagers.values():
+            if wager.id not in self.settled:
+                self._settle_one(wager.id, wager.stake)
+        self._finish(void=True)
+
+    # -- a round --------------------------------------------------------
+    def _open_round(self) -> None:
+        self.round += 1
+        self._new_round_state()
+        self.state = "betting"
+        self._send("OPEN", round=self.round)
+        if self.policy.lucky_before_close():
+            self._reveal_lucky()
+
+    def _reveal_lucky(self) -> None:
+        if self.game_name in LIGHTNING_GAMES and not self.lucky:
+            # One RNG per round, from the recorded seed: round r's Lucky Numbers
+            # do not depend on what happened in earlier rounds.
+            rng = random.Random(f"{self.seed}:lucky:{self.round}")
+            self.lucky = self.policy.draw_lucky(self, rng)
+            self._send("LUCKY", round=self.round, lucky=self.lucky)
+
+    def _on_wager(self, m: Message) -> None:
+        wager_id = m["id"]
+        if m["round"] != self.round:
+            return self._refuse(m, "wrong-round")
+        if wager_id in self.wagers:
+            return self._refuse(m, "duplicate-id")
+        late = self.state != "betting"
+        if late and not (self.policy.accept_late_wager() and self.state in ("closed", "released")):
+            return self._refuse(m, "betting-closed", BETTING_CLOSED_CLAUSE[self.game_name])
+        if m["stake"] <= 0:
+            return self._refuse(m, "bad-stake")
+        try:
+            self.game.check_bet(m["bet"], self.rules)
+        except RulesError as err:
+            return self._refuse(m, "unknown-bet", err.clause)
+        self.wagers[wager_id] = Wager(wager_id, m["bet"], m["stake"])
+        self.counting_from[wager_id] = len(self.rolls)
+        self._send("ACCEPT", round=self.round, id=wager_id)
+
+    def _refuse(self, m: Message, reason: str, clause: str | None = None) -> None:
+        fields = dict(round=m["round"], id=m["id"], reason=reason)
+        if clause and is_token(clause):
+            fields["clause"] = clause
+        self._send("REFUSE", **fields)
+
+    def _on_close(self, m: Message) -> None:
+        if self.state != "betting" or m["round"] != self.round:
+            return self._error("out-of-turn", f"CLOSE for round {m['round']} in state {self.state} "
+                                              f"of round {self.round}")
+        self.state = "closed"
+        self._send("NOMORE", round=self.round)
+        self._reveal_lucky()
+
+    def _on_trigger(self, m: Message) -> None:
+        if self.state != "closed" or m["round"] != self.round:
+            return self._error("out-of-turn", f"TRIGGER for round {m['round']} in state {self.state} "
+                                              f"of round {self.round}")
+        if self.reset_round == self.round:
+            self.reset_round = None       # one reset, not one per retry
+            return self._reset("fault")
+        self.state = "released"
+        self._command()
+
+    def _command(self) -> None:
+        fields = {"round": self.round}
+        if self.kind == "craps":
+            fields["roll"] = len(self.rolls) + 1
+        self._send(COMMAND[self.kind], **fields)
+
+    def _on_sensor(self, m: Message) -> None:
+        if self.state != "released" or m["round"] != self.round:
+            return self._error("out-of-turn", f"SENSOR for round {m['round']} in state {self.state} "
+                                              f"of round {self.round}")
+        problem = self._check_reading(m)
+        if problem:
+            return self._error("bad-sensor", problem)
+        if self.kind == "wheel":
+            self._send("RESULT", round=self.round, pocket=m["pocket"])
+            round_ = Round(self.game_name, pocket=m["pocket"], lucky=self.lucky)
+            return self._settle_and_clear(round_)
+        dice, flat = m["dice"], m["flat"]
+        if self.kind == "craps":
+            return self._craps_roll(m["roll"], dice, all(flat))
+        if not self._no_roll(flat):
+            self._send("RESULT", round=self.round, dice=dice)
+            return self._settle_and_clear(self._dice_round(dice, no_roll=False))
+        self._send("NOROLL", round=self.round)
+        if self.game_name == "lightning-dice":   # 625b.2(d)(5): every wager returned
+            return self._settle_and_clear(self._dice_round(dice, no_roll=True))
+        self._command()                          # Sic Bo: the dice are shaken again
+
+    def _check_reading(self, m: Message) -> str | None:
+        if self.kind == "wheel":
+            return None if 0 <= m["pocket"] <= 36 else f"pocket {m['pocket']} is not on a single-zero wheel"
+        count = DICE_COUNT[self.kind]
+        if len(m["dice"]) != count or len(m["flat"]) != count:
+            return f"expected {count} dice and {count} flat flags, got {len(m['dice'])} and {len(m['flat'])}"
+        if not all(1 <= face <= 6 for face in m["dice"]):
+            return f"faces {m['dice']} are not all from 1 to 6"
+        if self.kind == "craps" and m["roll"] != len(self.rolls) + 1:
+            return f"reading for roll {m['roll']}, expected roll {len(self.rolls) + 1}"
+        return None
+
+    def _no_roll(self, flat) -> bool:
+        """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo
+        re-shakes whenever a die is not flat."""
+        is_no_roll = getattr(self.game, "is_no_roll", None)
+        return is_no_roll(flat, self.rules) if is_no_roll else not all(flat)
+
+    def _dice_round(self, dice, *, no_roll: bool) -> Round:
+        return Round(self.game_name, dice=tuple(dice), no_roll=no_roll, lucky=self.lucky,
+                     paytable=_paytable(self.rules))
+
+    def _settle_and_clear(self, round_: Round) -> None:
+        wagers = list(self.wagers.values())
+        returned = self.policy.settle(self, round_, wagers) if wagers else {}
+        if self.policy.clear_before_settle():
+            self._send("CLEARED", round=self.round)
+        for wager in wagers:
+            self._settle_one(wager.id, returned[wager.id])
+        self._finish(cleared=self.policy.clear_before_settle())
+        self._open_round()
+
+    def _craps_roll(self, roll: int, dice, flat: bool) -> None:
+        if not flat:
+            self._send("NOROLL", round=self.round)
+            return self._command()                   # a cocked die: the roll is thrown again
+        self.rolls.append((dice[0], dice[1]))
+        resolved = self._resolve_craps()
+        still_open = sum(1 for w in self.wagers.values() if w.id not in self.settled and w.id not in resolved)
+        self._send("RESULT", round=self.round, roll=roll, dice=dice, open=still_open)
+        for wager_id, returned in resolved.items():
+            self._settle_one(wager_id, returned)
+        if still_open == 0:
+            self._finish()
+            self._open_round()
+        else:
+            self.state = "closed"                    # the dealer triggers the next roll
+
+    def _resolve_craps(self) -> dict[str, int]:
+        """The wagers this roll resolves, and what each returns."""
+        resolved = {}
+        for wager in self.wagers.values():
+            if wager.id in self.settled:
+                continue
+            start = self.policy.craps_counting_from(self, wager, self.counting_from[wager.id], self.rolls)
+            self.counting_from[wager.id] = start
+            counted = tuple(self.rolls[start:])
+            if not counted:
+                continue
+            round_ = Round(self.game_name, rolls=counted, paytable=_paytable(self.rules))
+            (settlement,) = self.game.settle(round_, [wager], self.rules)
+            if not settlement.open:
+                resolved[wager.id] = settlement.returned
+        return resolved
+
+    def _settle_one(self, wager_id: str, returned: int) -> None:
+        self.settled[wager_id] = returned
+        self._send("SETTLE", round=self.round, id=wager_id, returned=returned)
+
+    def _finish(self, *, void: bool = False, cleared: bool = False) -> None:
+        fields = dict(round=self.round, wagers=len(self.settled), returned=sum(self.settled.values()))
+        if void:
+            fields["void"] = True
+        self._send("SETTLED", **fields)
+        if not cleared:
+            self._send("CLEARED", round=self.round)
+        self.rounds_completed += 1
+        self.state = "cleared"
+
+
+def _paytable(rules) -> str | None:
+    paytable = getattr(rules, "paytable", None)
+    return None if paytable is None else str(paytable)

@@ -1,0 +1,569 @@
+"""The oracle: judges every frame between the bench and a game controller,
+independently of the controller (issue 6, item 2).
+
+Feed it every decoded message in stream order, as the bench sees the link
+(``direction`` "tx": bench -> controller, "rx": controller -> bench), from a
+live session or from a journal; it returns the violations each frame reveals.
+It recomputes outcomes and settlements with ``bench.rules`` from what the
+plant showed (the SENSOR readings the bench sent), never from the
+controller's numbers.
+
+Two timing facts of a real link shape the judgements:
+- the bench may send a wager after its CLOSE before the controller's NOMORE
+  reaches it, so "after no more bets" means placed after the bench's CLOSE
+  (or after NOMORE arrived), whatever the order of the frames around it;
+- in Dice-Ology the bench triggers the next roll on RESULT while the
+  controller is still sending that roll's SETTLE frames, so a resolved bet is
+  owed its SETTLE before the controller's next ROLL (or SETTLED), not before
+  the bench's TRIGGER.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from bench.errors import RulesError
+from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
+from bench.rules import Lucky, Settlement, Wager
+from bench.oracle.clauses import PROTOCOL, phase_clause
+from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.settlement import Recompute
+
+DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
+_UNSEEN = object()
+
+
+class Oracle:
+    def __init__(self, game: str, rules=None, *, response_timeout: float = 2.0):
+        if game not in GAME_KIND:
+            raise RulesError(f"unknown game {game!r}; known games: {', '.join(sorted(GAME_KIND))}", field="game")
+        if rules is None:
+            from bench.rules.submission import default_rules
+            rules = default_rules(game, DEFAULT_PAYTABLE.get(game))
+        self.game = game
+        self.kind = GAME_KIND[game]
+        self.lightning = game in LIGHTNING_GAMES
+        self.rules = rules
+        self.response_timeout = response_timeout
+        self.recompute = Recompute(game, rules)
+        self.violations: list[Violation] = []
+        self.incomplete_rounds: list[int] = []
+        self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
+        self.rounds: list[RoundSummary] = []
+        self.frames = 0
+        self._round: RoundState | None = None
+        self._voided: int | None = None
+        self._asks: dict[int, Ask] = {}
+        self._placed: dict[str, deque[Placement]] = {}   # wager id -> placements awaiting an answer
+        self._ask_serial = 0
+        self._last = {"tx": None, "rx": None}
+        self._found: list[Violation] = []
+        self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
+        self._phase_clauses: dict[str, str] = {}
+
+    # -- the interface --------------------------------------------------
+    def observe(self, direction: str, message, mono: float) -> list[Violation]:
+        frame = self.frames
+        self.frames += 1
+        self._found = []
+        type_ = getattr(message, "type", None)
+        if type_ is None or type_ in ("ACK", "NAK") or direction not in ("tx", "rx"):
+            return []
+        try:
+            last = self._last[direction]
+            self._last[direction] = message
+            if last is not None and last.seq == message.seq and self._repeat(direction, last, message, mono):
+                return []
+            if self._asks:
+                self._check_deadlines(mono, frame)
+            key = (direction, type_)
+            handler = self._handlers.get(key, _UNSEEN)
+            if handler is _UNSEEN:
+                handler = self._handlers[key] = getattr(self, f"_{direction}_{type_.lower()}", None)
+            if handler is not None:
+                handler(message, mono, frame)
+        except (KeyError, TypeError, ValueError, AttributeError, RulesError) as err:
+            self._flag(PROTOCOL, frame, f"{direction} {type_} could not be judged: {err!r}")
+        return self._found
+
+    def finish(self, mono: float | None = None) -> list[Violation]:
+        """End of stream: overdue replies are violations; a round in flight is incomplete."""
+        self._found = []
+        if mono is not None:
+            self._check_deadlines(mono, self.frames)
+        r = self._round
+        if r is not None and r.active and not r.complete and r.number not in self.incomplete_rounds:
+            self.incomplete_rounds.append(r.number)
+        return self._found
+
+    # -- bookkeeping ----------------------------------------------------
+    def _flag(self, clause: str, frame: int | None, message: str, round_: int | None = None) -> None:
+        if round_ is None and self._round is not None:
+            round_ = self._round.number
+        violation = Violation(round_, clause, frame, message)
+        self.violations.append(violation)
+        self._found.append(violation)
+
+    def _clause(self, phase: str) -> str:
+        clause = self._phase_clauses.get(phase)
+        if clause is None:
+            clause = self._phase_clauses[phase] = phase_clause(self.game, phase)
+        return clause
+
+    def _repeat(self, direction: str, last, m, mono: float) -> bool:
+        """A retransmission (tx) or a duplicate (rx) of the previous message
+        ``last``: the same sequence number and content. A retransmission
+        restarts the clock of the reply it asks for."""
+        if m.seq is None or last.seq != m.seq or last.type != m.type or dict(last.fields) != dict(m.fields):
+            return False
+        if direction == "tx":
+            for serial, ask in list(self._asks.items()):
+                if ask.seq == m.seq:
+                    ask.mono = mono
+                    del self._asks[serial]          # to the back: the asks stay in order of their clocks
+                    self._asks[serial] = ask
+        return True
+
+    def _ask(self, what: str, m, mono: float, frame: int, phase: str) -> int:
+        self._ask_serial += 1
+        self._asks[self._ask_serial] = Ask(what, mono, frame, m.seq, self._clause(phase))
+        return self._ask_serial
+
+    def _answer(self, serial: int | None) -> None:
+        self._asks.pop(serial, None)
+
+    def _answer_first(self, what: str) -> None:
+        for serial, ask in self._asks.items():
+            if ask.what == what:
+                del self._asks[serial]
+                return
+
+    def _check_deadlines(self, mono: float, frame: int) -> None:
+        # The asks are in the order their clocks started (see _repeat), and all
+        # have the same deadline: past the first one still in time, none is late.
+        asks = self._asks
+        while asks:
+            serial = next(iter(asks))
+            ask = asks[serial]
+            if mono - ask.mono <= self.response_timeout:
+                break
+            del asks[serial]
+            self._flag(ask.clause, frame, f"no reply from the controller to {ask.what} (frame {ask.frame}) "
+                                          f"within {self.response_timeout:g} s")
+
+    def _current(self, m, frame: int, phase: str) -> RoundState | None:
+        """The round a controller message belongs to, or None (reported) if it
+        belongs to none; messages of a round being voided are swallowed."""
+        number = m.get("round")
+        if self._voided is not None and number == self._voided:
+            return None
+        r = self._round
+        if r is None:
+            self._flag(self._clause(phase), frame, f"{m.type} for round {number} while no round is open")
+            return None
+        if number is not None and number != r.number:
+            self._flag(self._clause(phase), frame, f"{m.type} names round {number} during round {r.number}")
+            return None
+        if r.complete:
+            self._flag(self._clause(phase), frame,
+                       f"{m.type} after round {r.number} was settled and cleared")
+            return None
+        return r
+
+    # -- session and round boundaries -----------------------------------
+    def _void(self) -> None:
+        r = self._round
+        if r is not None and not r.complete:
+            if r.active:
+                self.voided_rounds.append(r.number)
+            self._voided = r.number
+            self._round = None
+        self._asks.clear()
+        self._placed.clear()
+
+    def _tx_hello(self, m, mono, frame):
+        self._void()
+        self._ask("HELLO", m, mono, frame, "deadline")
+
+    def _rx_hello(self, m, mono, frame):
+        self._void()
+
+    def _tx_reset(self, m, mono, frame):
+        self._void()
+
+    _rx_reset = _tx_reset
+
+    def _rx_error(self, m, mono, frame):
+        self._asks.clear()      # an answer, if not the one asked for: the bench's business
+
+    def _rx_open(self, m, mono, frame):
+        self._voided = None
+        r = self._round
+        if r is not None and not r.complete:
+            self._abandoned(r, frame)
+        self._round = RoundState(number=m["round"])
+
+    def _abandoned(self, r: RoundState, frame: int) -> None:
+        for wager_id in r.accepted:
+            if wager_id not in r.settled:
+                self._flag(self._clause("settlement"), frame,
+                           f"round {r.number} ended (OPEN of the next) with wager {wager_id} never settled", r.number)
+        if not (r.settled_seen and r.cleared):
+            missing = " and ".join(t for t, seen in (("SETTLED", r.settled_seen), ("CLEARED", r.cleared)) if not seen)
+            self._flag(self._clause("settlement"), frame,
+                       f"round {r.number} ended (OPEN of the next) without {missing}", r.number)
+
+    # -- betting --------------------------------------------------------
+    def _tx_wager(self, m, mono, frame):
+        r = self._round
+        fields = m.fields
+        wager = Wager(fields["id"], fields["bet"], fields["stake"])
+        placed_in = fields.get("round")
+        late = r is None or r.close_sent or r.nomore or r.complete
+        problem = None
+        if r is not None and placed_in != r.number:
+            problem = RulesError(f"it was placed for round {placed_in} during round {r.number}")
+        elif r is not None and wager.id in r.placed_ids:
+            problem = RulesError(f"wager id {wager.id!r} is used twice in round {r.number}")
+        elif isinstance(wager.stake, bool) or not isinstance(wager.stake, int) or wager.stake <= 0:
+            problem = RulesError(f"stake {wager.stake!r} is not a positive amount")
+        else:
+            problem = self.recompute.bet_problem(wager.bet)
+        ask = self._ask(f"WAGER {wager.id}", m, mono, frame, "betting")
+        if r is not None:
+            r.active = True
+            r.placed_ids.add(wager.id)
+        placement = Placement(wager, placed_in, late, problem, ask)
+        queue = self._placed.get(wager.id)
+        if queue is None:
+            queue = self._placed[wager.id] = deque()
+        queue.append(placement)
+
+    def _placement(self, m, frame) -> Placement | None:
+        queue = self._placed.get(m["id"])
+        if not queue:
+            self._flag(self._clause("betting"), frame, f"{m.type} for wager {m['id']!r}, which the bench never placed")
+            return None
+        placement = queue.popleft()
+        self._answer(placement.ask)
+        return placement
+
+    def _rx_accept(self, m, mono, frame):
+        placement = self._placement(m, frame)
+        if placement is None:
+            return
+        r, w = self._round, placement.wager
+        if placement.late:
+            self._flag(self._clause("betting"), frame,
+                       f"wager {w.id} ({w.bet}, {w.stake}) placed after no more bets was accepted; "
+                       "it should have been refused")
+        if placement.problem is not None:
+            self._flag(placement.problem.clause or self._clause("betting"), frame,
+                       f"wager {w.id} ({w.bet}, {w.stake}) was accepted, but {placement.problem.message}")
+        if r is None or r.complete or placement.round != r.number or w.id in r.accepted:
+            return      # not a wager of the round in play: nothing to settle
+        r.accepted[w.id] = w
+        r.counting_from[w.id] = len(r.rolls)
+        if r.resolved:
+            self._judge_one_throw(r)
+
+    def _rx_refuse(self, m, mono, frame):
+        placement = self._placement(m, frame)
+        if placement is not None and not placement.late and placement.problem is None:
+            w = placement.wager
+            said = f" ({m.get('reason')}" + (f", clause {m.get('clause')})" if m.get("clause") else ")")
+            self._flag(self._clause("betting"), frame,
+                       f"wager {w.id} ({w.bet}, {w.stake}) placed while betting was open was refused{said}; "
+                       "the rules allow it")
+
+    def _tx_close(self, m, mono, frame):
+        if self._round is not None:
+            self._round.close_sent = True
+            self._round.active = True
+        self._ask("CLOSE", m, mono, frame, "betting")
+
+    def _rx_nomore(self, m, mono, frame):
+        self._answer_first("CLOSE")
+        r = self._current(m, frame, "betting")
+        if r is None:
+            return
+        if r.nomore:
+            self._flag(self._clause("betting"), frame, "no more bets called twice in one round")
+        r.nomore = r.active = True
+
+    def _rx_lucky(self, m, mono, frame):
+        r = self._current(m, frame, "lucky")
+        if r is None:
+            return
+        if not self.lightning:
+            self._flag(PROTOCOL, frame, f"{self.game} has no Lucky Numbers")
+            return
+        if r.lucky is not None:
+            self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed a second time in one round")
+            return
+        if not r.nomore:
+            self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed while betting is still open "
+                                                     "(before no more bets)")
+        elif r.commands or r.resolved:
+            self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed after the drop/spin was commanded")
+        r.lucky = tuple(_lucky(x) for x in m["lucky"])
+        problem = self.recompute.lucky_problem(r.lucky)
+        r.lucky_lawful = problem is None
+        if problem is not None:
+            shown = ", ".join(f"{x.bet}@{x.pays}" for x in r.lucky)
+            self._flag(problem.clause or self._clause("lucky_count"), frame, f"Lucky Numbers {shown}: {problem.message}")
+
+    # -- the throw ------------------------------------------------------
+    def _tx_trigger(self, m, mono, frame):
+        if self._round is not None:
+            self._round.trigger_armed = self._round.active = True
+        self._ask("TRIGGER", m, mono, frame, "trigger")
+
+    def _rx_command(self, m, mono, frame):
+        self._answer_first("TRIGGER")   # a re-throw after a no roll answers nothing new: no harm
+        r = self._current(m, frame, "trigger")
+        if r is None:
+            return
+        clause = self._clause("trigger")
+        if not r.nomore:
+            self._flag(clause, frame, f"{m.type} while betting is still open (no NOMORE yet)")
+        if self.lightning and r.lucky is None and not r.missing_lucky_reported:
+            r.missing_lucky_reported = True
+            self._flag(self._clause("lucky_count"), frame, f"{m.type} before any Lucky Numbers were revealed")
+        if r.resolved:
+            self._flag(clause, frame, f"{m.type} after the round's outcome was established")
+        elif not (r.trigger_armed or r.rethrow_armed):
+            self._flag(clause, frame, f"{m.type} without the dealer's TRIGGER")
+        if self.kind == "craps":
+            self._kept_open(r, frame, f"before roll {len(r.rolls) + 1}")
+            if m.get("roll") != len(r.rolls) + 1:
+                self._flag(self._clause("result"), frame, f"ROLL {m.get('roll')}, expected roll {len(r.rolls) + 1}")
+        r.trigger_armed = r.rethrow_armed = False
+        r.reading = None
+        r.commands += 1
+        r.active = True
+
+    _rx_release = _rx_spin = _rx_roll = _rx_command
+
+    def _tx_sensor(self, m, mono, frame):
+        if self._round is not None:
+            self._round.reading = m
+        self._ask("SENSOR", m, mono, frame, "result")
+
+    def _due_no_roll(self, reading) -> bool:
+        return self.kind != "wheel" and self.recompute.is_no_roll(reading["flat"])
+
+    def _outcome_round(self, m, frame: int, phase: str):
+        """RESULT or NOROLL: it answers the bench's SENSOR; the round it
+        belongs to (None if none) and the reading it must follow (taken)."""
+        self._answer_first("SENSOR")
+        r = self._current(m, frame, phase)
+        if r is None:
+            return None, None
+        reading, r.reading = r.reading, None
+        return r, reading
+
+    def _rx_result(self, m, mono, frame):
+        r, reading = self._outcome_round(m, frame, "result")
+        if r is None:
+            return
+        if reading is None:
+            self._flag(self._clause("result"), frame, f"RESULT {self._shown(m)} without a sensor reading for it")
+            reading = m
+        elif self._outcome_of(reading) != self._outcome_of(m):
+            self._flag(self._clause("result"), frame,
+                       f"RESULT {self._shown(m)}, but the plant showed {self._shown(reading)}")
+        if reading is not m and self._due_no_roll(reading):
+            self._flag(self._clause("no_roll"), frame,
+                       f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
+        if self.kind == "craps":
+            return self._craps_result(r, m, reading, frame)
+        if r.resolved:
+            self._flag(self._clause("result"), frame, "a second outcome for one round")
+            return
+        r.outcome = reading["pocket"] if self.kind == "wheel" else tuple(reading["dice"])
+        r.resolved = True
+        self._judge_one_throw(r)
+
+    def _outcome_of(self, m):
+        """What ``_shown`` says, to compare (formatting it every round cost more than the rest)."""
+        if self.kind == "wheel":
+            return m.get("pocket")
+        dice = tuple(m.get("dice") or ())
+        return (m.get("roll"), dice) if self.kind == "craps" else dice
+
+    def _shown(self, m) -> str:
+        if self.kind == "wheel":
+            return f"pocket {m.get('pocket')}"
+        dice = f"dice {list(m.get('dice') or ())}"
+        return f"roll {m.get('roll')} {dice}" if self.kind == "craps" else dice
+
+    def _rx_noroll(self, m, mono, frame):
+        r, reading = self._outcome_round(m, frame, "no_roll")
+        if r is None:
+            return
+        if reading is None:
+            self._flag(self._clause("no_roll"), frame, "NOROLL without a sensor reading for it")
+        elif not self._due_no_roll(reading):
+            self._flag(self._clause("no_roll"), frame,
+                       f"NOROLL although the dice landed flat={list(reading['flat'])} ({self._shown(reading)})")
+        if self.game != "lightning-dice":
+            r.rethrow_armed = True        # Sic Bo: shaken again; craps: thrown again
+            return
+        if r.resolved:
+            self._flag(self._clause("no_roll"), frame, "a second outcome for one round")
+            return
+        r.resolved = True
+        r.outcome = None if reading is None else tuple(reading["dice"])
+        # Judged as the plant showed it: a wrongly called no roll owes what the faces say.
+        r.no_roll = reading is None or self._due_no_roll(reading)
+        self._judge_one_throw(r)
+
+    def _judge_one_throw(self, r: RoundState) -> None:
+        todo = [w for w in r.accepted.values() if w.id not in r.expected]
+        if not todo:
+            return
+        if self.kind == "wheel":
+            found = self.recompute.one_throw(todo, pocket=r.outcome, lucky=r.lucky or (), lucky_lawful=r.lucky_lawful)
+        else:
+            found = self.recompute.one_throw(todo, dice=r.outcome, no_roll=r.no_roll, lucky=r.lucky or (),
+                                             lucky_lawful=r.lucky_lawful or not self.lightning)
+        r.expected.update(found)
+
+    # -- Dice-Ology: rolls until every side bet is resolved ---------------
+    def _craps_result(self, r: RoundState, m, reading, frame: int) -> None:
+        r.rolls.append(tuple(reading["dice"]))
+        newly = []
+        for w in r.accepted.values():
+            if w.id in r.expected:
+                continue
+            settlement = self.recompute.over_rolls(w, r.rolls[r.counting_from[w.id]:])
+            if settlement is None or not settlement.open:
+                r.expected[w.id] = settlement
+                newly.append(w)
+        still_open = [w for w in r.accepted.values() if w.id not in r.expected]
+        # Bets already reported as kept open count as open in the controller's eyes: not reported again.
+        kept = [wager_id for wager_id in r.flagged if wager_id not in r.settled]
+        said = m.get("open")
+        if said is not None and said not in (len(still_open), len(still_open) + len(kept)):
+            if said > len(still_open) and newly:
+                # A count cannot say which bet is kept open: wait for the roll's
+                # SETTLEs, then each unsettled bet is named with its own clause.
+                r.count_claim = (frame, said, len(still_open), [w.id for w in newly])
+            else:
+                self._flag(self._clause("settlement"), frame, f"RESULT says {said} bet(s) still open, "
+                                                              f"the rules say {len(still_open)}")
+        r.active = True
+
+    def _kept_open(self, r: RoundState, frame: int, when: str) -> None:
+        """Dice-Ology: a bet the rules resolved but the controller has not settled."""
+        named = set()
+        claim_frame, said, due, resolved = r.count_claim or (None, None, None, ())
+        r.count_claim = None
+        for wager_id, settlement in r.expected.items():
+            if wager_id in r.settled or wager_id in r.flagged:
+                continue
+            r.flagged.add(wager_id)
+            named.add(wager_id)
+            outcome = "lost" if settlement and settlement.returned == 0 else "won"
+            # Name the RESULT that kept it open, if its count did; else where it was noticed.
+            at, why = (claim_frame, f"the RESULT keeps it open ({said} open)") if wager_id in resolved \
+                else (frame, f"it is still unsettled {when}")
+            self._flag(settlement.clause if settlement else self._clause("settlement"), at,
+                       f"wager {wager_id} {outcome} (the rolls resolved it) but {why}")
+        if claim_frame is not None:
+            if not named.intersection(resolved):
+                # Every resolved bet was settled after all: only the count was wrong.
+                self._flag(self._clause("settlement"), claim_frame,
+                           f"RESULT says {said} bet(s) still open, the rules say {due}")
+
+    # -- settlement -----------------------------------------------------
+    def _rx_settle(self, m, mono, frame):
+        r = self._current(m, frame, "settlement")
+        if r is None:
+            return
+        wager_id, returned = m["id"], m["returned"]
+        if wager_id not in r.accepted:
+            self._flag(self._clause("settlement"), frame, f"SETTLE for wager {wager_id!r}, which was never accepted")
+            return
+        if wager_id in r.settled:
+            self._flag(self._clause("settlement"), frame,
+                       f"wager {wager_id} settled a second time ({returned}; first {r.settled[wager_id]})")
+            return
+        r.settled[wager_id] = returned
+        if r.cleared and not r.early_clear_reported:
+            r.early_clear_reported = True
+            self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled after the table was cleared")
+        if wager_id not in r.expected:
+            if self.kind == "craps":
+                still = self.recompute.over_rolls(r.accepted[wager_id], r.rolls[r.counting_from[wager_id]:])
+                clause = still.clause if still else self._clause("settlement")
+                self._flag(clause, frame, f"wager {wager_id} settled ({returned}) while the rules keep it open")
+            else:
+                self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled before the outcome")
+            return
+        due: Settlement | None = r.expected[wager_id]
+        if due is not None and returned != due.returned:
+            self._flag(due.clause, frame, f"wager {wager_id} ({r.accepted[wager_id].bet}, stake "
+                                          f"{r.accepted[wager_id].stake}) returned {returned}; the rules "
+                                          f"give {due.returned} ({due.clause})")
+
+    def _unsettled(self, r: RoundState) -> list[str]:
+        return [wager_id for wager_id in r.accepted if wager_id not in r.settled]
+
+    def _rx_settled(self, m, mono, frame):
+        r = self._current(m, frame, "settlement")
+        if r is None:
+            return
+        if self.kind == "craps":
+            self._kept_open(r, frame, "at SETTLED")
+            for w in r.accepted.values():
+                if w.id not in r.expected and w.id not in r.settled:
+                    self._flag(self._clause("settlement"), frame, f"SETTLED while wager {w.id} is still open")
+        elif not r.resolved:
+            self._flag(self._clause("settlement"), frame, "SETTLED before the round's outcome")
+        for wager_id in self._unsettled(r):
+            if wager_id in r.flagged:
+                continue
+            due = r.expected.get(wager_id)
+            clause = due.clause if (due is not None and r.no_roll) else self._clause("settlement")
+            self._flag(clause, frame, f"SETTLED but wager {wager_id} was never settled")
+        if r.settled_seen:
+            self._flag(self._clause("settlement"), frame, "SETTLED twice in one round")
+        if m["wagers"] != len(r.settled) or m["returned"] != sum(r.settled.values()):
+            self._flag(self._clause("settlement"), frame,
+                       f"SETTLED says {m['wagers']} wager(s) returning {m['returned']}; the SETTLE frames "
+                       f"say {len(r.settled)} returning {sum(r.settled.values())}")
+        r.settled_seen = True
+        self._maybe_complete(r)
+
+    def _rx_cleared(self, m, mono, frame):
+        r = self._current(m, frame, "settlement")
+        if r is None:
+            return
+        unsettled = self._unsettled(r)
+        if unsettled or not r.settled_seen:
+            r.early_clear_reported = True
+            what = f"with wager(s) {', '.join(unsettled)} unsettled" if unsettled else "before SETTLED"
+            self._flag(self._clause("settlement"), frame, f"table cleared {what}: settlement must come first")
+        r.cleared = True
+        self._maybe_complete(r)
+
+    def _maybe_complete(self, r: RoundState) -> None:
+        if not (r.settled_seen and r.cleared) or r.complete:
+            return
+        r.complete = True
+        outcome = tuple(r.rolls) if self.kind == "craps" else r.outcome
+        expected = sum(s.returned for s in r.expected.values() if s is not None)
+        self.rounds.append(RoundSummary(
+            round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),
+            staked=sum(w.stake for w in r.accepted.values()), returned=sum(r.settled.values()),
+            expected=expected, wagers=len(r.accepted),
+            violations=sum(1 for v in self.violations if v.round == r.number)))
+
+
+def _lucky(entry) -> Lucky:
+    """A Lucky Number as decoded from a frame, or as JSON from a journal ({"bet", "pays"})."""
+    if isinstance(entry, Lucky):
+        return entry
+    return Lucky(bet=entry["bet"], pays=entry["pays"])

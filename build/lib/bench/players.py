@@ -1,0 +1,46 @@
+"""Simulated players: who bets what in each round, from a configurable mix.
+
+A mix is a list of bets with weights; each round the players place
+``wagers_per_round`` wagers drawn from it, with stakes drawn from ``stakes``
+(minor units). The draw for round r comes from its own seeded RNG, so a
+round's wagers do not depend on earlier rounds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from bench.rules import Wager
+
+DEFAULT_MIXES: dict[str, tuple[tuple[str, int], ...]] = {
+    "lightning-dice": (("total:10", 3), ("total:11", 3), ("total:4", 1), ("total:17", 1), ("low", 2),
+                       ("high", 2), ("any-double", 1), ("any-triple", 1), ("total:3", 1), ("total:18", 1)),
+    "sic-bo": (("small", 3), ("big", 3), ("single:2", 2), ("double:5", 1), ("triple:6", 1),
+               ("any-triple", 1), ("total:9", 1), ("combo:1-2", 1)),
+    "lightning-roulette": (("straight:17", 3), ("straight:0", 1), ("split:1-2", 1), ("street:4", 1),
+                           ("corner:1-2-4-5", 1), ("six-line:7", 1), ("dozen:2", 1), ("column:3", 1),
+                           ("red", 2), ("black", 2), ("odd", 1), ("even", 1), ("1-18", 1), ("19-36", 1)),
+    "dice-ology": (("little-ones", 2), ("big-ones", 2), ("boom-or-bust", 1)),
+}
+DEFAULT_STAKES = (100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class PlayerMix:
+    bets: tuple[tuple[str, int], ...]
+    wagers_per_round: int = 10
+    stakes: tuple[int, ...] = DEFAULT_STAKES
+
+    @classmethod
+    def default(cls, game: str, wagers_per_round: int = 10) -> "PlayerMix":
+        return cls(DEFAULT_MIXES[game], wagers_per_round)
+
+    def wagers(self, session_seed: int, round_no: int) -> list[Wager]:
+        digest = hashlib.sha256(f"{session_seed}:players:{round_no}".encode()).digest()
+        rng = random.Random(int.from_bytes(digest[:8], "big"))
+        names = [bet for bet, _ in self.bets]
+        weights = [weight for _, weight in self.bets]
+        return [Wager(f"r{round_no}w{i + 1}", rng.choices(names, weights)[0], rng.choice(self.stakes))
+                for i in range(self.wagers_per_round)]

@@ -1,0 +1,202 @@
+"""Where every frame goes as it passes: into the journal, and past the oracle.
+
+The same ``oracle_input`` decides, live and in replay, which frames the oracle
+judges, so a journal is judged exactly as the link was (ANCHORS lesson 5:
+replay is a source of frames, not a monkeypatch).
+
+The frames, plant readings and verdicts of the round in flight are kept here
+and written as one ``round`` record when the round ends (``bench.journal``,
+schema 2): a crash loses at most the round in flight either way, and one
+record a round costs one hash instead of eighty. Frames are journalled and
+judged in ``catch_up``, which the bench runs while it waits for the
+controller, so that this work never delays a reply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import platform
+from collections import deque
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+import bench
+from bench.journal import SCHEMA_VERSION, JournalWriter, raw_text
+from bench.plant import Reading
+from bench.protocol import FrameEvent, Message
+
+# Frames that carry a message the peer acted on: what we sent the first time,
+# and what we received and accepted. Retransmissions, duplicates, ACK/NAK and
+# rejected bytes are journalled but are not new messages.
+ORACLE_FRAMES = frozenset({("tx", "send"), ("rx", "message")})
+
+
+def oracle_input(direction: str, frame_kind: str, message: Message | None) -> bool:
+    return message is not None and (direction, frame_kind) in ORACLE_FRAMES
+
+
+def embedded_file(path: str | Path | None) -> tuple[str | None, str | None]:
+    """``(text, SHA-256)`` of a file the session runs with (a design, a rules
+    submission), read once, for the journal's header: with its full text in
+    the journal, replay needs no file of the session's machine."""
+    if not path:
+        return None, None
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:        # not a text file: its digest alone is recorded
+        text = None
+    return text, hashlib.sha256(data).hexdigest()
+
+
+def versions() -> dict[str, str]:
+    """The software a session ran on, for its header (and its report)."""
+    found = {"tablebench": bench.__version__, "python": platform.python_version()}
+    try:
+        found["pybullet"] = metadata.version("pybullet")
+    except metadata.PackageNotFoundError:
+        pass
+    return found
+
+
+def session_header(*, game: str, rules, controller: str, emulated: bool, misbehave: str | None,
+                   phases: dict, design: str | None = None, **more: Any) -> dict[str, Any]:
+    """The journal's first record: what the session played and what it is
+    judged by (replay rebuilds its oracle from this), with the full text of
+    the rules submission and the plant's design so that it replays on any
+    machine. ``more``: what the driver adds (seeds, the plant)."""
+    submission = getattr(rules, "source", None)
+    submission_text, submission_sha256 = embedded_file(submission)
+    design_text, design_sha256 = embedded_file(design)
+    return dict(schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}", versions=versions(),
+                game=game, controller=controller, emulated=emulated, misbehave=misbehave,
+                paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
+                submission=submission, submission_sha256=submission_sha256, submission_text=submission_text,
+                design=design, design_sha256=design_sha256, design_text=design_text,
+                phases=phases, **more)
+
+
+class Recorder:
+    def __init__(self, journal: JournalWriter, oracle, clock_now=lambda: 0.0):
+        self.journal = journal
+        self.oracle = oracle
+        self.sim_now = clock_now
+        # Where each frame the oracle judged is in the journal, by oracle index:
+        # (the seq of the record that holds it, its index in that record's wire).
+        self.frame_places: list[tuple[int, int]] = []
+        self._offered: dict[str, tuple[str, int]] = {}
+        self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
+        self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
+        self._readings: deque[dict[str, Any]] = deque()   # plant readings not yet journalled
+        self._wire: list[list[Any]] = []
+        self._plants: list[dict[str, Any]] = []
+        self._verdicts: list[dict[str, Any]] = []
+
+    def on_frame(self, event: FrameEvent) -> None:
+        """The session's observer: keep the frame; it is journalled and judged
+        in ``catch_up``, when the session waits for the controller (its
+        ``on_idle``) or the round ends, so that this bookkeeping does not
+        delay the bench's replies. The frame keeps the times it crossed the link."""
+        self._pending.append((event, float(self.sim_now())))
+
+    def catch_up(self, *, judge: bool = True) -> None:
+        """Journal and judge every frame kept so far, in order; and the last
+        round record's fsync, if the journal deferred it. ``judge=False``
+        only journals them (a session being interrupted, perhaps by the oracle)."""
+        self.journal.fsync_deferred()
+        while self._readings:
+            self._plants.append(_json_numbers(self._readings[0]))
+            self._readings.popleft()
+        pending, wire = self._pending, self._wire
+        observe = self.oracle.observe
+        while pending:
+            (direction, kind, raw, message, note, mono, wall), sim = pending[0]     # a FrameEvent's fields
+            wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
+                         message.as_dict() if message is not None else None, note])
+            pending.popleft()      # journalled: an interruption from here on loses nothing of it
+            if judge and message is not None and (direction, kind) in ORACLE_FRAMES:
+                self._count_stake(message)
+                self.frame_places.append((self.journal.seq, len(wire) - 1))
+                found = observe(direction, message, mono)
+                if found:
+                    self._record_verdicts(found)
+
+    def _count_stake(self, message: Message) -> None:
+        if message.type == "WAGER":
+            self._offered[message["id"]] = (message["bet"], message["stake"])
+        elif message.type == "ACCEPT" and message["id"] in self._offered:
+            bet, stake = self._offered.pop(message["id"])
+            self.stakes_by_bet[bet] = self.stakes_by_bet.get(bet, 0) + stake
+
+    def verdicts(self, violations) -> None:
+        """Verdicts found outside the frames (e.g. the oracle's ``finish``)."""
+        self.catch_up()        # after the frames before them
+        self._record_verdicts(violations)
+
+    def _record_verdicts(self, violations) -> None:
+        for violation in violations:
+            place = self.frame_places[violation.frame] if violation.frame is not None and \
+                violation.frame < len(self.frame_places) else None
+            self._verdicts.append({"clause": violation.clause, "message": violation.message,
+                                   "round": violation.round, "frame": violation.frame,
+                                   "record": place[0] if place else None, "wire": place[1] if place else None})
+
+    def on_plant(self, round_no: int, attempt: int, reading: Reading) -> None:
+        """The plant's reading, kept like a frame until ``catch_up``: the bench
+        is about to send it and nothing here must delay that."""
+        self._readings.append({
+            "round": round_no, "attempt": attempt, "seed": reading.seed,
+            "dice": list(reading.dice) if reading.dice else None,
+            "flat": list(reading.flat) if reading.flat else None,
+            "pocket": reading.pocket, "duration_s": round(reading.duration_s, 6), "detail": reading.detail})
+
+    @property
+    def unwritten(self) -> bool:
+        """Anything kept for the next record: frames, readings or verdicts."""
+        return bool(self._pending or self._readings or self._wire or self._plants or self._verdicts)
+
+    def on_round_end(self, round_no: int, failure: str | None, *, judge: bool = True, **fields: Any) -> None:
+        """Write the round's record (everything since the last record): to the
+        OS at once, fsynced at once or at the bench's next wait (``JournalWriter``)."""
+        self.catch_up(judge=judge)
+        if failure:
+            fields["failure"] = failure
+        self._write(lambda wire, plants, verdicts: self.journal.write_round(
+            round_no, wire=wire, plants=plants, verdicts=verdicts, **fields))
+
+    def on_session_end(self, **fields: Any) -> None:
+        """The closing record, with whatever crossed the link after the last round."""
+        self.catch_up()
+        self._write(lambda wire, plants, verdicts: self.journal.append(
+            "session-end", wire=wire, plants=plants, verdicts=verdicts, **fields))
+        self.journal.sync()
+
+    def _write(self, write: Callable[[list, list, list], Any]) -> None:
+        """Hand what is kept to ``write`` (one record) and start afresh; if
+        the record did not make it into the journal, keep it all for another
+        attempt, and never write it twice."""
+        kept = self._wire, self._plants, self._verdicts
+        self._wire, self._plants, self._verdicts = [], [], []
+        records = self.journal.seq
+        try:
+            write(*kept)
+        except BaseException:
+            if self.journal.seq == records:
+                self._wire, self._plants, self._verdicts = (a + b for a, b in
+                                                             zip(kept, (self._wire, self._plants, self._verdicts)))
+            raise
+
+
+def _json_numbers(value):
+    """``value`` with every NaN or infinity (a physics run gone wrong) as the
+    string "nan", "inf" or "-inf": JSON has no such numbers, and the journal's
+    encoder would write them as null, losing what the plant reported."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {key: _json_numbers(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_numbers(item) for item in value]
+    return value

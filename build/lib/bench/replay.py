@@ -1,0 +1,325 @@
+"""Replay a session journal: verify its hash chain and put the recorded frames
+past a fresh oracle exactly as the live link did (``bench.recorder.oracle_input``).
+A disputed round's drop or spin is simulated again from its recorded seed and
+checked against the recorded outcome.
+
+Which message is judged: a schema-2 journal records each frame's raw bytes and
+the message the bench decoded from them, both under the hash chain. Replay
+judges the recorded message and decodes the raw bytes again only where it
+matters, for every frame the oracle finds fault with (the evidence of a
+verdict must stand on the bytes that crossed the wire), or for every frame
+with ``redecode=True`` (``bench replay --redecode``: slower, and it also
+catches a decoder that has changed since the session). Schema-1 journals are
+always decoded again frame by frame.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.errors import BenchError
+from bench.journal import VerifyReport, iter_records, raw_bytes, verify_journal
+from bench.oracle import Oracle
+from bench.plant import file_digest
+from bench.protocol import Codec, FrameError, Message
+from bench.recorder import ORACLE_FRAMES, oracle_input
+from bench.rules.submission import default_rules, load_submission
+
+
+@dataclass
+class ReplayOutcome:
+    chain: VerifyReport
+    header: dict
+    oracle: Oracle | None
+    decode_problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    redecoded: int = 0            # frames decoded again from their raw bytes
+
+    @property
+    def passed(self) -> bool:
+        return (self.chain.ok and not self.decode_problems and self.oracle is not None
+                and not self.oracle.violations)
+
+
+def _records(path):
+    for number, record, _ in iter_records(path):
+        if record is not None:
+            yield number, record
+
+
+@contextmanager
+def session_file(header: dict, kind: str, given: str | Path | None = None):
+    """A path to the file (``kind``: "design" or "submission") the session ran
+    with, as its journal recorded it: ``given`` if the user names one (it must
+    be the same file: its SHA-256 is checked), else the full text the header
+    carries, written to a temporary folder under its original name (so that
+    replay runs on any machine, from any directory), else the recorded path
+    for a journal too old to carry the text. Yields None when the session had
+    no such file. Raises ``BenchError`` when a file is missing or differs."""
+    recorded, digest, text = header.get(kind), header.get(f"{kind}_sha256"), header.get(f"{kind}_text")
+    if given is not None:
+        if not Path(given).is_file():
+            raise BenchError(f"{given}: no such file")
+        if digest and file_digest(given) != digest:
+            raise BenchError(f"{given}: not the {kind} the session ran with (SHA-256 {file_digest(given)[:16]}…, "
+                             f"recorded {str(digest)[:16]}…)")
+        yield Path(given)
+        return
+    if not recorded:
+        yield None
+        return
+    if isinstance(text, str):
+        data = text.encode("utf-8")
+        if digest and hashlib.sha256(data).hexdigest() != digest:
+            raise BenchError(f"journal header: {kind}_text does not match {kind}_sha256: the copy was altered")
+        with tempfile.TemporaryDirectory(prefix="tablebench-replay-") as folder:
+            path = Path(folder) / (Path(str(recorded)).name or kind)
+            path.write_bytes(data)
+            yield path
+        return
+    if not Path(recorded).is_file():
+        raise BenchError(f"{kind} file {recorded!r} is not here and the journal carries no copy of it; "
+                         f"name it with --{kind} FILE")
+    if digest and file_digest(recorded) != digest:
+        raise BenchError(f"{kind} file {recorded} changed since the session (SHA-256 differs)")
+    yield Path(recorded)
+
+
+def _rules_from(header: dict, notes: list[str], submission: str | Path | None = None):
+    try:
+        with session_file(header, "submission", submission) as path:
+            if path is not None:
+                return load_submission(path)
+    except BenchError as err:
+        if submission is not None:
+            raise
+        notes.append(f"{err}: judged by the regulation's defaults")
+    return default_rules(header["game"], header.get("paytable"))
+
+
+class _Recorded(dict):
+    """A message as the journal records it (``Message.as_dict``: its type,
+    sequence number and fields in one mapping), read by the oracle through
+    the attributes it reads of a ``Message`` (``type``, ``seq``, ``fields``,
+    ``get``, ``[]``). Replay judges some forty a round; making a ``Message``
+    of each cost a tenth of replay."""
+
+    __slots__ = ("type", "seq")
+
+    @property
+    def fields(self) -> dict:
+        return self          # type and seq too: no field has either name
+
+    @property
+    def round(self):
+        return self.get("round")
+
+    def as_dict(self) -> dict:
+        return dict(self)
+
+
+def _message(data: dict) -> _Recorded:
+    message = _Recorded(data)
+    message.type = data["type"]
+    message.seq = data.get("seq")
+    return message
+
+
+class _Judge:
+    """Takes the journal's records one by one (a ``verify_journal`` visitor):
+    the header sets up the oracle; each frame the oracle judged live is
+    judged again."""
+
+    def __init__(self, path, redecode: bool = False, submission: str | Path | None = None):
+        self.path = path
+        self.redecode = redecode
+        self.submission = submission
+        self.header: dict | None = None
+        self.oracle: Oracle | None = None
+        self.codec: Codec | None = None
+        self.decode_problems: list[str] = []
+        self.notes: list[str] = []
+        self.last_mono = None
+        self.redecoded = 0
+
+    def __call__(self, number: int, record: dict) -> None:
+        if self.header is None:
+            if record.get("kind") != "session":
+                raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
+            self.header = record
+            self.codec = Codec(record["game"])
+            self.oracle = Oracle(record["game"], _rules_from(record, self.notes, self.submission),
+                                 response_timeout=record.get("phases", {}).get("reply_s", 3.0))
+            return
+        wire = record.get("wire")
+        if wire is not None:
+            self._wire(number, wire)
+        elif record.get("kind") == "frame":
+            self._schema1_frame(number, record)
+
+    def _wire(self, number: int, wire) -> None:
+        observe = self.oracle.observe
+        for index, row in enumerate(wire):
+            try:
+                direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
+            except (TypeError, ValueError):
+                self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
+                continue
+            if recorded is None or (frame_kind != "message" and frame_kind != "send") \
+                    or (direction, frame_kind) not in ORACLE_FRAMES:
+                continue            # (ACKs, the commonest frames, are passed over without a tuple made)
+            where = f"line {number}, frame {index}"
+            if self.redecode:
+                message = self._decode(where, raw, recorded)
+            else:
+                try:
+                    message = _message(recorded)
+                except (KeyError, TypeError, AttributeError):
+                    message = self._decode(where, raw, None)
+            if message is None:
+                continue
+            self.last_mono = mono
+            if observe(direction, message, mono) and not self.redecode:
+                # a verdict: check it stands on the raw bytes
+                self._decode(where, raw, message.as_dict())
+
+    def _decode(self, where: str, raw, recorded) -> Message | None:
+        """The message decoded again from the raw bytes, compared with the recorded one."""
+        self.redecoded += 1
+        try:
+            message, _ = self.codec.decode_line(raw_bytes(raw).rstrip(b"\r\n"))
+        except FrameError as err:
+            self.decode_problems.append(f"{where}: recorded frame does not decode: {err}")
+            return None
+        except Exception as err:   # never let one record stop the replay
+            self.decode_problems.append(f"{where}: recorded frame does not decode: {err!r}")
+            return None
+        if recorded is not None and message.as_dict() != recorded:
+            self.decode_problems.append(f"{where}: the decoded message differs from the recorded one")
+        return message
+
+    def _schema1_frame(self, number: int, record: dict) -> None:
+        if not oracle_input(record.get("dir"), record.get("frame"), record.get("message")):
+            return
+        message = self._decode(f"line {number}", record.get("raw", ""), record.get("message"))
+        if message is None:
+            return
+        self.last_mono = record.get("mono")
+        self.oracle.observe(record["dir"], message, self.last_mono)
+
+
+@contextmanager
+def _cycle_collector_paused():
+    """Replay makes a few hundred short-lived containers a round (the parsed
+    record) and no reference cycles worth collecting: the cyclic collector's
+    passes over them cost about 4% of replay. It is paused while the journal
+    is read; whatever cycles did form are collected when it resumes."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False,
+           submission: str | Path | None = None) -> ReplayOutcome:
+    """Verify the chain and judge every frame again, reading the file once;
+    by the rules the journal carries, or ``submission`` (the same file)."""
+    judge = _Judge(path, redecode, submission)
+    with _cycle_collector_paused():
+        chain = verify_journal(path, expected_head=expected_head, visit=judge)
+    if judge.header is None:
+        raise BenchError(f"{path}: the journal is empty")
+    judge.oracle.finish(judge.last_mono)
+    notes = judge.notes
+    if not chain.ended and not chain.torn_tail:
+        notes.append("the journal ends without its session-end record: the session was cut off "
+                     "(the round in flight, if any, is lost)")
+    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded)
+
+
+def plant_records(path: str | Path, round_no: int) -> list[dict]:
+    """The plant's readings in round ``round_no``, in order (schema 2: inside
+    the round records; schema 1: ``plant`` records)."""
+    found = []
+    for _, record in _records(path):
+        if record.get("kind") == "plant" and record.get("round") == round_no:
+            found.append(record)
+        for reading in record.get("plants") or ():
+            if isinstance(reading, dict) and reading.get("round") == round_no:
+                found.append(reading)
+    return found
+
+
+def resimulate(path: str | Path, round_no: int, gif: str | None = None,
+               design: str | Path | None = None) -> tuple[bool, str]:
+    """Simulate round ``round_no``'s last drop or spin again from its recorded
+    seed, on the design the journal carries (or ``design``, which must be the
+    same file); True if the physics gives the recorded outcome. Draws a GIF if
+    asked. Raises ``BenchError`` when the round cannot be simulated again (no
+    such round, no physics plant, no design)."""
+    records = _records(path)
+    _, header = next(records)
+    plants = plant_records(path, round_no)
+    if not plants:
+        raise BenchError(f"--round {round_no}: the journal has no plant reading for round {round_no}")
+    record = plants[-1]
+    if header.get("plant") not in ("tower", "wheel"):
+        raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
+    if gif:
+        Path(gif).parent.mkdir(parents=True, exist_ok=True)
+    seed = record["seed"]
+    with session_file(header, "design", design) as design_path:
+        if header["plant"] == "tower":
+            from twin.tower import drop_traced, load_design
+            twin_design = load_design(design_path)
+            loaded = record.get("detail", {}).get("loaded")
+            result, trace = drop_traced(twin_design, seed, loaded=loaded)
+            same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
+            told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
+                    f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
+            if gif:
+                from twin.tower.picture import drop_gif
+                drop_gif(twin_design, result, trace, gif)
+        else:
+            from twin.wheel import load_design, trace as spin_trace
+            twin_design = load_design(design_path)
+            traced = spin_trace(twin_design, seed)
+            same = traced.result.number == record["pocket"]
+            told = (f"round {round_no}: seed {seed}: simulated pocket {traced.result.number}; "
+                    f"recorded {record['pocket']}")
+            if gif:
+                from twin.wheel.picture import save_gif
+                save_gif(twin_design, traced, gif)
+    return same, told + (" — the same" if same else " — DIFFERENT")
+
+
+def describe(outcome: ReplayOutcome) -> str:
+    lines = []
+    chain = outcome.chain
+    lines.append(f"hash chain: {chain.records} records, " + ("intact" if chain.ok else "BROKEN"))
+    for problem in chain.problems:
+        lines.append(f"  line {problem.line}: {problem.what}")
+    if chain.torn_tail:
+        lines.append("  the last line was cut off mid-write (a crash): that round is lost")
+    if chain.incomplete_rounds:
+        lines.append(f"  incomplete rounds: {', '.join(map(str, chain.incomplete_rounds))}")
+    for problem in outcome.decode_problems:
+        lines.append(f"  {problem}")
+    for note in outcome.notes:
+        lines.append(f"  note: {note}")
+    oracle = outcome.oracle
+    if oracle is not None:
+        lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
+        lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
+        for violation in oracle.violations[:20]:
+            lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
+    lines.append("PASS" if outcome.passed else "FAIL")
+    return "\n".join(lines)

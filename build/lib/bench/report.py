@@ -1,0 +1,117 @@
+"""What a session comes to: a summary for a person, JUnit XML for CI.
+
+The summary gives the rounds played, no rolls, violations by clause, and the
+observed return against the exact RTP of the wagers actually placed (the
+exact figure from ``bench.rules``, weighted by stake).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from bench.rules import get_game
+
+
+@dataclass
+class Summary:
+    game: str
+    rounds: int
+    no_rolls: int
+    staked: int
+    returned: int
+    expected_rtp: Fraction | None
+    violations_by_clause: Counter = field(default_factory=Counter)
+    violations: list = field(default_factory=list)
+    incomplete_rounds: list[int] = field(default_factory=list)
+    failures: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def observed_rtp(self) -> Fraction | None:
+        return Fraction(self.returned, self.staked) if self.staked else None
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations and not self.failures
+
+    def to_json(self) -> dict:
+        return {"game": self.game, "rounds": self.rounds, "no_rolls": self.no_rolls, "staked": self.staked,
+                "returned": self.returned,
+                "observed_rtp": float(self.observed_rtp) if self.observed_rtp is not None else None,
+                "expected_rtp": float(self.expected_rtp) if self.expected_rtp is not None else None,
+                "violations_by_clause": dict(self.violations_by_clause),
+                "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
+                "passed": self.passed}
+
+
+def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
+              ignore_incomplete: set[int] = frozenset()) -> Summary:
+    staked = returned = no_rolls = 0
+    for summary in oracle.rounds:
+        staked += summary.staked
+        returned += summary.returned
+        no_rolls += bool(summary.no_roll)
+    game_rules = get_game(game)
+    total = sum(stakes_by_bet.values())
+    expected = (sum(stake * game_rules.rtp(bet, rules) for bet, stake in stakes_by_bet.items()) / total
+                if total else None)
+    return Summary(game=game, rounds=len(oracle.rounds), no_rolls=no_rolls, staked=staked, returned=returned,
+                   expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
+                   violations=list(oracle.violations),
+                   incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
+                   failures=dict(failures))
+
+
+def format_summary(summary: Summary, journal: str | None = None, head: str | None = None) -> str:
+    pct = lambda f: "n/a" if f is None else f"{float(f) * 100:.2f}%"   # noqa: E731
+    lines = [f"{summary.game}: {summary.rounds} rounds settled, {summary.no_rolls} no rolls, "
+             f"staked {summary.staked}, returned {summary.returned} (minor units)",
+             f"  return to player: observed {pct(summary.observed_rtp)}, exact for these wagers "
+             f"{pct(summary.expected_rtp)}"]
+    if summary.violations_by_clause:
+        lines.append("  violations by clause:")
+        for clause, count in sorted(summary.violations_by_clause.items()):
+            lines.append(f"    {clause}: {count}")
+        for violation in summary.violations[:10]:
+            lines.append(f"    round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
+        if len(summary.violations) > 10:
+            lines.append(f"    ... and {len(summary.violations) - 10} more in the journal")
+    else:
+        lines.append("  violations: none")
+    for round_no, failure in sorted(summary.failures.items()):
+        lines.append(f"  round {round_no} failed: {failure}")
+    if journal:
+        lines.append(f"  journal: {journal}" + (f" (head {head[:16]}…)" if head else ""))
+    lines.append("PASS" if summary.passed else "FAIL")
+    return "\n".join(lines)
+
+
+def write_junit(path, summary: Summary, suite_name: str) -> None:
+    """One testcase per round; a round fails with every violation in it."""
+    by_round: dict[int | None, list] = {}
+    for violation in summary.violations:
+        by_round.setdefault(violation.round, []).append(violation)
+    suite = ET.Element("testsuite", name=suite_name)
+    rounds = sorted({s for s in range(1, summary.rounds + 1)} | {r for r in by_round if r is not None}
+                    | set(summary.failures))
+    failures = errors = 0
+    for round_no in rounds:
+        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name=f"round {round_no}")
+        found = by_round.get(round_no, [])
+        if found:
+            failures += 1
+            failure = ET.SubElement(case, "failure", message="; ".join(sorted({v.clause for v in found})))
+            failure.text = "\n".join(f"{v.clause}: {v.message} (frame {v.frame})" for v in found)
+        if round_no in summary.failures:
+            errors += 1
+            ET.SubElement(case, "error", message=summary.failures[round_no])
+    for violation in by_round.get(None, []):
+        failures += 1
+        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
+        ET.SubElement(case, "failure", message=violation.clause).text = violation.message
+    suite.set("tests", str(len(suite)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)

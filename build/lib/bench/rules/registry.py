@@ -1,0 +1,43 @@
+"""Games are found by name. A game module registers itself on import; adding a
+game means adding a module to ``GAME_MODULES``, never editing an if/elif chain."""
+
+from __future__ import annotations
+
+import importlib
+
+from bench.errors import RulesError
+
+# Modules imported on first lookup; each calls ``register`` at import time.
+GAME_MODULES = (
+    "bench.rules.lightning_dice",
+    "bench.rules.sic_bo",
+    "bench.rules.lightning_roulette",
+    "bench.rules.dice_ology",
+)
+
+_GAMES: dict[str, object] = {}
+
+
+def register(game):
+    """Register a game object (or class instance) under ``game.name``."""
+    _GAMES[game.name] = game
+    return game
+
+
+def _load_all() -> None:
+    for module in GAME_MODULES:
+        importlib.import_module(module)
+
+
+def game_names() -> list[str]:
+    _load_all()
+    return sorted(_GAMES)
+
+
+def get_game(name: str):
+    _load_all()
+    try:
+        return _GAMES[name]
+    except KeyError:
+        raise RulesError(f"unknown game {name!r}; known games: {', '.join(sorted(_GAMES))}",
+                         field="game") from None

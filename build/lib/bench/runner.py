@@ -1,0 +1,157 @@
+"""A bench session: open the link to the controller (starting the emulated one
+in its own process when no URL is given), journal every frame, judge every
+frame with the oracle, and drive the rounds with the simpy cycle.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import simpy
+import simpy.rt
+from twin import progress
+
+import bench
+from bench.controller_process import emulated_controller
+from bench.cycle import Phases, RoundCycle
+from bench.errors import BenchError
+from bench.journal import JournalWriter
+from bench.link import open_link
+from bench.oracle import Oracle
+from bench.plant import file_digest, make_plant
+from bench.players import PlayerMix
+from bench.probes import probe_schedule
+from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol.errors import LinkError
+from bench.recorder import Recorder, session_header
+from bench.rules.submission import default_rules, load_submission
+
+DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
+
+
+@dataclass
+class SessionConfig:
+    game: str = "lightning-dice"
+    controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
+    rounds: int = 20
+    submission: str | None = None
+    design: str | None = None              # tower / wheel design, or recorded outcomes with plant="recorded"
+    plant: str = "physics"
+    realtime: bool = False
+    out: str = "out/session"
+    seed: int | None = None
+    misbehave: str | None = None           # for the emulated controller only
+    # further ``bench emulate`` options for the emulated controller, e.g.
+    # ("--protocol", "1") for a version-1-only controller, ("--fault", "delay=0.5:0.2")
+    emulator_args: tuple[str, ...] = ()
+    phases: Phases = field(default_factory=Phases)
+    players: PlayerMix | None = None       # default: PlayerMix.default(game)
+    probes: bool = True                    # stage the edge cases of bench.probes in early rounds
+    progress: bool = True
+
+
+@dataclass
+class SessionOutcome:
+    config: SessionConfig
+    seed: int
+    journal: Path
+    oracle: Oracle
+    round_failures: dict[int, str]
+    head: str
+    stakes_by_bet: dict[str, int]
+    sim_seconds: float
+    wall_seconds: float
+    rules: object
+
+
+def _rules(config: SessionConfig):
+    if config.submission:
+        rules = load_submission(config.submission)
+        if rules.game != config.game:
+            raise BenchError(f"{config.submission}: game: the submission is for {rules.game}, "
+                                          f"not {config.game}")
+        return rules
+    return default_rules(config.game, DEFAULT_PAYTABLE.get(config.game))
+
+
+def run_session(config: SessionConfig) -> SessionOutcome:
+    seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
+    rules = _rules(config)
+    plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    journal_path = out / "session.jsonl"
+    if journal_path.exists():
+        journal_path.unlink()     # a new session, a new journal (the old one is the user's to keep elsewhere)
+    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
+    # strict=False: talking to the controller happens inside simpy steps and
+    # takes real time; a strict clock would call every slow reply a crash. The
+    # reply deadline (Phases.reply_s) is what bounds a slow controller.
+    env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
+    failures: dict[int, str] = {}
+    cycle_probes = probe_schedule(config.game, config.rounds) if config.probes else {}
+    if config.plant == "recorded":
+        cycle_probes = {}      # recorded outcomes cannot be staged
+    started = time.monotonic()
+
+    with ExitStack() as stack:
+        if config.controller:
+            url = config.controller
+        else:
+            url = stack.enter_context(emulated_controller(
+                config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
+                extra=tuple(config.emulator_args),
+                stderr_path=str(out / "emulator.log")))
+        link = stack.enter_context(open_link(url))
+        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True))
+        journal.append("session", **session_header(
+            game=config.game, rules=rules, controller=url, emulated=config.controller is None,
+            misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
+            plant=plant.name, design=plant.design_path,
+            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
+        journal.sync()
+        recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
+        session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
+        session.on_idle = recorder.catch_up
+
+        def round_end(round_no: int, failure: str | None) -> None:
+            if failure:
+                failures[round_no] = failure
+            recorder.on_round_end(round_no, failure)
+
+        cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
+                           players=config.players or PlayerMix.default(config.game),
+                           phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
+                           on_round_end=round_end, software=f"tablebench/{bench.__version__}",
+                           probes=cycle_probes)
+        bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
+                                               desc=f"{config.game}", leave=False))
+        env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
+        try:
+            env.run()
+        except BaseException as err:
+            # Interrupted (Ctrl-C, a bug): what crossed the link in the round in
+            # flight is kept in memory until the round ends; write it now.
+            if recorder.unwritten:
+                recorder.on_round_end(cycle.current_round or 0, f"session interrupted: {err!r}", judge=False,
+                                      interrupted=True)
+            raise
+        try:
+            session.flush()       # the ACK of the controller's last frames goes out (version 2 holds it back)
+        except LinkError:
+            pass                  # a controller that has gone is its own business by now; every frame is journalled
+        recorder.verdicts(oracle.finish(time.monotonic()))
+        # The controller opens the next round as soon as one is cleared; the
+        # session ends before it, so that round is closed here as abandoned.
+        for round_no in oracle.incomplete_rounds:
+            recorder.on_round_end(round_no, None, abandoned=True)
+        recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations), protocol=session.version,
+                                failures=len(failures), sim_seconds=round(env.now, 3))
+        head = journal.head
+    (out / "session.head").write_text(head + "\n")
+    return SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
+                          float(env.now), time.monotonic() - started, rules)

@@ -1,0 +1,1 @@
+"""``twin`` sub-commands, one module each (see ``twin.commandline``)."""

@@ -1,0 +1,118 @@
+"""``twin validate``: a fairness campaign of drops or spins, judged test by test."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from twin.commandline import add_list_option
+from twin.commands._runs import non_negative_int, positive_int
+from twin.errors import TwinError
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number like 0.99, got {text!r}") from None
+    if not 0.5 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 0.5 and below 1, got {value}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "validate", help="fairness campaign of a tower or wheel design (58 Pa. Code 625b.2(c), 617c.3(a))",
+        description="Run a campaign of drops (a tower design) or spins (a wheel design) and judge whether "
+                    "the design randomises: faces, totals, independence, the loaded face, serial correlation "
+                    "and no rolls for a tower; pockets, sectors, leaving angles and invalid spins for a wheel. "
+                    "Each test gives its statistic, p-value, Holm-adjusted p-value, verdict and the smallest "
+                    "bias it could detect. Run i uses seed S+i whatever the number of workers; records are "
+                    "appended to a file as they come, so an interrupted campaign resumes. Exit status: 0 the "
+                    "design passes, 1 it fails, 2 the campaign could not run.")
+    parser.add_argument("design", help="tower or wheel design: a YAML file, or a shipped one by name "
+                                       "(towers/standard, wheels/tilted; --list)")
+    add_list_option(parser, "tower", "wheel")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--drops", type=positive_int, metavar="N", help="drops of a tower design (default 2000)")
+    size.add_argument("--spins", type=positive_int, metavar="N", help="spins of a wheel design (default 2000)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K",
+                        help="worker processes (local) or CPUs of the local Ray instance (default: all cores)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local process pool (default) or Ray (pip install 'tablebench[ray]')")
+    parser.add_argument("--ray-address", metavar="ADDR",
+                        help="a running Ray cluster, e.g. ray://head:10001 or auto (default: a local instance)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first seed (default 0)")
+    parser.add_argument("--confidence", type=_confidence, default=0.99, metavar="C",
+                        help="confidence of the verdicts, over the whole family of tests (default 0.99)")
+    parser.add_argument("--results", metavar="FILE",
+                        help="JSON-lines file of the runs, read to resume and appended to "
+                             "(default .twin-validate/DESIGN-HASH-KIND-seedS.jsonl)")
+    parser.add_argument("--report", metavar="DIR", help="write an HTML report with charts and examples into DIR")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.set_defaults(func=run)
+
+
+def _text(outcome) -> str:
+    from twin.validate.verdict import meaning_of
+    unit = "drops" if outcome.kind == "tower" else "spins"
+    lines = [f"{outcome.design_path}: {outcome.runs} {unit}, seeds {outcome.first_seed}-"
+             f"{outcome.first_seed + outcome.runs - 1}, {100 * outcome.confidence:g}% confidence "
+             f"(Holm over the family)"]
+    for c in outcome.checks:
+        if c.tested:
+            verdict = "pass" if c.passed else "FAIL"
+            lines.append(f"  {verdict:4}  {c.title}: p={c.result.p_value:.3g} (Holm {c.adjusted_p:.3g}); "
+                         f"{c.finding}; detectable: {c.detectable}")
+            if not c.passed:
+                lines.append(f"        why it matters: {meaning_of(c.key)}")
+        else:
+            lines.append(f"  info  {c.title}: {c.finding}")
+    lines.append(f"{'PASS' if outcome.passed else 'FAIL'}" +
+                 (f": {', '.join(outcome.failed)}" if outcome.failed else ""))
+    if outcome.report_path:
+        lines.append(f"report: {outcome.report_path}")
+    return "\n".join(lines)
+
+
+def _flush_c_stdio() -> None:
+    try:
+        import ctypes
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):     # no C library to reach: nothing buffered we can flush
+        pass
+
+
+def run(args: argparse.Namespace) -> int:
+    from twin.validate.pipeline import design_kind, validate
+
+    # Our stdout is for the result only: PyBullet's C library prints a banner
+    # on import, so fd 1 goes to stderr while the campaign runs.
+    sys.stdout.flush()
+    result_fd = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        try:
+            kind = design_kind(args.design)
+            if kind == "tower" and args.spins or kind == "wheel" and args.drops:
+                print(f"twin validate: {args.design} is a {kind} design: use "
+                      f"{'--drops' if kind == 'tower' else '--spins'}", file=sys.stderr)
+                return 2
+            outcome = validate(args.design, args.drops or args.spins or 2000, kind=kind, workers=args.workers,
+                               engine=args.engine, ray_address=args.ray_address, seed=args.seed,
+                               confidence=args.confidence, results=args.results, report=args.report,
+                               progress=True)
+        except (TwinError, ValueError) as err:
+            print(f"twin validate: {err}", file=sys.stderr)
+            return 2
+        text = json.dumps(outcome.to_json(), indent=2) if args.json else _text(outcome)
+        with os.fdopen(os.dup(result_fd), "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+        return 0 if outcome.passed else 1
+    finally:
+        sys.stdout.flush()
+        _flush_c_stdio()          # the banner sits in C's buffer: out to stderr now, not at exit
+        os.dup2(result_fd, 1)
+        os.close(result_fd)

@@ -1,0 +1,297 @@
+"""One drop of the dice through a tower: load, hold, release, tumble, rest, read.
+
+The round follows 58 Pa. Code 625b.2(d): the dice wait in the compartment
+((c)(1)) until the release ((d)(3)), tumble down the body against the
+obstacles ((c)(3)), come to rest in the tray ((d)(4)); a die that is not flat
+on the tray's bottom makes the drop a "no roll" ((d)(5)).
+
+Determinism: every drop runs in a new physics world (see ``_Engine``), with
+``deterministicOverlappingPairs=1``, and every
+random choice (the load when none is given, the dice's yaw and place in the
+compartment) comes from ``numpy.random.default_rng(seed)``. The same design,
+seed and load therefore give the same drop after any other drops and in any
+process. A drop is bounded by ``physics.max_time_s`` of simulated time and
+stops as soon as all dice have been at rest for ``physics.rest_for_s``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Sequence
+
+import numpy as np
+from twin.physics_engine import pybullet as pb
+
+from twin.errors import DesignError
+from twin.tower.design import AXES, TowerDesign
+from twin.tower.world import DOOR_PARKED, World, build, place_dice
+
+CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
+YAW_SPREAD_DEG = 15.0
+
+
+@dataclass(frozen=True)
+class DieRest:
+    """One die at the end of a drop."""
+    face: int                  # the face nearest to up
+    flat: bool                 # flat on the tray's bottom, 625b.2(d)(5)
+    reason: str | None         # why not flat: "wall", "die" or "edge"; None when flat
+    tilt_deg: float            # angle between the up face's normal and vertical
+    position_m: tuple[float, float, float]
+    orientation_xyzw: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class DropResult:
+    faces: tuple[int, int, int]
+    dice: tuple[DieRest, ...]
+    no_roll: bool              # any die not flat, or the dice never settled (625b.2(d)(5))
+    settled: bool              # all dice at rest in the tray within physics.max_time_s
+    settle_time_s: float       # simulated seconds from release to rest (max_time_s when unsettled)
+    seed: int
+    loaded: tuple[int, int, int]   # top faces as placed in the compartment (625b.2(d)(6))
+    design: str = ""
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["dice"] = [dict(asdict(r), position_m=[round(v, 5) for v in r.position_m],
+                          orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw]) for r in self.dice]
+        for r in d["dice"]:
+            r["tilt_deg"] = round(r["tilt_deg"], 3)
+        d["settle_time_s"] = round(self.settle_time_s, 4)
+        d["faces"], d["loaded"] = list(self.faces), list(self.loaded)
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+
+@dataclass
+class Trace:
+    """What a camera and a contact sensor would record during one drop."""
+    times_s: list[float] = field(default_factory=list)             # since loading
+    poses: list[list[tuple[tuple, tuple]]] = field(default_factory=list)  # per frame, per die
+    release_s: float = 0.0
+    obstacle_hits: list[int] = field(default_factory=list)          # per die: separate contacts
+    max_z_drop_during_hold_m: float = 0.0                           # how far any die moved down before release
+
+
+class _Engine:
+    """A new physics world for one drop: the tower's static parts, warmed up.
+
+    Every drop gets its own world. Reusing one world (even with new dice
+    bodies, or a restored saved state) was measured to let about one drop in
+    4,000 depend on the drops before it in the last bits, enough to move a
+    rest check; a new world per drop makes a drop a function of its design,
+    seed and load alone, in any process and after any other drops. The
+    process keeps one physics client and resets it, which is cheaper than a
+    new connection and just as fresh (``resetSimulation`` empties the world).
+    """
+
+    _client: int | None = None
+
+    def __init__(self, design: TowerDesign):
+        if _Engine._client is None or not pb.isConnected(_Engine._client):
+            _Engine._client = pb.connect(pb.DIRECT)
+        self.client = _Engine._client
+        pb.resetSimulation(physicsClientId=self.client)
+        # Every drop is the first in its world, so no warm-up is needed to
+        # make the first drop of a process equal the later ones.
+        self.world = build(self.client, design)
+
+
+def _check_loaded(design: TowerDesign, loaded: Sequence[int]) -> tuple[int, ...]:
+    faces = tuple(loaded)
+    if len(faces) != design.dice.count or any(
+            isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= f <= 6 for f in faces):
+        raise DesignError(f"must be {design.dice.count} faces from 1 to 6, got {loaded!r}", field="loaded")
+    return tuple(int(f) for f in faces)
+
+
+def orientation_with_top(design: TowerDesign, face: int, yaw_rad: float) -> tuple[float, ...]:
+    """The quaternion that puts ``face`` up, turned by ``yaw_rad`` about the vertical."""
+    axis = next(a for a, f in design.dice.pips if f == face)
+    # Roll/pitch that bring the body axis carrying ``face`` to world +z.
+    to_up = {"+z": (0, 0, 0), "-z": (math.pi, 0, 0), "+x": (0, -math.pi / 2, 0),
+             "-x": (0, math.pi / 2, 0), "+y": (math.pi / 2, 0, 0), "-y": (-math.pi / 2, 0, 0)}[axis]
+    tilt = pb.getQuaternionFromEuler(to_up)
+    yaw = pb.getQuaternionFromEuler((0, 0, yaw_rad))
+    return pb.multiplyTransforms((0, 0, 0), yaw, (0, 0, 0), tilt)[1]
+
+
+def up_face(design: TowerDesign, orientation) -> tuple[int, float]:
+    """The face nearest to up and its tilt from vertical in degrees."""
+    m = pb.getMatrixFromQuaternion(orientation)
+    zs = (m[6], m[7], m[8])            # world z component of body x, y, z axes
+    best_axis, best = "+z", -2.0
+    for i, name in enumerate(("x", "y", "z")):
+        for sign in (1, -1):
+            if sign * zs[i] > best:
+                best, best_axis = sign * zs[i], ("+" if sign > 0 else "-") + name
+    face = dict(design.dice.pips)[best_axis]
+    return face, math.degrees(math.acos(max(-1.0, min(1.0, best))))
+
+
+def _place(design: TowerDesign, seed: int, loaded: Sequence[int] | None):
+    """Where the dealer sets each die in the compartment, and the load used."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise DesignError(f"must be a whole number >= 0, got {seed!r}", field="seed")
+    rng = np.random.default_rng(int(seed))
+    d, b = design.dice, design.body
+    yaws = rng.uniform(-YAW_SPREAD_DEG, YAW_SPREAD_DEG, d.count)
+    spacing = b.width_m / d.count
+    footprint = d.edge_m * (math.cos(math.radians(YAW_SPREAD_DEG)) + math.sin(math.radians(YAW_SPREAD_DEG)))
+    x_room = max(0.0, (spacing - footprint) / 2 - 0.0005)
+    y_room = max(0.0, (b.depth_m - footprint) / 2 - 0.0005)
+    xs = rng.uniform(-x_room, x_room, d.count)
+    ys = rng.uniform(-y_room, y_room, d.count)
+    random_faces = tuple(int(f) for f in rng.integers(1, 7, d.count))
+    if loaded is None:
+        loaded = design.loading.faces if design.loading.mode == "faces" else random_faces
+    faces = _check_loaded(design, loaded)
+    poses = []
+    for i in range(d.count):
+        x = -b.width_m / 2 + spacing * (i + 0.5) + xs[i]
+        pos = (x, ys[i], b.top_z_m + d.edge_m / 2 + 0.0005)
+        poses.append((pos, orientation_with_top(design, faces[i], math.radians(yaws[i]))))
+    return faces, poses
+
+
+def _classify(design: TowerDesign, world: World) -> tuple[DieRest, ...]:
+    client, d = world.client, design.dice
+    rests = []
+    for die in world.dice:
+        pos, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
+        face, tilt = up_face(design, orn)
+        on_bottom = pos[2] < d.edge_m * 0.7       # a flat die's centre is edge/2 above the floor
+        flat = on_bottom and tilt <= design.physics.flat_tilt_deg
+        reason = None
+        if not flat:
+            # What holds it up: lying on another die, leaning on a tray or
+            # shaft wall, or (touching neither) balanced on an edge.
+            touching = {c[2] for c in pb.getContactPoints(bodyA=die, physicsClientId=client)}
+            if not on_bottom and touching & set(world.dice):
+                reason = "die"
+            elif touching & world.walls:
+                reason = "wall"
+            elif touching & set(world.dice):
+                reason = "die"
+            else:
+                reason = "edge"
+        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn)))
+    return tuple(rests)
+
+
+def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
+         trace: Trace | None = None, frame_every_s: float = 1 / 25) -> DropResult:
+    faces_loaded, poses = _place(design, seed, loaded)
+    engine = _Engine(design)
+    world, client = engine.world, engine.client
+    place_dice(world, design, poses)
+
+    p = design.physics
+    dt = p.timestep_s
+    hold_steps = round(design.compartment.hold_s / dt)
+    max_steps = hold_steps + math.ceil(p.max_time_s / dt)
+    rest_steps = round(p.rest_for_s / dt)
+    frame_every = max(1, round(frame_every_s / dt))
+    max_move2 = (p.rest_linear_mps * p.rest_for_s) ** 2
+    tray_top = design.body.bottom_z_m
+    step = pb.stepSimulation
+    position = pb.getBasePositionAndOrientation
+    dice = world.dice
+
+    def record(n: int) -> None:
+        trace.times_s.append(n * dt)
+        trace.poses.append([position(die, physicsClientId=client) for die in dice])
+
+    touching = [False] * len(dice)
+    start_z = [pos[2] for pos, _ in poses]
+
+    def sense(n: int) -> None:
+        if n % frame_every == 0:
+            record(n)
+        if n < hold_steps:
+            for i, die in enumerate(dice):
+                drop = start_z[i] - position(die, physicsClientId=client)[0][2]
+                trace.max_z_drop_during_hold_m = max(trace.max_z_drop_during_hold_m, drop)
+        for i, die in enumerate(dice):
+            now = any(c[2] in world.obstacles for c in pb.getContactPoints(bodyA=die, physicsClientId=client))
+            if now and not touching[i]:
+                trace.obstacle_hits[i] += 1
+            touching[i] = now
+
+    if trace is not None:
+        trace.release_s = hold_steps * dt
+        trace.obstacle_hits = [0] * len(dice)
+        record(0)
+
+    n = 0
+    # 625b.2(c)(1): the dice stay in the compartment, on its closed door, until the release.
+    while n < hold_steps:
+        step(physicsClientId=client)
+        n += 1
+        if trace is not None:
+            sense(n)
+    # 625b.2(d)(3): the dealer's trigger opens the door.
+    pb.resetBasePositionAndOrientation(world.door, DOOR_PARKED, (0, 0, 0, 1), physicsClientId=client)
+
+    # At rest: over physics.rest_for_s every die's mean speed stayed under
+    # rest_linear_mps and its mean turn rate under rest_angular_radps. Poses,
+    # not instantaneous velocities: a die lying still on felt shows solver
+    # jitter spikes in its velocity that would never let a drop settle.
+    min_cos = math.cos(p.rest_angular_radps * p.rest_for_s / 2)   # |q0.q1| of the largest turn
+    anchor: list | None = None
+    anchor_n, settled = 0, False
+    while n < max_steps:
+        for _ in range(CHECK_EVERY_STEPS):
+            step(physicsClientId=client)
+            n += 1
+            if trace is not None:
+                sense(n)
+        poses_now = [position(die, physicsClientId=client) for die in dice]
+        if poses_now[0][0][0] != poses_now[0][0][0]:   # NaN: the solver blew up; report unsettled
+            n = max_steps
+            break
+        still = anchor is not None
+        if still:
+            for (pos, orn), (pos0, orn0) in zip(poses_now, anchor):
+                dx, dy, dz = pos[0] - pos0[0], pos[1] - pos0[1], pos[2] - pos0[2]
+                dot = abs(orn[0] * orn0[0] + orn[1] * orn0[1] + orn[2] * orn0[2] + orn[3] * orn0[3])
+                # 625b.2(d)(4): at rest counts only in the tray.
+                if dx * dx + dy * dy + dz * dz > max_move2 or dot < min_cos or pos[2] >= tray_top:
+                    still = False
+                    break
+        if not still:
+            anchor, anchor_n = poses_now, n
+        elif n - anchor_n >= rest_steps:
+            settled = True
+            break
+    if trace is not None and (not trace.times_s or trace.times_s[-1] != n * dt):
+        record(n)
+
+    rests = _classify(design, world)
+    settle_time = (anchor_n - hold_steps) * dt if settled else p.max_time_s
+    faces = tuple(r.face for r in rests)
+    no_roll = (not settled) or not all(r.flat for r in rests)     # 625b.2(d)(5)
+    return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
+                      settle_time_s=settle_time, seed=int(seed), loaded=faces_loaded,
+                      design=design.name)
+
+
+def drop(design: TowerDesign, seed: int, loaded: Sequence[int] | None = None) -> DropResult:
+    """Drop the dice once. ``loaded`` gives the top faces as the dealer set
+    them in the compartment; ``None`` takes the design's loading (random
+    faces drawn from ``seed`` unless the design fixes them)."""
+    return _run(design, seed, loaded)
+
+
+def drop_traced(design: TowerDesign, seed: int, loaded: Sequence[int] | None = None,
+                frame_every_s: float = 1 / 25) -> tuple[DropResult, Trace]:
+    """The same drop as ``drop`` (same result), also recording the dice's
+    poses every ``frame_every_s`` and their contacts with the obstacles."""
+    trace = Trace()
+    result = _run(design, seed, loaded, trace, frame_every_s)
+    return result, trace

@@ -1,0 +1,131 @@
+"""A campaign: the seeds of its runs, the file its records go to, the progress bar.
+
+Run i of a campaign starting at seed S uses seed S + i, whatever engine and
+however many workers run it: the record of a run depends on nothing else
+(``twin drop DESIGN --seed S+i`` or ``twin spin`` repeats it). Records are
+appended to a JSON-lines file as their chunk finishes, one line each, after a
+header line naming the design (and its SHA-256), the kind and the first seed.
+Started again on the same file, a campaign reads what is there and runs only
+the seeds still missing, so an interrupted campaign resumes where it stopped
+and a longer one extends a shorter one. A line cut short by the interruption
+is dropped. Work goes out in fixed blocks of seeds (see ``twin.validate.runs``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from twin.progress import bar as progress_bar
+
+from twin.errors import TwinError
+from twin.validate.engines import Engine
+from twin.validate.runs import TOWER, block_of
+
+FORMAT = 1
+
+
+class CampaignError(TwinError):
+    """A results file that belongs to another campaign, or cannot be read."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    kind: str              # "tower" or "wheel"
+    design_path: str
+    design_text: str
+    first_seed: int
+    runs: int
+
+    @property
+    def design_sha256(self) -> str:
+        return hashlib.sha256(self.design_text.encode("utf-8")).hexdigest()
+
+    @property
+    def seeds(self) -> range:
+        return range(self.first_seed, self.first_seed + self.runs)
+
+    @property
+    def unit(self) -> str:
+        return "drop" if self.kind == TOWER else "spin"
+
+    def header(self) -> dict:
+        return {"twin_validate": FORMAT, "kind": self.kind, "design": self.design_path,
+                "design_sha256": self.design_sha256, "first_seed": self.first_seed}
+
+
+def default_results_path(plan: Plan) -> Path:
+    """Where records go when the user names no file: a hidden folder in the
+    current directory, one file per design content, kind and first seed."""
+    stem = Path(plan.design_path).stem
+    return Path(".twin-validate") / f"{stem}-{plan.design_sha256[:12]}-{plan.kind}-seed{plan.first_seed}.jsonl"
+
+
+def read_records(path: Path, plan: Plan) -> dict[int, dict]:
+    """The records already in ``path`` for this plan, by seed. A last line
+    without its newline (the writer was interrupted) is cut off the file."""
+    if not path.exists() or path.stat().st_size == 0:
+        return {}
+    raw = path.read_bytes()
+    if not raw.endswith(b"\n"):
+        keep = raw.rfind(b"\n") + 1
+        with path.open("r+b") as f:
+            f.truncate(keep)
+        raw = raw[:keep]
+    lines = raw.decode("utf-8").splitlines()
+    if not lines:
+        return {}
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError:
+        header = None
+    wanted = plan.header()
+    # The design is matched by its contents: the same file named by another
+    # relative path (or a copy) continues the campaign.
+    if not isinstance(header, dict) or any(header.get(k) != v for k, v in wanted.items() if k != "design"):
+        raise CampaignError(f"{path}: holds another campaign ({lines[0][:200]}); expected {json.dumps(wanted)}. "
+                            "Name another file with --results, or delete this one.")
+    records: dict[int, dict] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            record = json.loads(line)
+            records[int(record["seed"])] = record
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            raise CampaignError(f"{path}: line {number} is not a run record: {line[:200]}") from None
+    return records
+
+
+def blocks_to_run(plan: Plan, done: dict[int, dict]) -> list[list[int]]:
+    """The campaign's seeds in blocks (``runs.block_of``), for every block with
+    a seed still missing. A block is always run whole from its first seed in
+    the campaign (a run may depend on the ones before it in its block), so a
+    block cut short is run again from its start; its records come out the same."""
+    blocks: dict[int, list[int]] = {}
+    for seed in plan.seeds:
+        blocks.setdefault(block_of(plan.kind, seed), []).append(seed)
+    return [seeds for seeds in blocks.values() if any(s not in done for s in seeds)]
+
+
+def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = True) -> list[dict]:
+    """Every run of the plan, in seed order: read from ``results`` when done
+    before, run by ``engine`` (and appended to ``results``) when not."""
+    results.parent.mkdir(parents=True, exist_ok=True)
+    done = read_records(results, plan)
+    todo = [s for s in plan.seeds if s not in done]
+    with progress_bar(total=plan.runs, initial=plan.runs - len(todo), desc=f"{plan.unit}s", unit=plan.unit,
+                      disable=not progress, dynamic_ncols=True) as bar, \
+            results.open("a", encoding="utf-8") as out:
+        if out.tell() == 0:
+            out.write(json.dumps(plan.header(), sort_keys=True) + "\n")
+            out.flush()
+        if todo:
+            for records in engine.run(plan.kind, plan.design_path, plan.design_text, blocks_to_run(plan, done)):
+                new = [r for r in records if int(r["seed"]) not in done]
+                out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in new))
+                out.flush()
+                for r in new:
+                    done[int(r["seed"])] = r
+                bar.update(len(new))
+    return [done[s] for s in plan.seeds]

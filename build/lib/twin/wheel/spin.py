@@ -1,0 +1,127 @@
+"""One spin of the wheel, from a seed: the croupier's launch, the track, the descent.
+
+The seed draws what a croupier varies (ball speed and release angle, rotor
+speed and phase) from the design's ranges; the track phase is an ODE
+(twin.wheel.track), the descent is PyBullet (twin.wheel.world). Same design
+and seed, same spin, in any process. A ball that escapes the wheel or does
+not settle in time makes an invalid spin: a dealer would spin again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from twin.wheel.design import WheelDesign
+from twin.wheel.track import TrackModel
+from twin.wheel.world import Frame, WheelWorld
+
+TWO_PI = 2 * math.pi
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the seed decided."""
+    ball_angle_rad: float
+    ball_speed_m_s: float
+    rotor_angle_rad: float
+    rotor_speed_rad_s: float     # signed: the rotor turns clockwise (negative)
+
+
+@dataclass(frozen=True)
+class SpinResult:
+    seed: int
+    valid: bool
+    number: int | None           # 0-36, None when the spin is invalid
+    invalid_reason: str | None
+    leave_angle_deg: float       # where the ball left the track, on the stator, [0, 360)
+    track_time_s: float          # ball on the track
+    spin_time_s: float           # launch to rest (or to giving up)
+    ball_revolutions: float      # of the ball on the track, stator frame
+    rotor_revolutions: float     # of the rotor from launch to the end of the spin
+    settled: bool
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+
+def draw_launch(design: WheelDesign, seed: int) -> Launch:
+    """The croupier's part of a spin, drawn from ``seed`` (numpy PCG64)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    launch = design.launch
+    ball_speed_rev = rng.uniform(*launch.ball_speed_rev_s)
+    ball_angle = math.radians(rng.uniform(*launch.ball_angle_deg))
+    rotor_speed_rev = rng.uniform(*launch.rotor_speed_rev_s)
+    rotor_angle = rng.uniform(0.0, TWO_PI)
+    return Launch(ball_angle_rad=ball_angle,
+                  ball_speed_m_s=ball_speed_rev * TWO_PI * design.bowl.track_radius_m,
+                  rotor_angle_rad=rotor_angle,
+                  rotor_speed_rad_s=-rotor_speed_rev * TWO_PI)
+
+
+def rotor_at(design: WheelDesign, launch: Launch, t: float) -> tuple[float, float]:
+    """Rotor angle and speed t seconds after the launch: it coasts down exponentially."""
+    tau = design.rotor.decay_time_s
+    angle = launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - math.exp(-t / tau))
+    return angle, launch.rotor_speed_rad_s * math.exp(-t / tau)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything a picture needs: the launch, the track solution, the descent frames."""
+    result: SpinResult
+    launch: Launch
+    track_solution: object       # scipy OdeResult with dense output
+    track_time_s: float
+    frames: tuple[Frame, ...]    # descent, t from the leaving moment
+
+
+def spin(design: WheelDesign, seed: int) -> SpinResult:
+    """Spin the wheel once; deterministic per (design, seed)."""
+    return _run(design, seed, record_every_s=None).result
+
+
+def trace(design: WheelDesign, seed: int, record_every_s: float = 1 / 15) -> Trace:
+    """Spin as :func:`spin` does, keeping what a GIF needs."""
+    return _run(design, seed, record_every_s=record_every_s)
+
+
+def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
+    launch = draw_launch(design, seed)
+    model = TrackModel(design)
+    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s,
+                                 dense=record_every_s is not None)
+    leave_deg = exit_.angle_deg
+    if not exit_.left:
+        angle, _ = rotor_at(design, launch, exit_.time_s)
+        result = SpinResult(seed=seed, valid=False, number=None,
+                            invalid_reason="the ball did not leave the track in time",
+                            leave_angle_deg=round(leave_deg, 6), track_time_s=round(exit_.time_s, 6),
+                            spin_time_s=round(exit_.time_s, 6),
+                            ball_revolutions=round(exit_.revolutions, 6),
+                            rotor_revolutions=round(abs(angle - launch.rotor_angle_rad) / TWO_PI, 6),
+                            settled=False)
+        return Trace(result, launch, solution, exit_.time_s, ())
+    rotor_angle, rotor_speed = rotor_at(design, launch, exit_.time_s)
+    world = WheelWorld(design)   # fresh per spin: a reused PyBullet world is not deterministic
+    try:
+        descent = world.descend(exit_.angle_rad, exit_.speed_m_s, rotor_angle, rotor_speed,
+                                record_every_s=record_every_s)
+    finally:
+        world.close()
+    total = exit_.time_s + descent.time_s
+    rotor_turns = abs(descent.rotor_angle_rad - launch.rotor_angle_rad) / TWO_PI
+    reason = None
+    if descent.escaped:
+        reason = "the ball escaped the wheel"
+    elif not descent.settled:
+        reason = f"the ball did not settle within {design.simulation.max_descent_time_s:g} s of leaving the track"
+    number = design.pockets[descent.pocket_index] if descent.settled else None
+    result = SpinResult(seed=seed, valid=descent.settled, number=number, invalid_reason=reason,
+                        leave_angle_deg=round(leave_deg, 6), track_time_s=round(exit_.time_s, 6),
+                        spin_time_s=round(total, 6), ball_revolutions=round(exit_.revolutions, 6),
+                        rotor_revolutions=round(rotor_turns, 6), settled=descent.settled)
+    return Trace(result, launch, solution, exit_.time_s, descent.frames)
