@@ -34,7 +34,7 @@ def register(subparsers) -> None:
                     "shipped step library, and a pytest.ini into DIR, so that 'cd DIR && pytest --controller "
                     "URL' plays them on a controller. Files already in DIR are kept unless --force. "
                     "Exit status: 0 written, 2 DIR cannot be written.")
-    p.add_argument("dir", metavar="DIR")
+    p.add_argument("dir", metavar="DIR", help="the folder to write into (made if missing)")
     p.add_argument("--force", action="store_true", help="overwrite files of the same name already in DIR")
     p.set_defaults(func=run)
 

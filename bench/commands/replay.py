@@ -17,7 +17,7 @@ def register(subparsers) -> None:
                     "carries the rules submission and the design the session ran with, so it replays on any "
                     "machine, from any directory. Exit status: 0 pass, 1 tampering or a violation, 2 bad input "
                     "(no such journal or round, a --design or --submission that is not the session's).")
-    p.add_argument("journal", metavar="JOURNAL")
+    p.add_argument("journal", metavar="JOURNAL", help="a session journal (session.jsonl, or a pytest run's journal)")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
     p.add_argument("--redecode", action="store_true",
                    help="decode every frame again from its raw bytes and judge that (slower; also catches a "

@@ -24,11 +24,11 @@ def register(subparsers) -> None:
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
                "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
                "a failed round, 2 bad arguments or set-up.")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES)
+    p.add_argument("--game", default="lightning-dice", choices=GAMES, help="the game to play (default lightning-dice)")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
-    p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=20, help="rounds to play (default 20)")
     p.add_argument("--submission", metavar="FILE",
                    help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
     p.add_argument("--design", metavar="FILE",
@@ -38,7 +38,8 @@ def register(subparsers) -> None:
     p.add_argument("--plant", default="physics", choices=("physics", "tower", "wheel", "dice", "recorded"),
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
-    p.add_argument("--out", default="out/session", metavar="DIR")
+    p.add_argument("--out", default="out/session", metavar="DIR",
+                   help="where the journal, its head, JUnit XML and the summary go (default out/session)")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--wagers", type=int, default=10, help="wagers per round (default 10)")
