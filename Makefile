@@ -36,6 +36,7 @@ test: $(STAMP)
 
 # The wheel a user of another project installs (README: Using tablebench from another project).
 wheel: $(STAMP)
+	rm -rf build     # a stale build/ would put removed modules into the wheel
 	$(BIN)/python -m pip wheel --no-deps --quiet -w dist .
 	@ls dist/tablebench-*.whl
 

@@ -7,7 +7,7 @@ against a game controller over its link.
     pytest features/ --controller socket://10.0.0.7:7001 --controller-game sic-bo --controller-paytable B
 
 Loaded by the ``pytest11`` entry point in any project that installs
-tablebench (``-p no:tablebench`` turns it off). A test module opts in with
+tablebench (``-p no:bench.pytest_plugin`` turns it off). A test module opts in with
 ``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``, or what ``bench
 features DIR`` writes); its scenarios get the ``open_table`` fixture, which
 opens a ``ControllerTable``, and are deselected, with the reason in the

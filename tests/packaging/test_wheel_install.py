@@ -12,6 +12,7 @@ directory and this repository nowhere on ``sys.path``.
 from __future__ import annotations
 
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -33,8 +34,14 @@ def sh(*args, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory) -> Path:
     """The bin folder of a fresh virtual environment holding the built wheel."""
     root = tmp_path_factory.mktemp("field")
+    # Built from a copy: setuptools leaves build/ in the source tree, and a stale
+    # build/ there would leak removed modules into later wheels.
+    source = root / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "reports", "out", "*.egg-info", "__pycache__", ".hypothesis",
+        ".twin-validate", ".pytest_cache"))
     wheels = root / "wheels"
-    built = sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", wheels, REPO, cwd=root)
+    built = sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", wheels, source, cwd=root)
     assert built.returncode == 0, built.stderr[-2000:]
     [wheel] = wheels.glob("tablebench-*.whl")
     env_dir = root / "venv"

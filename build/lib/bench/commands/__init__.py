@@ -1,1 +1,0 @@
-"""``bench`` sub-commands, one module each (see ``twin.commandline``)."""

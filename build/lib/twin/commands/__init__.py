@@ -1,1 +1,0 @@
-"""``twin`` sub-commands, one module each (see ``twin.commandline``)."""
