@@ -13,8 +13,8 @@ Exit statuses (``Exit``), the same for every command of both scripts:
     1  a violation: a rule broken, tampering found, a design that fails its tests
     2  bad input or set-up: arguments, a file, a folder, a port that cannot be used
     3  the controller or its link failed: it died, went silent, or sent only garbage
-    4  an internal error (a bug in tablebench): one line here, the traceback in a file
-  130  interrupted (Ctrl-C, SIGTERM)
+    4  interrupted (Ctrl-C, SIGTERM); a session's journal ends with the round in flight
+    5  an internal error (a bug in tablebench): one line here, the traceback in a file
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ class Exit(IntEnum):
     VIOLATION = 1
     BAD_INPUT = 2
     LINK = 3
-    INTERNAL = 4
-    INTERRUPTED = 130
+    INTERRUPTED = 4
+    INTERNAL = 5
 
 
 def version_line(prog: str) -> str:
