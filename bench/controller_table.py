@@ -2,7 +2,7 @@
 over its link (``pytest features/ --controller URL``).
 
 ``ControllerTable`` has the methods of the rules-engine table the step
-definitions use (``tests/features/rules_table.py``), but every action is a
+definitions use (``bench/rules_table.py``), but every action is a
 round on the wire, through a ``bench.protocol.Session``:
 
 - ``place``: a WAGER in the round the controller has open; ACCEPT or REFUSE

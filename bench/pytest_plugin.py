@@ -6,11 +6,14 @@ against a game controller over its link.
     pytest features/ --controller /dev/ttyUSB0 --controller-submission my-rules.yaml
     pytest features/ --controller socket://10.0.0.7:7001 --controller-game sic-bo --controller-paytable B
 
-Active in this repository through the root ``conftest.py``. A test module
-opts in with ``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``); its
-scenarios get the ``controller_tables`` fixture (a ``ControllerTable`` opener)
-and are deselected, with the reason in the terminal summary, when they cannot
-be played on the controller under test (``bench.controller_scope``).
+Loaded by the ``pytest11`` entry point in any project that installs
+tablebench (``-p no:bench.pytest_plugin`` turns it off). A test module opts in with
+``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``, or what ``bench
+features DIR`` writes); its scenarios get the ``open_table`` fixture, which
+opens a ``ControllerTable``, and are deselected, with the reason in the
+terminal summary, when they cannot be played on the controller under test
+(``bench.controller_scope``). A ``conftest.py`` fixture named ``open_table``
+overrides it (this repository's ``tests/features`` bind the rules engine).
 docs/controller-testing.md is the user's guide.
 """
 
@@ -34,7 +37,6 @@ from bench.rules.submission import default_rules, load_submission
 
 PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
-READINGS = pytest.StashKey[dict]()
 SUMMARY = pytest.StashKey[tuple]()
 EMULATED = "emulated"
 
@@ -58,10 +60,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where each scenario's wire log is written (default reports/controller)")
 
 
-def use_readings(config: pytest.Config, readings: dict) -> None:
-    """The features' wording of each ambiguous clause -> rules options
-    (``READINGS`` of the step definitions), for the plans and the tables."""
-    config.stash[READINGS] = readings
+def _readings(config: pytest.Config) -> dict:
+    """The features' wording of each ambiguous clause -> rules options."""
+    from bench.rules_table import READINGS
+    return READINGS
 
 
 def target(config: pytest.Config) -> Target:
@@ -106,14 +108,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not any(_played_on_controller(item) for item in items):
         return
     tgt = target(config)
-    readings = config.stash.get(READINGS, {})
+    readings = _readings(config)
     keep, deselected, reasons = [], [], Counter()
     for item in items:
         if not _played_on_controller(item):
             keep.append(item)
             continue
         steps = _steps(item)
-        p = plan(steps, readings, tgt) if steps is not None else Plan()
+        tags = [mark.name for mark in item.iter_markers()]
+        p = plan(steps, readings, tgt, tags) if steps is not None else Plan()
         item.stash[PLAN] = p
         if p.runnable:
             keep.append(item)
@@ -255,7 +258,7 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
     scenario; at the end each table finishes its round and the oracle's
     verdict on it fails the scenario (in teardown) if it names a clause."""
     p = request.node.stash.get(PLAN, Plan())
-    readings = request.config.stash.get(READINGS, {})
+    readings = _readings(request.config)
     module = Path(str(request.node.path)).stem
     tables: list[ControllerTable] = []
     logs = request.node.stash.setdefault(WIRE_LOGS, [])
@@ -280,6 +283,14 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
             table.journal_scenario(request.node.nodeid)
     if failure is not None:
         raise failure
+
+
+@pytest.fixture
+def open_table(controller_tables):
+    """The table every step goes through (``bench.steps``): here a game
+    controller's. A ``conftest.py`` may override it with another table that
+    has the same methods (``bench.rules_table.RulesTable``)."""
+    return controller_tables
 
 
 @pytest.hookimpl(hookwrapper=True)

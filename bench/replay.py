@@ -16,6 +16,8 @@ always decoded again frame by frame.
 from __future__ import annotations
 
 import gc
+import hashlib
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,13 +52,53 @@ def _records(path):
             yield number, record
 
 
-def _rules_from(header: dict, notes: list[str]):
-    submission = header.get("submission")
-    if submission:
-        if Path(submission).exists() and file_digest(submission) == header.get("submission_sha256"):
-            return load_submission(submission)
-        notes.append(f"submission {submission} is missing or changed since the session "
-                     f"(SHA-256 {str(header.get('submission_sha256'))[:16]}…): judged by the regulation's defaults")
+@contextmanager
+def session_file(header: dict, kind: str, given: str | Path | None = None):
+    """A path to the file (``kind``: "design" or "submission") the session ran
+    with, as its journal recorded it: ``given`` if the user names one (it must
+    be the same file: its SHA-256 is checked), else the full text the header
+    carries, written to a temporary folder under its original name (so that
+    replay runs on any machine, from any directory), else the recorded path
+    for a journal too old to carry the text. Yields None when the session had
+    no such file. Raises ``BenchError`` when a file is missing or differs."""
+    recorded, digest, text = header.get(kind), header.get(f"{kind}_sha256"), header.get(f"{kind}_text")
+    if given is not None:
+        if not Path(given).is_file():
+            raise BenchError(f"{given}: no such file")
+        if digest and file_digest(given) != digest:
+            raise BenchError(f"{given}: not the {kind} the session ran with (SHA-256 {file_digest(given)[:16]}…, "
+                             f"recorded {str(digest)[:16]}…)")
+        yield Path(given)
+        return
+    if not recorded:
+        yield None
+        return
+    if isinstance(text, str):
+        data = text.encode("utf-8")
+        if digest and hashlib.sha256(data).hexdigest() != digest:
+            raise BenchError(f"journal header: {kind}_text does not match {kind}_sha256: the copy was altered")
+        with tempfile.TemporaryDirectory(prefix="tablebench-replay-") as folder:
+            path = Path(folder) / (Path(str(recorded)).name or kind)
+            path.write_bytes(data)
+            yield path
+        return
+    if not Path(recorded).is_file():
+        raise BenchError(f"{kind} file {recorded!r} is not here and the journal carries no copy of it; "
+                         f"name it with --{kind} FILE")
+    if digest and file_digest(recorded) != digest:
+        raise BenchError(f"{kind} file {recorded} changed since the session (SHA-256 differs)")
+    yield Path(recorded)
+
+
+def _rules_from(header: dict, notes: list[str], submission: str | Path | None = None):
+    try:
+        with session_file(header, "submission", submission) as path:
+            if path is not None:
+                return load_submission(path)
+    except BenchError as err:
+        if submission is not None:
+            raise
+        notes.append(f"{err}: judged by the regulation's defaults")
     return default_rules(header["game"], header.get("paytable"))
 
 
@@ -93,9 +135,10 @@ class _Judge:
     the header sets up the oracle; each frame the oracle judged live is
     judged again."""
 
-    def __init__(self, path, redecode: bool = False):
+    def __init__(self, path, redecode: bool = False, submission: str | Path | None = None):
         self.path = path
         self.redecode = redecode
+        self.submission = submission
         self.header: dict | None = None
         self.oracle: Oracle | None = None
         self.codec: Codec | None = None
@@ -110,7 +153,7 @@ class _Judge:
                 raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
             self.header = record
             self.codec = Codec(record["game"])
-            self.oracle = Oracle(record["game"], _rules_from(record, self.notes),
+            self.oracle = Oracle(record["game"], _rules_from(record, self.notes, self.submission),
                                  response_timeout=record.get("phases", {}).get("reply_s", 3.0))
             return
         wire = record.get("wire")
@@ -185,9 +228,11 @@ def _cycle_collector_paused():
             gc.enable()
 
 
-def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False) -> ReplayOutcome:
-    """Verify the chain and judge every frame again, reading the file once."""
-    judge = _Judge(path, redecode)
+def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False,
+           submission: str | Path | None = None) -> ReplayOutcome:
+    """Verify the chain and judge every frame again, reading the file once;
+    by the rules the journal carries, or ``submission`` (the same file)."""
+    judge = _Judge(path, redecode, submission)
     with _cycle_collector_paused():
         chain = verify_journal(path, expected_head=expected_head, visit=judge)
     if judge.header is None:
@@ -214,51 +259,53 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
 
 
 def resimulate(path: str | Path, round_no: int, gif: str | None = None,
-               png: str | None = None) -> tuple[bool, str]:
+               design: str | Path | None = None, png: str | None = None) -> tuple[bool, str]:
     """Simulate round ``round_no``'s last drop or spin again from its recorded
-    seed; True if the physics gives the recorded outcome. Draws a GIF (the
-    drop from the front and from above, the verdict last) and a PNG (the
-    tray or wheel at rest) if asked."""
+    seed, on the design the journal carries (or ``design``, which must be the
+    same file); True if the physics gives the recorded outcome. Draws a GIF
+    (the drop from the front and from above, the verdict last) and a PNG (the
+    tray or wheel at rest) if asked. Raises ``BenchError`` when the round
+    cannot be simulated again (no such round, no physics plant, no design)."""
     records = _records(path)
     _, header = next(records)
     plants = plant_records(path, round_no)
     if not plants:
-        return False, f"round {round_no}: no plant record in the journal"
+        raise BenchError(f"--round {round_no}: the journal has no plant reading for round {round_no}")
     record = plants[-1]
-    design_path = header.get("design")
     if header.get("plant") not in ("tower", "wheel"):
-        return False, f"round {round_no}: plant {header.get('plant')!r} has no physics to simulate again"
-    if not design_path or not Path(design_path).exists():
-        return False, f"round {round_no}: design file {design_path!r} is not here"
-    if file_digest(design_path) != header.get("design_sha256"):
-        return False, f"round {round_no}: design file {design_path} changed since the session (SHA-256 differs)"
+        raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
+    for drawing in (gif, png):
+        if drawing:
+            Path(drawing).parent.mkdir(parents=True, exist_ok=True)
     seed = record["seed"]
-    if header["plant"] == "tower":
-        from twin.tower import drop_traced, load_design
-        design = load_design(design_path)
-        loaded = record.get("detail", {}).get("loaded")
-        result, trace = drop_traced(design, seed, loaded=loaded)
-        same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
-        told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
-                f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
-        if gif:
-            from twin.tower.picture import drop_gif
-            drop_gif(design, result, trace, gif)
-        if png:
-            from twin.tower.picture import tray_png
-            tray_png(design, result, png)
-    else:
-        from twin.wheel import load_design, trace as spin_trace
-        design = load_design(design_path)
-        traced = spin_trace(design, seed)
-        same = traced.result.number == record["pocket"]
-        told = f"round {round_no}: seed {seed}: simulated pocket {traced.result.number}; recorded {record['pocket']}"
-        if gif:
-            from twin.wheel.picture import save_gif
-            save_gif(design, traced, gif)
-        if png:
-            from twin.wheel.picture import save_png
-            save_png(design, traced, png)
+    with session_file(header, "design", design) as design_path:
+        if header["plant"] == "tower":
+            from twin.tower import drop_traced, load_design
+            twin_design = load_design(design_path)
+            loaded = record.get("detail", {}).get("loaded")
+            result, trace = drop_traced(twin_design, seed, loaded=loaded)
+            same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
+            told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
+                    f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
+            if gif:
+                from twin.tower.picture import drop_gif
+                drop_gif(twin_design, result, trace, gif)
+            if png:
+                from twin.tower.picture import tray_png
+                tray_png(twin_design, result, png)
+        else:
+            from twin.wheel import load_design, trace as spin_trace
+            twin_design = load_design(design_path)
+            traced = spin_trace(twin_design, seed)
+            same = traced.result.number == record["pocket"]
+            told = (f"round {round_no}: seed {seed}: simulated pocket {traced.result.number}; "
+                    f"recorded {record['pocket']}")
+            if gif:
+                from twin.wheel.picture import save_gif
+                save_gif(twin_design, traced, gif)
+            if png:
+                from twin.wheel.picture import save_png
+                save_png(twin_design, traced, png)
     return same, told + (" — the same" if same else " — DIFFERENT")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import simpy
 import simpy.rt
-from tqdm import tqdm
+from twin import progress
 
 import bench
 from bench.controller_process import emulated_controller
@@ -112,7 +112,6 @@ def run_session(config: SessionConfig) -> SessionOutcome:
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
-            design_sha256=file_digest(plant.design_path) if plant.design_path else None,
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
@@ -129,8 +128,8 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes)
-        bar = stack.enter_context(tqdm(total=config.rounds, unit="round", disable=not config.progress,
-                                       desc=f"{config.game}", leave=False)) if config.progress else None
+        bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
+                                               desc=f"{config.game}", leave=False))
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         try:
             env.run()

@@ -7,7 +7,9 @@ import argparse
 import json
 import sys
 
+import bench
 from bench.errors import BenchError
+from twin.commandline import add_list_option
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -22,17 +24,22 @@ def register(subparsers) -> None:
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
                "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
                "a failed round, 2 bad arguments or set-up.")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES)
+    p.add_argument("--game", default="lightning-dice", choices=GAMES, help="the game to play (default lightning-dice)")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
-    p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--submission", metavar="FILE", help="rules submission (YAML)")
-    p.add_argument("--design", metavar="FILE", help="tower or wheel design; with --plant recorded, the outcomes file")
+    p.add_argument("--rounds", type=int, default=20, help="rounds to play (default 20)")
+    p.add_argument("--submission", metavar="FILE",
+                   help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
+    p.add_argument("--design", metavar="FILE",
+                   help="tower or wheel design, or a shipped one by name (default: standard); "
+                        "with --plant recorded, the outcomes file")
+    add_list_option(p, "tower", "wheel", "submission")
     p.add_argument("--plant", default="physics", choices=("physics", "tower", "wheel", "dice", "recorded"),
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
-    p.add_argument("--out", default="out/session", metavar="DIR")
+    p.add_argument("--out", default="out/session", metavar="DIR",
+                   help="where the journal, its head, JUnit XML and the summary go (default out/session)")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--wagers", type=int, default=10, help="wagers per round (default 10)")
@@ -108,7 +115,7 @@ def run(args) -> int:
     summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
                         ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
     write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {**summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
+    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
             "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2)}
     with open(f"{args.out}/summary.json", "w") as handle:
         json.dump(data, handle, indent=2)

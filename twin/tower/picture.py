@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pybullet as pb
+from twin.physics_engine import pybullet as pb
 from PIL import Image, ImageDraw, ImageFont
 
 from twin.tower.design import TowerDesign
