@@ -26,7 +26,7 @@ import pybullet as pb
 from twin.tower.world import World
 
 PIVOT_BAND_M = 0.001        # contacts within 1 mm of the lowest one carry the die's weight
-SHAPE_BAND_M = 0.0002       # the die's own hull points this close to its lowest one are its base
+SHAPE_BAND_M = 0.00005      # the die's own hull points this close to its lowest one are its base
 UPWARD = 0.5                # a contact whose push is within 60 deg of up is one the die stands on
 BALANCED_M = 0.0003         # a centre of mass this close above its pivot leans nowhere
 INSIDE_M = 0.001            # inside its base by 1 mm: a face lies on that base
@@ -43,7 +43,8 @@ class Support:
     """What holds one die, read from its contacts at rest."""
     holder: str | None          # "wall", "die", "obstacle", "floor" (a flat base) or None
     supported: bool             # the holder pushes back on the falling side
-    fall_axis: tuple[float, float, float]   # the axis gravity turns the die about (unit, or zeros)
+    fall_axis: tuple[float, float, float]   # the axis gravity turns the die about (unit, or zeros); for a
+                                            # die balanced against a holder, the way it falls without it
     at: tuple[float, float, float] | None = None   # where the holder pushes (its strongest contact)
 
 
@@ -134,12 +135,14 @@ def support(world: World, die: int, shape) -> Support:
         if carry >= WEDGED_SHARE * weight:
             return Support(strongest[1], True, (0.0, 0.0, 0.0), strongest[2])
     if any(body == world.floor for body, _, _ in contacts):
-        # On the floor it stands on its lowest face, edge or corner: read
-        # from its shape, since a contact manifold holds only a few points.
+        # On the floor it stands on its lowest face, edge or corner: its
+        # contacts with the floor, and its shape's lowest points (a contact
+        # manifold may hold only a few points, at one end of an edge).
         rot = np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)
         points = np.asarray(shape) @ rot.T + com
         lowest = float(points[:, 2].min())
         base = [(world.floor, p) for p in points[points[:, 2] <= lowest + SHAPE_BAND_M]]
+        base += [(body, p) for body, p, _ in contacts if body == world.floor]
     else:
         # On another body: the contacts that push up, the lowest of them.
         under = [(b, p, n) for b, p, n in contacts if n[2] > UPWARD] or contacts
@@ -154,16 +157,30 @@ def support(world: World, die: int, shape) -> Support:
     lean = com - pivot
     lean[2] = 0.0
     if np.linalg.norm(lean) < BALANCED_M:
-        # Balanced above an edge or a corner: it leans nowhere, so nothing
-        # can hold it; it tips over the edge (either way) at the least touch.
+        # Balanced above an edge or a corner: it tips over the edge at the
+        # least touch. A holder on one side (a wall its upper edge touches)
+        # catches it that way; the nudge then goes the other way, where
+        # nothing does, and the rest stands only if the die does not fall.
         points = np.array([p[:2] for _, p in base])
         if len(points) >= 2:
             _, spread, axes = np.linalg.svd(points - points.mean(axis=0), full_matrices=False)
             if spread[0] > 0.005 and spread[-1] < 0.2 * spread[0]:   # an edge: tip about it
-                return Support(None, False, (float(axes[0][0]), float(axes[0][1]), 0.0))
+                along = np.array([axes[0][0], axes[0][1], 0.0])
+                for sign in (1.0, -1.0):
+                    kind, best, at = _holder(world, contacts, pivot, sign * along)
+                    if best >= HOLD_MIN:
+                        return Support(kind, True, tuple(float(v) for v in -sign * along), at)
+                return Support(None, False, tuple(float(v) for v in along))
         return Support(None, False, (0.0, 0.0, 0.0))
     axis = np.cross(lean, (0.0, 0.0, -1.0))
     axis /= np.linalg.norm(axis)
+    kind, best, at = _holder(world, contacts, pivot, axis)
+    return Support(kind, bool(best >= HOLD_MIN), tuple(float(v) for v in axis), at)
+
+
+def _holder(world: World, contacts, pivot: np.ndarray, axis: np.ndarray):
+    """The contact (other than the floor) that turns the die back hardest
+    about ``axis`` through ``pivot``: its kind, its share of lever, its point."""
     best_kind, best, best_at = None, 0.0, None
     for body, point, push in contacts:
         if body == world.floor:         # the floor's part is the base itself, judged above
@@ -175,7 +192,7 @@ def support(world: World, die: int, shape) -> Support:
         against = -float(np.dot(np.cross(arm, push), axis)) / reach
         if against > best:
             best_kind, best, best_at = _kind(world, body), against, tuple(float(v) for v in point)
-    return Support(best_kind, bool(best >= HOLD_MIN), tuple(float(v) for v in axis), best_at)
+    return best_kind, best, best_at
 
 
 def nudge(world: World, die: int, held: Support, rng: np.random.Generator) -> tuple[float, float, float]:
