@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pybullet as pb
+from twin.physics_engine import pybullet as pb
 import pytest
 
 from twin.tower import drop, load_design

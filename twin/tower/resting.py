@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
-import pybullet as pb
+from twin.physics_engine import pybullet as pb
 
 from twin.tower.world import World
 

@@ -52,8 +52,8 @@ def stage_no_roll(design: TowerDesign, *, start_seed: int = 0, max_drops: int = 
     """The first seed from ``start_seed`` whose drop rests with any die
     cocked and truly held (``shows_cocked``): a "no roll", 625b.2(d)(5).
     On the standard tower about one drop in 300 to 500."""
-    bar = tqdm(range(start_seed, start_seed + max_drops), desc=f"staging a no roll on {design.name}",
-               unit="drop", file=sys.stderr, disable=not progress, leave=False)
+    bar = progress_bar(range(start_seed, start_seed + max_drops), desc=f"staging a no roll on {design.name}",
+                       unit="drop", disable=not progress, leave=False)
     for seed in bar:
         result = drop(design, seed)
         if shows_cocked(result):
