@@ -2,8 +2,9 @@
 
 Public API: ``load_design(path)``, ``drop(design, seed, loaded=None)``,
 ``drop_traced(...)`` (the same drop plus poses and obstacle contacts),
-``stage(design, faces=..., cocked_die=...)`` (a real drop showing an asked
-outcome); pictures in ``twin.tower.picture``. See docs/tower.md.
+``stage(design, faces=..., cocked_die=...)`` and ``stage_no_roll(design)``
+(a real drop showing an asked outcome, cocked dice only where truly held);
+pictures in ``twin.tower.picture``. See docs/tower.md.
 """
 
 from twin.tower.design import TowerDesign, load_design, parse_design
