@@ -1,0 +1,167 @@
+"""The edge of a player who watches a spin up to a cutoff and then bets straight ups.
+
+For each spin and cutoff the player's estimate of the ball and rotor
+(``twin.edge.observer``) is carried forward with the twin's own track model
+to where the ball will leave the track, and the rotor (coasting down with the
+design's decay time) to where it will be then: the pocket under the leaving
+point. The descent over the deflectors scatters the ball from there; its
+scatter, together with the observer's error, is learnt as the distribution
+of the offset (in pockets, on the rotor) from that predicted pocket to the
+pocket the ball came to rest in, over the *fit* spins (even seeds). The
+player bets one unit on each of the k most likely offsets from the predicted
+pocket, k (1-18) chosen on the fit spins; the edge is measured on the other
+spins (odd seeds), so it is what the strategy won, not what its fit promised.
+With nothing seen (cutoff 0, or fewer than two sightings) the predicted
+pocket is the rotor's pocket 0 and the offsets are the pockets themselves:
+on a fair wheel the edge is then the house edge of the bets, as it must be.
+
+Invalid spins are left out: a dealer spins again and the bets stand.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from twin.edge.estimate import Edge, scaled_hits_edge
+from twin.edge.observer import POCKETS, Camera, Estimate, observe
+from twin.edge.payouts import StraightPayout
+from twin.wheel.spin import draw_launch
+from twin.wheel.track import TrackModel
+
+MAX_NUMBERS = 18        # half the wheel: more straight ups cannot beat the house
+PREDICTOR_RTOL = 1e-7   # the player's integration; the twin's own is 1e-9 (a leaving time moves < 1 ms)
+SPEED_SCAN = 9          # launch speeds and angles tried to bound the track times of a design
+ANGLE_SCAN = 8
+
+
+def _leaving_from(model: TrackModel, theta: float, v: float, horizon: float) -> tuple[float, float]:
+    """Time from now and unwrapped angle at which a ball at (theta, v) leaves the track."""
+    if model.wall_push(theta, v) <= 0:
+        return 0.0, theta
+
+    def leaves(_t, y):
+        return model.wall_push(y[0], y[1])
+    leaves.terminal = True
+    leaves.direction = -1
+    sol = solve_ivp(model.rhs, (0.0, horizon), [theta, v], method="DOP853", rtol=PREDICTOR_RTOL,
+                    atol=1e-9, events=leaves)
+    if sol.t_events[0].size:
+        return float(sol.t_events[0][0]), float(sol.y_events[0][0][0])
+    return float(sol.t[-1]), float(sol.y[0, -1])
+
+
+def predicted_pocket(design, model: TrackModel, est: Estimate) -> int:
+    """The rotor pocket (index in ``design.pockets``) under the point where the
+    ball is predicted to leave the track, when it leaves."""
+    dt, theta_leave = _leaving_from(model, est.ball_angle_rad, est.ball_speed_m_s,
+                                    design.simulation.max_track_time_s)
+    tau = design.rotor.decay_time_s
+    rotor_then = est.rotor_angle_rad + est.rotor_speed_rad_s * tau * (1 - math.exp(-dt / tau))
+    beta = theta_leave - rotor_then           # the ball's angle in the rotor's frame
+    return int(round(-beta / (2 * math.pi / POCKETS))) % POCKETS
+
+
+def noise_rng(noise_seed: int, seed: int, cutoff_s: float) -> np.random.Generator:
+    """The observer's reading errors for one spin and cutoff: their own recorded seed."""
+    return np.random.default_rng([noise_seed, seed, round(cutoff_s * 1000), 617])
+
+
+def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_seed: int = 0) -> dict:
+    """The predicted pocket index (None: nothing known) of one spin at each cutoff.
+    A cutoff after this spin's ball left the track is, for this spin, its leaving time."""
+    launch = draw_launch(design, seed)
+    model = TrackModel(design)
+    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s, dense=True)
+    tau = design.rotor.decay_time_s
+
+    def ball(t):
+        y = solution.sol(np.clip(t, 0.0, exit_.time_s))
+        return y[0], y[1]
+
+    def rotor(t):
+        angle = launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - np.exp(-t / tau))
+        return angle, launch.rotor_speed_rad_s * np.exp(-t / tau)
+
+    predicted = []
+    for c in cutoffs:
+        est = observe(camera, min(c, exit_.time_s), ball, rotor, model.r, noise_rng(noise_seed, seed, c))
+        predicted.append(None if est is None else predicted_pocket(design, model, est))
+    return {"seed": seed, "track_time_s": round(exit_.time_s, 6), "predicted": predicted}
+
+
+def track_time_range(design) -> tuple[float, float]:
+    """Shortest and longest time on the track over a scan of the launch ranges
+    (speeds by angles): bounds a cutoff before any spin is run."""
+    launch = design.launch
+    times = []
+    model = TrackModel(design)
+    for speed in np.linspace(*launch.ball_speed_rev_s, SPEED_SCAN):
+        for angle in np.linspace(launch.ball_angle_deg[0], launch.ball_angle_deg[1], ANGLE_SCAN, endpoint=False):
+            exit_, _ = model.ride(math.radians(angle), speed * 2 * math.pi * model.r)
+            times.append(exit_.time_s)
+    return min(times), max(times)
+
+
+def default_cutoffs(shortest_track_s: float) -> list[float]:
+    """0, 0.5, 1, 2, then every 2 s, while the ball is still on the track in every spin."""
+    ladder = [0.0, 0.5, 1.0, 2.0] + [float(t) for t in range(4, 200, 2)]
+    return [c for c in ladder if c < shortest_track_s]
+
+
+def offset(final_index: int, predicted: int | None) -> int:
+    return (final_index - (predicted or 0)) % POCKETS
+
+
+@dataclass(frozen=True)
+class CutoffEdge:
+    cutoff_s: float
+    payout: str
+    numbers: int                 # straight ups bet per spin (k)
+    edge: Edge
+    informed: float              # share of held-out spins where the player had seen enough
+
+    def to_json(self) -> dict:
+        return {"cutoff_s": self.cutoff_s, "payout": self.payout, "numbers_bet": self.numbers,
+                "informed_share": round(self.informed, 4), **self.edge.to_json()}
+
+
+def edge_at_cutoff(fit: list[int], held_out: list[int], payout: StraightPayout, confidence: float,
+                   cutoff_s: float, informed: float) -> CutoffEdge:
+    """Choose the bets on the fit offsets, measure them on the held-out offsets."""
+    counts = np.bincount(np.asarray(fit, dtype=int), minlength=POCKETS)
+    order = sorted(range(POCKETS), key=lambda o: (-counts[o], o))
+    pays = 1 + payout.odds
+    best_k, best = 1, -math.inf
+    for k in range(1, MAX_NUMBERS + 1):
+        value = counts[order[:k]].sum() / max(1, len(fit)) * pays / k - 1
+        if value > best + 1e-12:
+            best_k, best = k, value
+    chosen = set(order[:best_k])
+    hits = sum(1 for o in held_out if o in chosen)
+    edge = scaled_hits_edge(hits, len(held_out), pays / best_k, confidence, payout.house_edge, len(fit))
+    return CutoffEdge(cutoff_s, payout.key, best_k, edge, informed)
+
+
+def wheel_edges(design, records: list[dict], predictions: dict[int, dict], cutoffs: list[float],
+                payouts: list[StraightPayout], confidence: float) -> list[CutoffEdge]:
+    """Every (cutoff, payout) edge from the campaign's spin records and the predictions."""
+    out = []
+    valid = [r for r in records if r["valid"]]
+    index_of = {n: i for i, n in enumerate(design.pockets)}
+    for j, c in enumerate(cutoffs):
+        fit, held, informed = [], [], 0
+        for r in valid:
+            pred = predictions[r["seed"]]["predicted"][j]
+            o = offset(index_of[r["number"]], pred)
+            if r["seed"] % 2 == 0:
+                fit.append(o)
+            else:
+                held.append(o)
+                informed += pred is not None
+        for payout in payouts:
+            out.append(edge_at_cutoff(fit, held, payout, confidence, c, informed / max(1, len(held))))
+    return out
