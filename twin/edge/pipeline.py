@@ -4,8 +4,8 @@ The spins or drops are a ``twin validate`` campaign (``twin.validate.campaign``)
 the same seeds, engines, resumable JSON-lines file and default file name, so
 an edge estimate after a validation (or the other way round) runs no physics
 twice. The wheel's predictions (an ODE per spin and cutoff) run on a local
-process pool and are themselves kept in a resumable JSON-lines file under
-``.twin-edge/``, keyed by the observer's settings.
+process pool and are themselves kept in a resumable JSON-lines file beside
+the campaign's, keyed by the observer's settings.
 """
 
 from __future__ import annotations
@@ -104,9 +104,10 @@ def _predict_task(job) -> list[dict]:
     return [predict_spin(design, s, cutoffs, camera, noise_seed) for s in seeds]
 
 
-def predictions_path(plan: Plan, settings: dict) -> Path:
+def predictions_path(results: Path, settings: dict) -> Path:
+    """Beside the campaign's file, one per observer's settings."""
     key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:10]
-    return Path(".twin-edge") / f"{Path(plan.design_path).stem}-{plan.design_sha256[:12]}-seed{plan.first_seed}-{key}.jsonl"
+    return results.with_name(f"{results.stem}.edge-{key}.jsonl")
 
 
 def _read_predictions(path: Path, header: dict) -> dict[int, dict]:
@@ -130,11 +131,11 @@ def _read_predictions(path: Path, header: dict) -> dict[int, dict]:
     return out
 
 
-def predict_all(plan: Plan, seeds: list[int], cutoffs: list[float], camera: Camera, noise_seed: int,
+def predict_all(plan: Plan, results: Path, seeds: list[int], cutoffs: list[float], camera: Camera, noise_seed: int,
                 workers: int, progress: bool) -> dict[int, dict]:
     settings = {"twin_edge": FORMAT, "design_sha256": plan.design_sha256, "cutoffs": cutoffs,
                 "camera": camera.to_json(), "noise_seed": noise_seed}
-    path = predictions_path(plan, settings)
+    path = predictions_path(results, settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     done = _read_predictions(path, settings)
     todo = [s for s in seeds if s not in done]
@@ -205,9 +206,34 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
         return outcome
     started = time.perf_counter()
     valid = [r for r in records if r["valid"]]
-    predictions = predict_all(plan, [r["seed"] for r in valid], cutoffs, camera, noise_seed, workers, progress)
+    predictions = predict_all(plan, results_path, [r["seed"] for r in valid], cutoffs, camera, noise_seed, workers, progress)
     outcome.predict_s = time.perf_counter() - started
     outcome.camera, outcome.cutoffs, outcome.payouts = camera, cutoffs, chosen
     outcome.invalid = len(records) - len(valid)
     outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, confidence)
     return outcome
+
+
+VALIDATE_PAYOUT = "lightning"      # the game's base straight up, 617c.3(f)
+
+
+def call_time_summary(path: str, records: list[dict], results: Path, workers: int, confidence: float,
+                      progress: bool) -> dict:
+    """What ``twin validate`` reports beside the fairness tests of a wheel: the
+    latest safe "no more bets" for the default observer, at the base payout."""
+    outcome = estimate_edge(path, len(records), payouts=[VALIDATE_PAYOUT], workers=workers,
+                            seed=records[0]["seed"] if records else 0, confidence=confidence,
+                            results=results, progress=progress, records=records)
+    rows = [r for r in outcome.rows if r.payout == VALIDATE_PAYOUT]
+    return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": "29 to 1 (617c.3(f))",
+            "observer": outcome.camera.to_json(),
+            "edges": [{"cutoff_s": r.cutoff_s, "edge": round(r.edge.edge, 4), "high": round(r.edge.high, 4)}
+                      for r in rows],
+            "method": "twin edge, docs/edge.md"}
+
+
+def call_time_text(summary: dict) -> str:
+    safe = summary["latest_safe_call_s"]
+    when = ("none: even at the launch the edge's interval reaches zero" if safe is None
+            else f"{safe:g} s after the launch")
+    return f"  info  latest safe 'no more bets' (617c.3(c)), straight ups at {summary['payout']}: {when} (twin edge)"

@@ -9,7 +9,8 @@ scatter, together with the observer's error, is learnt as the distribution
 of the offset (in pockets, on the rotor) from that predicted pocket to the
 pocket the ball came to rest in, over the *fit* spins (even seeds). The
 player bets one unit on each of the k most likely offsets from the predicted
-pocket, k (1-18) chosen on the fit spins; the edge is measured on the other
+pocket (the offsets' shares smoothed over +-2 pockets), k (1-18) chosen by
+cross-validation within the fit spins; the edge is measured on the other
 spins (odd seeds), so it is what the strategy won, not what its fit promised.
 With nothing seen (cutoff 0, or fewer than two sightings) the predicted
 pocket is the rotor's pocket 0 and the offsets are the pockets themselves:
@@ -36,6 +37,7 @@ MAX_NUMBERS = 18        # half the wheel: more straight ups cannot beat the hous
 PREDICTOR_RTOL = 1e-7   # the player's integration; the twin's own is 1e-9 (a leaving time moves < 1 ms)
 SPEED_SCAN = 9          # launch speeds and angles tried to bound the track times of a design
 ANGLE_SCAN = 8
+SMOOTHING = (1 / 9, 2 / 9, 3 / 9, 2 / 9, 1 / 9)   # offsets -2..2 pockets
 
 
 def _leaving_from(model: TrackModel, theta: float, v: float, horizon: float) -> tuple[float, float]:
@@ -129,21 +131,44 @@ class CutoffEdge:
                 "informed_share": round(self.informed, 4), **self.edge.to_json()}
 
 
+def smoothed(offsets: list[int]) -> np.ndarray:
+    """Share of each offset, smoothed over neighbouring pockets (the descent's
+    scatter is smooth round the wheel; raw counts of a few hundred spins are not)."""
+    counts = np.bincount(np.asarray(offsets, dtype=int), minlength=POCKETS).astype(float)
+    spread = sum(w * np.roll(counts, s) for s, w in zip(range(-2, 3), SMOOTHING))
+    return spread / max(1.0, spread.sum())
+
+
+def best_offsets(offsets: list[int], k: int) -> list[int]:
+    share = smoothed(offsets)
+    return sorted(range(POCKETS), key=lambda o: (-share[o], o))[:k]
+
+
+def choose_numbers(fit: list[int], pays: float) -> int:
+    """How many straight ups to bet, by two-fold cross-validation within the fit
+    spins: the in-sample best always looks like one number (its count is the
+    luckiest), which then does worst on new spins. Ties go to more numbers (a
+    steadier return)."""
+    halves = (fit[0::2], fit[1::2])
+    best_k, best = MAX_NUMBERS, -math.inf
+    for k in range(MAX_NUMBERS, 0, -1):
+        hits = sum(sum(1 for o in test if o in set(best_offsets(train, k)))
+                   for train, test in (halves, halves[::-1]))
+        value = hits / max(1, len(fit)) * pays / k - 1
+        if value > best + 1e-12:
+            best_k, best = k, value
+    return best_k
+
+
 def edge_at_cutoff(fit: list[int], held_out: list[int], payout: StraightPayout, confidence: float,
                    cutoff_s: float, informed: float) -> CutoffEdge:
     """Choose the bets on the fit offsets, measure them on the held-out offsets."""
-    counts = np.bincount(np.asarray(fit, dtype=int), minlength=POCKETS)
-    order = sorted(range(POCKETS), key=lambda o: (-counts[o], o))
     pays = 1 + payout.odds
-    best_k, best = 1, -math.inf
-    for k in range(1, MAX_NUMBERS + 1):
-        value = counts[order[:k]].sum() / max(1, len(fit)) * pays / k - 1
-        if value > best + 1e-12:
-            best_k, best = k, value
-    chosen = set(order[:best_k])
+    k = choose_numbers(fit, pays)
+    chosen = set(best_offsets(fit, k))
     hits = sum(1 for o in held_out if o in chosen)
-    edge = scaled_hits_edge(hits, len(held_out), pays / best_k, confidence, payout.house_edge, len(fit))
-    return CutoffEdge(cutoff_s, payout.key, best_k, edge, informed)
+    edge = scaled_hits_edge(hits, len(held_out), pays / k, confidence, payout.house_edge, len(fit))
+    return CutoffEdge(cutoff_s, payout.key, k, edge, informed)
 
 
 def wheel_edges(design, records: list[dict], predictions: dict[int, dict], cutoffs: list[float],
