@@ -10,7 +10,7 @@ of the offset (in pockets, on the rotor) from that predicted pocket to the
 pocket the ball came to rest in, over the *fit* spins (even seeds). The
 player bets one unit on each of the k most likely offsets from the predicted
 pocket (the offsets' shares smoothed over +-2 pockets), k (1-18) chosen by
-cross-validation within the fit spins; the edge is measured on the other
+cross-validation within the fit spins (``choose_numbers``); the edge is measured on the other
 spins (odd seeds), so it is what the strategy won, not what its fit promised.
 With nothing seen (cutoff 0, or fewer than two sightings) the predicted
 pocket is the rotor's pocket 0 and the offsets are the pockets themselves:
@@ -109,8 +109,9 @@ def track_time_range(design) -> tuple[float, float]:
 
 
 def default_cutoffs(shortest_track_s: float) -> list[float]:
-    """0, 0.5, 1, 2, then every 2 s, while the ball is still on the track in every spin."""
-    ladder = [0.0, 0.5, 1.0, 2.0] + [float(t) for t in range(4, 200, 2)]
+    """0, 0.5, 1, 1.5, 2, 3, then every 2 s, while the ball is still on the track in
+    every spin (a passages observer needs two passages of the ball: about 1 s)."""
+    ladder = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0] + [float(t) for t in range(4, 200, 2)]
     return [c for c in ladder if c < shortest_track_s]
 
 
@@ -146,18 +147,25 @@ def best_offsets(offsets: list[int], k: int) -> list[int]:
 
 def choose_numbers(fit: list[int], pays: float) -> int:
     """How many straight ups to bet, by two-fold cross-validation within the fit
-    spins: the in-sample best always looks like one number (its count is the
-    luckiest), which then does worst on new spins. Ties go to more numbers (a
-    steadier return)."""
+    spins and the one-standard-error rule: the most numbers whose cross-validated
+    return is within one standard error of the best. The in-sample best always
+    looks like one number (its count is the luckiest), which then does worst on
+    new spins; and with nothing to predict every k is as good as another, and
+    the most numbers give the steadiest return (the tightest interval)."""
     halves = (fit[0::2], fit[1::2])
-    best_k, best = MAX_NUMBERS, -math.inf
-    for k in range(MAX_NUMBERS, 0, -1):
-        hits = sum(sum(1 for o in test if o in set(best_offsets(train, k)))
-                   for train, test in (halves, halves[::-1]))
-        value = hits / max(1, len(fit)) * pays / k - 1
-        if value > best + 1e-12:
-            best_k, best = k, value
-    return best_k
+    means, errors = {}, {}
+    for k in range(1, MAX_NUMBERS + 1):
+        returns = []
+        for train, test in (halves, halves[::-1]):
+            chosen = set(best_offsets(train, k))
+            returns += [pays / k - 1 if o in chosen else -1.0 for o in test]
+        if not returns:
+            return MAX_NUMBERS
+        values = np.asarray(returns)
+        means[k] = float(values.mean())
+        errors[k] = float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else math.inf
+    best = max(means, key=lambda k: (means[k], -k))
+    return max(k for k in means if means[k] >= means[best] - errors[best])
 
 
 def edge_at_cutoff(fit: list[int], held_out: list[int], payout: StraightPayout, confidence: float,
