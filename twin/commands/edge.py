@@ -99,11 +99,11 @@ def text_of(outcome) -> str:
              f"left out); observer: {cam.mode}, frame {cam.frame_s:.4g} s, {cam.angle_res_deg:g} deg, window "
              f"{cam.window_s:g} s",
              f"{'cutoff':>7} {'payout':16} {'bet':>3} {'edge':>7}  {100 * outcome.confidence:g}% interval   "
-             f"{'house':>7} {'fit/held':>9} informed"]
+             f"{'house':>7} {'fit/held':>9} informed  predicted at"]
     for r in outcome.rows:
         e = r.edge
         lines.append(f"{r.cutoff_s:6.1f}s {r.payout:16} {r.numbers:3d} {_pct(e.edge)}  {_pct(e.low)} {_pct(e.high)}  "
-                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%")
+                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s")
     for p in outcome.payouts:
         safe = outcome.safe_call(p.key)
         lines.append(f"latest safe 'no more bets' (617c.3(c)), {p.label} ({p.clause}): "

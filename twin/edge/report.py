@@ -63,13 +63,13 @@ def write_report(outcome, folder: Path, command: str) -> Path:
             f"<tr><td>{r.cutoff_s:g}</td><td>{html.escape(r.payout)}</td><td>{r.numbers}</td>"
             f"<td>{_pct(r.edge.edge)}</td><td>{_pct(r.edge.low)} to {_pct(r.edge.high)}</td>"
             f"<td>{_pct(r.edge.house_edge)}</td><td>{r.edge.fit_runs} / {r.edge.runs}</td>"
-            f"<td>{100 * r.informed:.0f}%</td></tr>" for r in outcome.rows)
+            f"<td>{100 * r.informed:.0f}%</td><td>{r.seen_at_s:g}</td></tr>" for r in outcome.rows)
         body = (f'<img alt="edge against cutoff" src="data:image/png;base64,{image}">'
                 f"<h2>Latest safe \"no more bets\" (617c.3(c))</h2><ul>{verdicts}</ul>"
                 "<p>The latest cutoff up to which the upper end of the edge's interval stays below zero.</p>"
                 "<h2>Per cutoff</h2><table><tr><th>cutoff s</th><th>payout</th><th>numbers bet</th><th>edge</th>"
                 f"<th>{100 * outcome.confidence:g}% interval</th><th>house edge</th><th>spins fit / held out</th>"
-                f"<th>informed</th></tr>{rows}</table>")
+                f"<th>informed</th><th>predicted at s</th></tr>{rows}</table>")
     else:
         t = outcome.tower
         bets = ", ".join(f"{k} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1]))
