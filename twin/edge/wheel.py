@@ -147,14 +147,14 @@ def best_offsets(offsets: list[int], k: int) -> list[int]:
     return sorted(range(POCKETS), key=lambda o: (-share[o], o))[:k]
 
 
-def choose_numbers(fit: list[int], pays: float) -> tuple[int, float]:
+def choose_numbers(fit: list[int], pays: float) -> tuple[int, float, float]:
     """How many straight ups to bet, by two-fold cross-validation within the fit
     spins and the one-standard-error rule: the most numbers whose cross-validated
     return is within one standard error of the best. The in-sample best always
     looks like one number (its count is the luckiest), which then does worst on
     new spins; and with nothing to predict every k is as good as another, and
     the most numbers give the steadiest return (the tightest interval).
-    Returns k and its cross-validated return."""
+    Returns k, its cross-validated return and that return's standard error."""
     halves = (fit[0::2], fit[1::2])
     means, errors = {}, {}
     for k in range(1, MAX_NUMBERS + 1):
@@ -163,20 +163,20 @@ def choose_numbers(fit: list[int], pays: float) -> tuple[int, float]:
             chosen = set(best_offsets(train, k))
             returns += [pays / k - 1 if o in chosen else -1.0 for o in test]
         if not returns:
-            return MAX_NUMBERS, -math.inf
+            return MAX_NUMBERS, -math.inf, math.inf
         values = np.asarray(returns)
         means[k] = float(values.mean())
         errors[k] = float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else math.inf
     best = max(means, key=lambda k: (means[k], -k))
     k = max(k for k in means if means[k] >= means[best] - errors[best])
-    return k, means[k]
+    return k, means[k], errors[k]
 
 
 def edge_at_cutoff(fit: list[int], held_out: list[int], payout: StraightPayout, confidence: float,
                    cutoff_s: float, informed: float, seen_at_s: float | None = None) -> CutoffEdge:
     """Choose the bets on the fit offsets, measure them on the held-out offsets."""
     pays = 1 + payout.odds
-    k, _ = choose_numbers(fit, pays)
+    k, _, _ = choose_numbers(fit, pays)
     chosen = set(best_offsets(fit, k))
     hits = sum(1 for o in held_out if o in chosen)
     edge = scaled_hits_edge(hits, len(held_out), pays / k, confidence, payout.house_edge, len(fit))
@@ -190,9 +190,9 @@ def wheel_edges(design, records: list[dict], predictions: dict[int, dict], cutof
     A player betting at a cutoff may bet on the prediction made at any earlier
     cutoff of the ladder (near the leaving point the ball's speed is hard to
     time and the leaving moment very sensitive to it, so a later estimate is
-    not always a better one); which one is chosen on the fit spins, by the
-    cross-validated return, so the edge never falls with the cutoff except by
-    the held-out spins' noise."""
+    not always a better one); which one is chosen on the fit spins: the latest
+    whose cross-validated return is within one standard error of the best, so
+    the edge never falls with the cutoff except by the held-out spins' noise."""
     valid = [r for r in records if r["valid"]]
     index_of = {n: i for i, n in enumerate(design.pockets)}
     fit_of, held_of, informed_of = [], [], []
@@ -211,9 +211,11 @@ def wheel_edges(design, records: list[dict], predictions: dict[int, dict], cutof
         informed_of.append(informed / max(1, len(held)))
     out = []
     for payout in payouts:
-        scores = [choose_numbers(fit, 1 + payout.odds)[1] for fit in fit_of]
+        scores = [choose_numbers(fit, 1 + payout.odds)[1:] for fit in fit_of]
         for j, c in enumerate(cutoffs):
-            use = max(range(j + 1), key=lambda i: (scores[i], i))
+            best = max(range(j + 1), key=lambda i: (scores[i][0], i))
+            floor = scores[best][0] - scores[best][1]
+            use = max(i for i in range(j + 1) if scores[i][0] >= floor)
             out.append(edge_at_cutoff(fit_of[use], held_of[use], payout, confidence, c, informed_of[use],
                                       cutoffs[use]))
     order = {p.key: i for i, p in enumerate(payouts)}
