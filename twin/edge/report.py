@@ -21,9 +21,10 @@ def wheel_chart(outcome) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    for payout in outcome.payouts:
+    for n, payout in enumerate(outcome.payouts):
         rows = [r for r in outcome.rows if r.payout == payout.key]
-        x = [r.cutoff_s for r in rows]
+        shift = 0.08 * (n - (len(outcome.payouts) - 1) / 2)      # payouts side by side, not on top
+        x = [r.cutoff_s + shift for r in rows]
         y = [100 * r.edge.edge for r in rows]
         err = [[100 * (r.edge.edge - r.edge.low) for r in rows], [100 * (r.edge.high - r.edge.edge) for r in rows]]
         colour = COLOURS.get(payout.key)
