@@ -17,7 +17,6 @@ docs/controller-testing.md is the user's guide.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import re
 from collections import Counter
 from contextlib import ExitStack
@@ -215,12 +214,11 @@ class ControllerPool:
         raw: dict = {"game": game, "options": dict(rules.options)}
         if rules.paytable is not None:
             raw["paytable"] = str(rules.paytable)
-        if getattr(spec, "lucky_count_range", None):
+        if spec.lucky_count_range:
             lucky = dict(spec.DEFAULT_LUCKY)
             positions = lucky.get("positions")
             if isinstance(positions, list):
-                takes_rules = "rules" in inspect.signature(spec.bet_names).parameters
-                offered = set(spec.bet_names(rules=rules) if takes_rules else spec.bet_names())
+                offered = set(spec.bet_names(rules))
                 lucky["positions"] = [p for p in positions if p in offered]
                 if isinstance(lucky.get("odds"), dict):
                     lucky["odds"] = {b: o for b, o in lucky["odds"].items() if b == "all" or b in offered}

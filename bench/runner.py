@@ -28,14 +28,13 @@ from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
 from bench.protocol.errors import LinkError
 from bench.recorder import Recorder, session_header
+from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
-
-DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
 
 
 @dataclass
 class SessionConfig:
-    game: str = "lightning-dice"
+    game: str = DEFAULT_GAME
     controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
     rounds: int = 20
     submission: str | None = None
@@ -75,7 +74,7 @@ def _rules(config: SessionConfig):
             raise BenchError(f"{config.submission}: game: the submission is for {rules.game}, "
                                           f"not {config.game}")
         return rules
-    return default_rules(config.game, DEFAULT_PAYTABLE.get(config.game))
+    return default_rules(config.game, describe(config.game).default_paytable)
 
 
 def run_session(config: SessionConfig) -> SessionOutcome:

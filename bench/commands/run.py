@@ -8,8 +8,7 @@ import json
 import sys
 
 from bench.errors import BenchError
-
-GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
+from bench.rules import game_names
 
 
 def register(subparsers) -> None:
@@ -22,7 +21,7 @@ def register(subparsers) -> None:
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
                "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
                "a failed round, 2 bad arguments or set-up.")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES)
+    p.add_argument("--game", default="lightning-dice", choices=game_names())
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")

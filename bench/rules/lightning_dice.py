@@ -18,6 +18,7 @@ from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.dice_bets import is_triple, largest_group, parse_number, total
 from bench.rules.dice_game import DiceGame
 from bench.rules.lucky import check_round_lucky, require_distribution
+from bench.rules.descriptor import DICE3, NO_ROLL_VOIDS, GameDescriptor, Probe, Stage, clauses, frozen
 from bench.rules.registry import register
 from bench.rules.wagers import paid
 
@@ -197,5 +198,30 @@ class LightningDice(DiceGame):
 # Checked every round by the oracle and the controller: made once.
 _LUCKY_POSITIONS = {totals: ("low", "high", "any-double", "any-triple") + tuple(f"total:{t}" for t in range(low, high + 1))
                     for totals, (low, high) in (("3-18", (3, 18)), ("4-17", (4, 17)))}
+
+# What the bench needs besides settlement: bench.rules.descriptor.
+LightningDice.descriptor = GameDescriptor(
+    name="lightning-dice", kind=DICE3, command="RELEASE", plant="tower", lightning=True,
+    no_roll=NO_ROLL_VOIDS,                      # 625b.2(d)(5): every wager returned
+    lucky_win_clause=ENHANCED_CLAUSE,
+    phase_clauses=clauses(
+        betting="625b.2(d)(1)",      # wagers "prior to the time allotted ... having expired"
+        lucky="625b.2(g)(1)",        # after "no more bets", before the winning wager is established
+        lucky_count="625b.2(d)(2)",  # the RNG "shall be activated to reveal between two and four"
+        trigger="625b.2(d)(3)",      # "The dealer shall trigger the release of the dice"
+        result="625b.2(d)(4)",       # the dice at rest reveal the outcome
+        no_roll=NO_ROLL_CLAUSE,      # dice not flat: "no roll", every wager returned
+        settlement="625b.2(d)(6)",   # settled before the dice are removed from the tray
+    ),
+    late_bet="total:10", quiet_outcome=frozen({"dice": [1, 2, 4]}),
+    players=(("total:10", 3), ("total:11", 3), ("total:4", 1), ("total:17", 1), ("low", 2),
+             ("high", 2), ("any-double", 1), ("any-triple", 1), ("total:3", 1), ("total:18", 1)),
+    probes=(
+        Probe("a die comes to rest cocked", "625b.2(d)(5)",
+              ("total:10", "low", "high", "any-double", "any-triple"), Stage(cocked=True)),
+        Probe("a triple", "625b.2(e)(1)-(4)",
+              ("any-triple", "any-double", "low", "high", "total:6"), Stage(faces=(2, 2, 2))),
+    ),
+)
 
 GAME = register(LightningDice())

@@ -17,6 +17,9 @@ GAME_MODULES = (
 
 _GAMES: dict[str, object] = {}
 
+# The game a session plays when none is named (the bench's command-line default).
+DEFAULT_GAME = "lightning-dice"
+
 
 def register(game):
     """Register a game object (or class instance) under ``game.name``."""
@@ -41,3 +44,8 @@ def get_game(name: str):
     except KeyError:
         raise RulesError(f"unknown game {name!r}; known games: {', '.join(sorted(_GAMES))}",
                          field="game") from None
+
+
+def describe(name: str):
+    """The game's ``GameDescriptor``: everything the bench knows about it besides settlement."""
+    return get_game(name).descriptor

@@ -101,7 +101,7 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
     if description is not None and not isinstance(description, str):
         raise RulesError("expected text", file=file, field="description")
     lucky = None
-    if getattr(game, "lucky_count_range", None):
+    if game.lucky_count_range:
         if "lucky" not in raw:
             raise RulesError(f"{name} needs the Lucky Number distribution", file=file, field="lucky",
                              clause=game.lucky_count_clause)
@@ -125,6 +125,6 @@ def default_rules(game: str, paytable: object = None) -> Rules:
     raw = {"game": game}
     if paytable is not None:
         raw["paytable"] = paytable
-    if getattr(spec, "lucky_count_range", None):
+    if spec.lucky_count_range:
         raw["lucky"] = spec.DEFAULT_LUCKY
     return parse_rules(raw)
