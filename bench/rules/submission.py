@@ -24,7 +24,8 @@ from typing import Mapping
 from bench.errors import RulesError
 from bench.rules.lucky import LuckyDistribution, parse_lucky
 from bench.rules.registry import game_names, get_game
-from twin.yamlfile import read_yaml
+from tablebench_io.fields import refuse_unknown, suggestion
+from tablebench_io.yamlfile import read_yaml
 
 _FIELDS = {"game", "paytable", "description", "options", "lucky"}
 
@@ -72,8 +73,8 @@ def _options(game, raw: object, *, file: str | None) -> dict[str, str]:
     for name, value in raw.items():
         if name not in game.option_choices:
             known = ", ".join(game.option_choices) or "none"
-            raise RulesError(f"unknown option {name!r} for {game.name}; known options: {known}",
-                             file=file, field=f"options.{name}")
+            raise RulesError(f"unknown option {name!r} for {game.name}; known options: {known}"
+                             f"{suggestion(name, game.option_choices)}", file=file, field=f"options.{name}")
         choices = game.option_choices[name]
         if value not in choices:
             raise RulesError(f"unknown choice {value!r}; choose one of {', '.join(choices)}",
@@ -86,10 +87,7 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
     """Rules from an already parsed submission mapping (``file`` names it in errors)."""
     if not isinstance(raw, Mapping):
         raise RulesError("a rules submission is a YAML mapping with at least 'game'", file=file)
-    unknown = set(raw) - _FIELDS
-    if unknown:
-        raise RulesError(f"unknown field(s) {sorted(map(str, unknown))}; expected {sorted(_FIELDS)}",
-                         file=file, field=sorted(map(str, unknown))[0])
+    refuse_unknown(raw, _FIELDS, error=RulesError, file=file)
     name = raw.get("game")
     if name not in game_names():
         raise RulesError(f"unknown game {name!r}; known games: {', '.join(game_names())}",

@@ -11,7 +11,7 @@ from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
 from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
 from twin.validate.verdict import Check, judge, meaning_of
-from twin.yamlfile import read_yaml
+from tablebench_io.yamlfile import read_yaml
 
 
 def design_kind(path: str | Path) -> str:
