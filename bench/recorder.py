@@ -14,6 +14,8 @@ controller, so that this work never delays a reply.
 
 from __future__ import annotations
 
+import hashlib
+
 import math
 from collections import deque
 from typing import Any, Callable
@@ -44,6 +46,17 @@ def session_header(*, game: str, rules, controller: str, emulated: bool, misbeha
                 paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
                 submission=submission, submission_sha256=file_digest(submission) if submission else None,
                 phases=phases, **more)
+
+
+def game_file_fields(game: str) -> dict[str, Any]:
+    """A game file's variant: the file, its text and digest for the header, so
+    that the journal alone replays it; nothing for a built-in game."""
+    from bench.rules import describe
+    descriptor = describe(game)
+    if descriptor.source_text is None:
+        return {}
+    return dict(game_file=descriptor.source, game_file_text=descriptor.source_text,
+                game_file_sha256=hashlib.sha256(descriptor.source_text.encode()).hexdigest())
 
 
 class Recorder:

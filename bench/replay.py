@@ -109,6 +109,9 @@ class _Judge:
             if record.get("kind") != "session":
                 raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
             self.header = record
+            if record.get("game_file_text") is not None:     # a game file's variant, as the journal keeps it
+                from bench.rules.variant import game_from_text
+                game_from_text(record["game_file_text"], record.get("game_file") or "<journal game file>")
             self.codec = Codec(record["game"])
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes),
                                  response_timeout=record.get("phases", {}).get("reply_s", 3.0))

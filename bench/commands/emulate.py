@@ -33,7 +33,8 @@ def register(subparsers) -> None:
                     "drawn from a seeded RNG with the submission's distribution, settlement through the "
                     "rules, and on demand faults and named breaches of the regulations.",
         epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=game_names())
+    p.add_argument("--game", required=True, metavar="GAME",
+                   help=f"{', '.join(game_names())}, or a game file (YAML, docs/rules.md)")
     p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
     p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
     p.add_argument("--listen", required=True, metavar="ADDRESS",
@@ -75,6 +76,8 @@ def run(args) -> int:
     try:
         faults = parse_faults(args.fault)
         timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        from bench.rules.variant import resolve_game
+        args.game = resolve_game(args.game)
         rules = _rules(args)
         policy = policy_for(args.misbehave, args.game, rules.paytable)
     except (BenchError, ValueError) as err:

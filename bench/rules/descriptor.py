@@ -11,11 +11,15 @@ are plain data (no code), so a game file can change them without a patch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
 from bench.rules.base import Wager
+
+def frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
 
 # Kinds of outcome. The wire messages a round uses depend on the kind
 # (``bench.protocol.messages``), not on the game.
@@ -68,9 +72,18 @@ class GameDescriptor:
     default_paytable: str | None = None         # when the game has several
     no_roll: str | None = None                  # NO_ROLL_VOIDS, NO_ROLL_AGAIN or None (a wheel)
     probes: tuple[Probe, ...] = ()
+    phases: Mapping[str, float] = field(default_factory=lambda: frozen({}))   # phase lengths a game file sets (betting, lucky, result, clear)
+    base: str | None = None                     # a game file's variant: the built-in game it varies
+    source: str | None = None                   # the game file a variant came from
+    source_text: str | None = None              # its text, as read (the journal keeps it)
     # What the simulated players add so that every bet is covered; None: the
     # game's default mix only.
     cover: object | None = None
+
+    @property
+    def built_in(self) -> str:
+        """The built-in game this one is (itself, or the game a game file varies)."""
+        return self.base or self.name
 
     @property
     def dice_count(self) -> int:
@@ -116,8 +129,6 @@ def clauses(**by_phase: str) -> Mapping[str, str]:
     return MappingProxyType(dict(by_phase))
 
 
-def frozen(mapping: Mapping) -> Mapping:
-    return MappingProxyType(dict(mapping))
 
 
 __all__ = ["CRAPS", "DICE3", "GameDescriptor", "KINDS", "NO_ROLL_AGAIN", "NO_ROLL_VOIDS", "PHASES",

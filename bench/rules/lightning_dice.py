@@ -92,6 +92,8 @@ class LightningDice(DiceGame):
     lucky_pays_clause = ENHANCED_CLAUSE
     DEFAULT_LUCKY = DEFAULT_LUCKY
     has_no_roll = True
+    base_paytable: Mapping[str, int] = BASE_PAYTABLE         # (f); a game file may change rows
+    enhanced_ranges: Mapping[str, tuple[int, int]] = ENHANCED_RANGES   # (g)(3); likewise
 
     # -- bets ---------------------------------------------------------------
     def _total_range(self, rules) -> tuple[int, int]:
@@ -127,18 +129,18 @@ class LightningDice(DiceGame):
                 # (e)(1),(2): the small/big bet of § 625a.3(6),(7): 4–10 / 11–17, losing on any triple.
                 low, high = (4, 10) if bet == "low" else (11, 17)
                 won = low <= t <= high and not is_triple(dice)
-                return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
+                return (self.base_paytable[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
             # (f)'s labels "Low (3—9)", "High (12—18)", read literally: every roll of those totals.
             low, high = (3, 9) if bet == "low" else (12, 18)
-            return (BASE_PAYTABLE[bet], BASE_CLAUSE) if low <= t <= high else (None, BASE_CLAUSE)
+            return (self.base_paytable[bet], BASE_CLAUSE) if low <= t <= high else (None, BASE_CLAUSE)
         if bet == "any-double":
             group = largest_group(dice)
             won = group == 2 or (group == 3 and rules.option("any_double_on_triple") == "wins")
-            return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
+            return (self.base_paytable[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
         if bet == "any-triple":
-            return (BASE_PAYTABLE[bet], BASE_CLAUSE) if is_triple(dice) else (None, WAGER_CLAUSES[bet])
+            return (self.base_paytable[bet], BASE_CLAUSE) if is_triple(dice) else (None, WAGER_CLAUSES[bet])
         won = t == int(bet.partition(":")[2])
-        return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES["total"])
+        return (self.base_paytable[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES["total"])
 
     # -- Lucky Numbers ------------------------------------------------------
     def lucky_positions(self, options: Mapping[str, str]) -> tuple[str, ...]:
@@ -146,7 +148,7 @@ class LightningDice(DiceGame):
         return _LUCKY_POSITIONS["3-18" if options.get("totals", "3-18") == "3-18" else "4-17"]
 
     def check_lucky_pays(self, bet: str, pays: int) -> None:
-        low, high = ENHANCED_RANGES[bet]
+        low, high = self.enhanced_ranges[bet]
         if not low <= pays <= high:
             raise RulesError(f"enhanced odds for {bet} must lie in {low}—{high} to 1, got {pays} to 1",
                              field="pays", clause=ENHANCED_CLAUSE)

@@ -27,6 +27,11 @@ def register(game):
     return game
 
 
+def unregister(name: str) -> None:
+    """Forget a game (a game file's variant that failed its last check)."""
+    _GAMES.pop(name, None)
+
+
 def _load_all() -> None:
     for module in GAME_MODULES:
         importlib.import_module(module)

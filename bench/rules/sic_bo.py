@@ -8,6 +8,8 @@ Bets: ``triple:N`` (three of a kind), ``double:N`` (two of a kind),
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from bench.errors import RulesError
 from bench.rules.dice_bets import FACES, is_triple, parse_combo, parse_number, shows, total
 from bench.rules.dice_game import DiceGame
@@ -58,6 +60,7 @@ class SicBo(DiceGame):
     outcome_field = "dice"
     option_choices = {"double_on_triple": ("wins", "loses")}
     option_clauses = {"double_on_triple": "625a.3(2)"}
+    paytable_tables: Mapping[str, Mapping[str, object]] = PAYTABLES   # a game file may change rows
 
     def bet_names(self, rules=None) -> list[str]:
         names = [f"triple:{n}" for n in FACES] + [f"double:{n}" for n in FACES] + ["any-triple"]
@@ -91,9 +94,10 @@ class SicBo(DiceGame):
 
     def decide(self, bet, dice, rules):
         kind, arg = self._parse(bet)
-        if rules.paytable not in PAYTABLES:
-            raise RulesError("Sic Bo needs a paytable: A or B", field="paytable", clause=PAYTABLE_CLAUSE)
-        table = PAYTABLES[rules.paytable]
+        if rules.paytable not in self.paytable_tables:
+            raise RulesError(f"Sic Bo needs a paytable: {' or '.join(self.paytable_tables)}", field="paytable",
+                             clause=PAYTABLE_CLAUSE)
+        table = self.paytable_tables[rules.paytable]
         loss = (None, WAGER_CLAUSES[kind])
         if kind == "triple":
             won = is_triple(dice) and dice[0] == arg
