@@ -28,7 +28,7 @@ import yaml
 from bench.controller_scope import REASONS, Plan, Target, plan
 from bench.controller_table import ControllerConnection, ControllerTable, WireLog
 from bench.errors import BenchError
-from bench.rules import get_game
+from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
 
 PLAN = pytest.StashKey[Plan]()
@@ -48,7 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the rules submission the controller runs (game, paytable, readings); "
                          "its digest is checked against the controller's HELLO")
     group.addoption("--controller-game", metavar="GAME", default=None,
-                    help="the controller's game when no submission is given (its default rules apply)")
+                    help="the controller's game when no submission is given (its default rules apply): "
+                         "a game name or a game file (docs/rules.md); a variant plays its base game's scenarios")
     group.addoption("--controller-paytable", metavar="P", default=None,
                     help="the controller's paytable when no submission is given (Sic Bo A/B, Dice-Ology 1/2)")
     group.addoption("--controller-seed", type=int, default=7, metavar="N",
@@ -82,7 +83,13 @@ def target(config: pytest.Config) -> Target:
             if not game:
                 raise pytest.UsageError(f"--controller {url}: say what it runs with --controller-submission FILE "
                                         f"or --controller-game GAME")
-            rules = default_rules(game, config.getoption("--controller-paytable"))
+            from bench.rules import describe
+            from bench.rules.variant import resolve_game
+            game = resolve_game(game)
+            paytable = config.getoption("--controller-paytable")
+            if describe(game).base:          # a game file's variant has its own default paytable
+                paytable = paytable or describe(game).default_paytable
+            rules = default_rules(game, paytable)
     except BenchError as err:
         raise pytest.UsageError(f"--controller {url}: {err}") from None
     return Target("device", url, game=rules.game, rules=rules)
@@ -167,7 +174,7 @@ class ControllerPool:
             except BenchError as err:       # link errors too: every scenario of it fails at once
                 self.failed[key] = str(err)
                 raise
-        if self.target.mode == "device" and game != conn.game:
+        if self.target.mode == "device" and game != describe(conn.game).built_in:
             raise AssertionError(f"the controller at {conn.url} runs {conn.game}, not {game}")
         conn.log = log
         return conn

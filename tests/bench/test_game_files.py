@@ -100,3 +100,19 @@ def test_a_bad_game_file_is_one_line_and_exit_2(tmp_path):
         proc = bench(*args)
         assert proc.returncode == 2, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and str(path) in proc.stderr and "base" in proc.stderr
+
+
+def test_pytest_judges_a_controller_running_a_game_file_by_its_base_game_s_scenarios(tmp_path):
+    from bench.controller_process import emulated_controller
+    path = ROOT / "fixtures/games/sic-bo-studio.yaml"
+    with emulated_controller(str(path), seed=3, listen="127.0.0.1:0") as url:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "features/test_sic_bo_on_controller.py", "--controller", url,
+             "--controller-game", str(path), "-q", "-p", "no:cacheprovider", "--tb=no", "-rf",
+             f"--controller-log={tmp_path / 'wire'}"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAILED")]
+    # Exactly where the studio's paytable departs from 625a.6(a): triples, any triple, totals 4 and 17, combos.
+    assert failed and all(any(word in line for word in ("triple", "total:4", "total:17", "combination", "combo"))
+                          for line in failed), failed
+    assert " passed" in proc.stdout
