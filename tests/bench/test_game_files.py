@@ -3,6 +3,7 @@
 the oracle judges it by the file's numbers."""
 
 import json
+import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -109,7 +110,8 @@ def test_pytest_judges_a_controller_running_a_game_file_by_its_base_game_s_scena
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", "features/test_sic_bo_on_controller.py", "--controller", url,
              "--controller-game", str(path), "-q", "-p", "no:cacheprovider", "--tb=no", "-rf",
-             f"--controller-log={tmp_path / 'wire'}"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+             f"--controller-log={tmp_path / 'wire'}"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+            env={**os.environ, "COLUMNS": "1000"})     # the summary lines whole
     assert proc.returncode == 1, proc.stdout[-3000:]
     failed = [line for line in proc.stdout.splitlines() if line.startswith("FAILED")]
     # Exactly where the studio's paytable departs from 625a.6(a): triples, any triple, totals 4 and 17, combos.
