@@ -38,6 +38,7 @@ from bench.link import open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
 from bench.protocol.errors import ProtocolViolation
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal import JournalWriter
 from bench.recorder import Recorder, oracle_input, session_header
 from bench.rules import Lucky, describe, get_game
@@ -46,7 +47,7 @@ from bench.rules.submission import Rules, default_rules
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
 MAX_EXTRA_ROLLS = 50     # Dice-Ology: sevens thrown at the end of a scenario to settle every side bet
-REPLY_S = 3.0            # seconds the bench waits for each controller reply (checked by the oracle too)
+REPLY_S = DEFAULT_REPLY_S   # seconds the bench waits for each controller reply (checked by the oracle too)
 # Each game's descriptor gives the wager the bench places after no more bets
 # in every round when the scenario placed none to copy (``late_bet``: a
 # compliant controller refuses it, the oracle flags an ACCEPT) and the reading
@@ -66,14 +67,12 @@ class WireLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open(self.path, "w", encoding="utf-8")
         self._file.write(f"# {title}\n# mono_s dir kind frame | decoded\n")
-        self._tail: list[str] = []
 
     def line(self, text: str) -> None:
         if self._file.closed:
             return
         self._file.write(text + "\n")
         self._file.flush()
-        self._tail = (self._tail + [text])[-40:]
 
     def frame(self, event: FrameEvent) -> None:
         raw = event.raw.decode("ascii", errors="backslashreplace").rstrip("\r\n")
@@ -82,9 +81,6 @@ class WireLog:
 
     def verdict(self, violation: Violation) -> None:
         self.line(f"VIOLATION [{violation.clause}] round {violation.round}: {violation.message}")
-
-    def tail(self, lines: int = 20) -> str:
-        return "\n".join(self._tail[-lines:])
 
     def close(self) -> None:
         if not self._file.closed:

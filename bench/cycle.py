@@ -32,6 +32,7 @@ from bench.players import PlayerMix
 from bench.probes import Probe
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkError
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import describe
 from bench.rules.descriptor import NO_ROLL_VOIDS
 
@@ -46,7 +47,7 @@ class Phases:
     lucky_s: float = 4.0         # (d)(2): the Lucky Numbers and their odds are displayed
     result_s: float = 3.0        # the outcome is announced
     clear_s: float = 5.0         # (d)(6): the dice go back to the compartment
-    reply_s: float = 3.0         # wall seconds to wait for each controller reply
+    reply_s: float = DEFAULT_REPLY_S   # wall seconds to wait for each controller reply
 
 
 class RoundFailed(Exception):

@@ -26,6 +26,7 @@ from bench.oracle import Oracle
 from bench.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.submission import default_rules, load_submission
 
 
@@ -114,7 +115,7 @@ class _Judge:
                 game_from_text(record["game_file_text"], record.get("game_file") or "<journal game file>")
             self.codec = Codec(record["game"])
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes),
-                                 response_timeout=record.get("phases", {}).get("reply_s", 3.0))
+                                 response_timeout=record.get("phases", {}).get("reply_s", DEFAULT_REPLY_S))
             return
         wire = record.get("wire")
         if wire is not None:

@@ -1,7 +1,7 @@
-"""The oracle (issue 6, item 2): the independent judge of every frame between
+"""The oracle: the independent judge of every frame between
 the bench and a game controller.
 
-    oracle = Oracle(game, rules, response_timeout=2.0)
+    oracle = Oracle(game, rules, response_timeout=3.0)
     for event in frames:                      # FrameEvents with a message, journal records...
         oracle.observe(event.direction, event.message, event.mono)   # -> [Violation, ...]
     oracle.finish(last_mono)                  # overdue replies; a round in flight -> incomplete_rounds

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import deque
 
 from bench.errors import RulesError
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.oracle.clauses import PROTOCOL, phase_clause
@@ -33,7 +34,7 @@ _UNSEEN = object()
 
 
 class Oracle:
-    def __init__(self, game: str, rules=None, *, response_timeout: float = 2.0):
+    def __init__(self, game: str, rules=None, *, response_timeout: float = DEFAULT_REPLY_S):
         descriptor = get_game(game).descriptor     # RulesError naming the known games
         if rules is None:
             from bench.rules.submission import default_rules
