@@ -7,7 +7,7 @@ the bench and a game controller.
     oracle.finish(last_mono)                  # overdue replies; a round in flight -> incomplete_rounds
     oracle.violations, oracle.rounds, oracle.incomplete_rounds, oracle.voided_rounds
 
-Checks (clauses for Lightning Dice; bench/oracle/clauses.py has every game's):
+Checks (clauses for Lightning Dice; each game's descriptor in bench/rules has its own):
 betting open until the bench's CLOSE: a wager placed later and accepted, or a
 lawful one placed in time and refused, (d)(1); an unlawful bet accepted, the
 rules' clause; Lucky Numbers after no more bets and before the drop (g)(1),
