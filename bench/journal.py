@@ -111,11 +111,17 @@ class JournalWriter:
     wake-ups compete for the interpreter with the bench.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, defer_fsync: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, defer_fsync: bool = False, sealer=None):
         self.path = Path(path)
         self.seq = 0
         self.head = GENESIS
+        # ``sealer`` (a ``bench.seal.Sealer``): a ``seal`` record after the
+        # header, after every so many rounds and at ``close``.
+        self.sealer = sealer
         if self.path.exists() and self.path.stat().st_size > 0:
+            if sealer is not None:
+                raise JournalError(f"{self.path}: a sealed journal starts a new file: the keys that "
+                                   "sealed an existing one are gone")
             self._resume()
         self._file = open(self.path, "ab")
         self.defer_fsync = defer_fsync
@@ -137,7 +143,13 @@ class JournalWriter:
         self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
         self.seq += 1
         self.head = body["hash"] = digest
+        if self.sealer is not None and kind != "seal" and self.sealer.due(kind):
+            self.seal()
         return body
+
+    def seal(self, *, final: bool = False) -> dict[str, Any]:
+        """A ``seal`` record over the chain head so far (``bench.seal``)."""
+        return self.append("seal", **self.sealer.seal(self.seq, self.head, final=final))
 
     def fsync_deferred(self) -> None:
         """The fsync ``write_round`` left for later (``defer_fsync``), if any."""
@@ -172,6 +184,8 @@ class JournalWriter:
     def close(self) -> None:
         if not self._file.closed:
             try:
+                if self.sealer is not None and not self.sealer.finished:
+                    self.seal(final=True)
                 self.sync()
             finally:
                 self._file.close()

@@ -15,6 +15,9 @@ def register(subparsers) -> None:
                     "Exit status 1 on tampering or any violation.")
     p.add_argument("journal", metavar="JOURNAL")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
+    p.add_argument("--pubkey", metavar="FILE|FINGERPRINT",
+                   help="the bench key's public key file (bench.pub) or its fingerprint (sha256:...): verify "
+                        "every seal; without it the seals are not checked")
     p.add_argument("--redecode", action="store_true",
                    help="decode every frame again from its raw bytes and judge that (slower; also catches a "
                         "decoder changed since the session)")
@@ -24,10 +27,12 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from bench.keys import trusted_fingerprint
     from bench.replay import describe, replay, resimulate
 
     try:
-        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode)
+        pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
+        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode, pubkey=pubkey)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return 2
