@@ -29,6 +29,7 @@ from bench.protocol import BENCH, Session, Timeouts
 from bench.protocol.errors import LinkError
 from bench.recorder import Recorder, session_header
 from bench.rules.submission import default_rules, load_submission
+from bench.seal import sealer_for
 
 DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
 
@@ -100,7 +101,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     if config.plant == "recorded":
         cycle_probes = {}      # recorded outcomes cannot be staged
     started = time.monotonic()
-    sealer = _sealer(config)
+    sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
         if config.controller:
@@ -163,14 +164,3 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                           {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
                           if sealer else None)
 
-
-def _sealer(config: SessionConfig):
-    """The session's sealer, from the next session key of ``config.key``
-    (taken before anything starts: a key that cannot be used stops the session)."""
-    if config.key is None:
-        return None
-    from bench.keys import take_session
-    from bench.seal import Sealer
-    if config.seal_every < 1:
-        raise BenchError(f"--seal-every {config.seal_every}: must be at least 1 round")
-    return Sealer(take_session(config.key), every=config.seal_every)

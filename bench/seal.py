@@ -42,8 +42,9 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from bench.errors import BenchError
 from bench.journal import canonical_bytes
-from bench.keys import SCHEME, SessionKey, fingerprint, path_leads_to, raw_public, tree_head_signed
+from bench.keys import SCHEME, SessionKey, fingerprint, path_leads_to, raw_public, take_session, tree_head_signed
 
 DEFAULT_EVERY = 10               # rounds an epoch
 _CERTIFICATE = SCHEME.encode() + b" epoch key\x00"
@@ -112,6 +113,16 @@ class Sealer:
         self.epoch += 1
         self.finished = final
         return fields
+
+
+def sealer_for(key: str | None, every: int = DEFAULT_EVERY) -> Sealer | None:
+    """A journal's sealer from the next session key of the key state ``key``
+    (``bench.key``); None without a key (the journal is unsealed)."""
+    if key is None:
+        return None
+    if every < 1:
+        raise BenchError(f"--seal-every {every}: must be at least 1 round")
+    return Sealer(take_session(key), every=every)
 
 
 @dataclass
