@@ -14,7 +14,9 @@ a removed or reordered record breaks ``seq`` and ``prev``. Checking needs no
 re-encoding, which keeps replay fast. (Without a secret key anyone can
 recompute a whole chain; that is why ``bench run`` also writes the head hash
 to ``session.head``, for a regulator to keep apart from the file:
-``verify_journal(path, expected_head=...)``.)
+``verify_journal(path, expected_head=...)``; and with a bench key the
+journal carries ``seal`` records that a regulator checks with the key's
+fingerprint: ``bench.seal``.)
 
 Schema 2 (this writer) keeps one record per round: ``write_round`` writes a
 ``round`` record holding every frame that crossed the link since the record

@@ -269,7 +269,9 @@ def describe(outcome: ReplayOutcome) -> str:
     chain = outcome.chain
     lines.append(f"hash chain: {chain.records} records, " + ("intact" if chain.ok else "BROKEN"))
     for problem in chain.problems:
-        lines.append(f"  line {problem.line}: {problem.what}")
+        epoch = outcome.seals.epoch_at(problem.line)
+        lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
+                     + f": {problem.what}")
     if chain.torn_tail:
         lines.append("  the last line was cut off mid-write (a crash): that round is lost")
     if chain.incomplete_rounds:

@@ -141,10 +141,17 @@ class SealReport:
     unsealed_records: int = 0              # records after it
     unsealed_rounds: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    seal_lines: list[int] = field(default_factory=list)    # the line of every seal record, in order
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def epoch_at(self, line: int) -> int | None:
+        """The epoch a line of a sealed journal belongs to (the seals before it)."""
+        if not self.sealed:
+            return None
+        return sum(1 for seal in self.seal_lines if seal < line)
 
     def to_json(self) -> dict[str, Any]:
         return {"checked": self.checked, "expected": self.expected, "sealed": self.sealed,
@@ -237,6 +244,7 @@ class SealCheck:
 
     def _seal(self, number: int, record: dict) -> None:
         report = self.report
+        report.seal_lines.append(number)
         if report.sealed is False:
             self._fail(f"line {number}: a seal in a journal whose header names no key")
             return

@@ -329,3 +329,14 @@ def test_the_pytest_controller_journal_is_sealed(key, tmp_path):
     checked = replay(tmp_path / "journal.jsonl", pubkey=found)
     assert checked.passed, describe(checked)
     assert checked.seals.final and checked.seals.epochs >= 2 and checked.seals.unsealed_records == 0
+
+
+def test_a_changed_byte_without_a_new_chain_names_its_line_and_epoch(sealed, key, tmp_path):
+    lines = sealed.journal.read_bytes().splitlines(keepends=True)
+    at = [i for i, line in enumerate(lines) if b'"kind":"round"' in line][4]      # round 5: epoch 3
+    lines[at] = lines[at].replace(b"stake=", b"stake=9", 1)
+    path = tmp_path / "changed.jsonl"
+    path.write_bytes(b"".join(lines))
+    checked = replay(path, pubkey=key[1])
+    assert not checked.passed
+    assert f"line {at + 1} (epoch 3): record" in describe(checked)
