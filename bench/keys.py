@@ -163,6 +163,8 @@ def _write_private(path: Path, data: dict, *, replace: bool) -> None:
     ``replace``, written beside and renamed over the old file, so that a
     crash leaves either the old state or the new one, never half of each."""
     target = path.with_name(path.name + ".new") if replace else path
+    if replace:
+        target.unlink(missing_ok=True)     # left by a crash mid-write (under the lock: nobody else's)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
         json.dump(data, handle, sort_keys=True)
@@ -310,6 +312,13 @@ def take_session(path: str | os.PathLike[str]) -> SessionKey:
     """The next session key. The state on disk is moved past it before it is
     returned: if the session then fails, its index is simply never used."""
     path = Path(path)
+    try:
+        return _take_session(path)
+    except OSError as err:
+        raise KeyFileError(f"{path}: {err.strerror or err}") from None
+
+
+def _take_session(path: Path) -> SessionKey:
     with _locked(path.parent):
         state = load_state(path)
         if state.seed is None or state.next >= state.size:

@@ -155,7 +155,8 @@ class SealReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"checked": self.checked, "expected": self.expected, "sealed": self.sealed,
-                "fingerprint": self.fingerprint, "session": self.session, "every": self.every,
+                "fingerprint": self.fingerprint, "session": self.session, "sessions": self.sessions,
+                "every": self.every,
                 "epochs_verified": self.epochs, "final": self.final, "sealed_records": self.sealed_records,
                 "unsealed_records": self.unsealed_records, "unsealed_rounds": self.unsealed_rounds,
                 "problems": list(self.problems), "ok": self.ok}
@@ -174,7 +175,6 @@ class SealCheck:
         self._epoch = 0
         self._epoch_first_line = 1
         self._records = 0
-        self._trusted = False
         self._broken = False
 
     def _fail(self, what: str) -> None:
@@ -240,7 +240,6 @@ class SealCheck:
                 self._fail("header: seal.epoch_key: not an Ed25519 public key")
                 return
             self._epoch = start_epoch
-            self._trusted = True
 
     def _seal(self, number: int, record: dict) -> None:
         report = self.report
