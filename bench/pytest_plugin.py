@@ -56,6 +56,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the controller's paytable when no submission is given (Sic Bo A/B, Dice-Ology 1/2)")
     group.addoption("--controller-seed", type=int, default=7, metavar="N",
                     help="seed of the emulated controllers' Lucky Numbers (default 7)")
+    group.addoption("--controller-key", metavar="FILE", default=None,
+                    help="seal the run's journals with this bench key (bench.key of bench key new); "
+                         "without it they are unsealed")
     group.addoption("--controller-log", default="reports/controller", metavar="DIR",
                     help="where each scenario's wire log is written (default reports/controller)")
 
@@ -91,6 +94,17 @@ def target(config: pytest.Config) -> Target:
     return Target("device", url, game=rules.game, rules=rules)
 
 
+def check_key(config: pytest.Config) -> None:
+    """A sealing key that cannot be used stops the run before any scenario."""
+    key = config.getoption("--controller-key")
+    if key is not None:
+        from bench.keys import load_state
+        try:
+            load_state(key)
+        except BenchError as err:
+            raise pytest.UsageError(f"--controller-key: {err}") from None
+
+
 def _steps(item: pytest.Item) -> list[tuple[str, str]] | None:
     from pytest_bdd.scenario import scenario_wrapper_template_registry
     template = scenario_wrapper_template_registry.get(getattr(item, "function", None))
@@ -108,6 +122,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not any(_played_on_controller(item) for item in items):
         return
     tgt = target(config)
+    check_key(config)
     readings = _readings(config)
     keep, deselected, reasons = [], [], Counter()
     for item in items:
@@ -142,6 +157,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         tr.write_line(f"  {count:4d}  {REASONS[reason]}")
     tr.write_line(f"wire logs: {config.getoption('--controller-log')}/ (one file per scenario; "
                   f"journal-*.jsonl: the run's journal for bench replay); docs/controller-testing.md")
+    key = config.getoption("--controller-key")
+    tr.write_line(f"journals sealed by {key} (bench replay --pubkey)" if key else
+                  "journals UNSEALED (no --controller-key): whoever holds them can rewrite them consistently")
 
 
 class ControllerPool:
@@ -157,6 +175,7 @@ class ControllerPool:
         self.stack = ExitStack()
         self.connections: dict[tuple, ControllerConnection] = {}
         self.failed: dict[tuple, str] = {}
+        self.key = config.getoption("--controller-key")
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
         key = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
@@ -186,7 +205,7 @@ class ControllerPool:
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
         if self.target.mode == "device":
             conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
-                                        journal=self._journal(self.target.game))
+                                        journal=self._journal(self.target.game), key=self.key)
         else:
             conn = self._emulated(game, rules)
         self.stack.callback(conn.close)
@@ -208,7 +227,8 @@ class ControllerPool:
         command = (f"bench emulate --game {game} --submission {submission} --seed {self.seed}"
                    + (f" --misbehave {misbehave}" if misbehave else ""))
         return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})",
-                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave)
+                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave,
+                                    key=self.key)
 
     def _submission(self, game: str, rules) -> Path:
         """A rules submission for the emulated controller: the scenario's

@@ -29,6 +29,7 @@ from bench.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
 from bench.rules.submission import default_rules, load_submission
+from bench.seal import SealCheck, SealReport
 
 
 @dataclass
@@ -39,10 +40,11 @@ class ReplayOutcome:
     decode_problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
+    seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
 
     @property
     def passed(self) -> bool:
-        return (self.chain.ok and not self.decode_problems and self.oracle is not None
+        return (self.chain.ok and self.seals.ok and not self.decode_problems and self.oracle is not None
                 and not self.oracle.violations)
 
 
@@ -229,12 +231,19 @@ def _cycle_collector_paused():
 
 
 def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False,
-           submission: str | Path | None = None) -> ReplayOutcome:
+           submission: str | Path | None = None, pubkey: str | None = None) -> ReplayOutcome:
     """Verify the chain and judge every frame again, reading the file once;
-    by the rules the journal carries, or ``submission`` (the same file)."""
+    by the rules the journal carries, or ``submission`` (the same file); with
+    ``pubkey`` (the bench key's fingerprint, ``bench.keys.trusted_fingerprint``)
+    verify every seal too."""
     judge = _Judge(path, redecode, submission)
+    seals = SealCheck(pubkey)
+
+    def visit(number: int, record: dict) -> None:
+        seals(number, record)
+        judge(number, record)
     with _cycle_collector_paused():
-        chain = verify_journal(path, expected_head=expected_head, visit=judge)
+        chain = verify_journal(path, expected_head=expected_head, visit=visit)
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     judge.oracle.finish(judge.last_mono)
@@ -242,7 +251,8 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
     if not chain.ended and not chain.torn_tail:
         notes.append("the journal ends without its session-end record: the session was cut off "
                      "(the round in flight, if any, is lost)")
-    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded)
+    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
+                         seals.report)
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -306,7 +316,9 @@ def describe(outcome: ReplayOutcome) -> str:
     chain = outcome.chain
     lines.append(f"hash chain: {chain.records} records, " + ("intact" if chain.ok else "BROKEN"))
     for problem in chain.problems:
-        lines.append(f"  line {problem.line}: {problem.what}")
+        epoch = outcome.seals.epoch_at(problem.line)
+        lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
+                     + f": {problem.what}")
     if chain.torn_tail:
         lines.append("  the last line was cut off mid-write (a crash): that round is lost")
     if chain.incomplete_rounds:
@@ -315,6 +327,7 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  {problem}")
     for note in outcome.notes:
         lines.append(f"  note: {note}")
+    lines.extend(describe_seals(outcome.seals))
     oracle = outcome.oracle
     if oracle is not None:
         lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
@@ -323,3 +336,20 @@ def describe(outcome: ReplayOutcome) -> str:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
     lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
+
+
+def describe_seals(seals: SealReport) -> list[str]:
+    if seals.sealed is False:
+        return ["seals: none: the journal is unsealed (recorded without a key)"] + [f"  {p}" for p in seals.problems]
+    if not seals.checked:
+        return [f"seals: not checked (no --pubkey); the journal names key {seals.fingerprint}, "
+                f"session {seals.session}: anyone can write that into a forged journal"]
+    lines = [f"seals: key {seals.expected}, session {seals.session}: {seals.epochs} epochs verified, "
+             + ("BROKEN" if seals.problems else "sealed to the end" if seals.final else "no final seal")]
+    lines.extend(f"  {problem}" for problem in seals.problems)
+    if not seals.problems and seals.unsealed_records:
+        rounds = seals.unsealed_rounds
+        lines.append(f"  {seals.unsealed_records} records after the last seal are UNSEALED (not evidence: "
+                     "the session was cut off or its end removed)"
+                     + (f"; rounds {', '.join(map(str, rounds))}" if rounds else ""))
+    return lines

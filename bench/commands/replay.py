@@ -19,6 +19,9 @@ def register(subparsers) -> None:
                     "(no such journal or round, a --design or --submission that is not the session's).")
     p.add_argument("journal", metavar="JOURNAL", help="a session journal (session.jsonl, or a pytest run's journal)")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
+    p.add_argument("--pubkey", metavar="FILE|FINGERPRINT",
+                   help="the bench key's public key file (bench.pub) or its fingerprint (sha256:...): verify "
+                        "every seal; without it the seals are not checked")
     p.add_argument("--redecode", action="store_true",
                    help="decode every frame again from its raw bytes and judge that (slower; also catches a "
                         "decoder changed since the session)")
@@ -34,14 +37,16 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from bench.keys import trusted_fingerprint
     from bench.replay import describe, replay, resimulate
 
     if args.gif and args.round is None:
         print("bench replay: --gif needs --round N", file=sys.stderr)
         return Exit.BAD_INPUT
     try:
+        pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
         outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
-                         submission=args.submission)
+                         submission=args.submission, pubkey=pubkey)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return Exit.BAD_INPUT

@@ -50,6 +50,10 @@ def register(subparsers) -> None:
                         "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
                    help="do not stage the edge-case rounds (a cocked die, a triple, a straight up) of bench.probes")
+    p.add_argument("--key", metavar="FILE",
+                   help="seal the journal with this bench key (bench.key of bench key new); without it the "
+                        "journal is unsealed")
+    p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
@@ -106,7 +110,8 @@ def run(args) -> int:
     config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           phases=phases, players=mix, probes=not args.no_probes)
+                           phases=phases, players=mix, probes=not args.no_probes, key=args.key,
+                           seal_every=args.seal_every)
     try:
         outcome = run_session(config)
     except BenchError as err:
@@ -115,13 +120,25 @@ def run(args) -> int:
     summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
                         ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
     write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
-            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2)}
+    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed,
+            "journal": str(outcome.journal), "head": outcome.head,
+            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2),
+            "seal": outcome.seal}
     with open(f"{args.out}/summary.json", "w") as handle:
         json.dump(data, handle, indent=2)
     if args.json:
         print(json.dumps(data))
+        print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
         print(format_summary(summary, str(outcome.journal), outcome.head))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
+        print(seal_line(outcome.seal))
     return 0 if summary.passed else 1
+
+
+def seal_line(seal: dict | None) -> str:
+    if seal is None:
+        return ("  journal UNSEALED (no --key): whoever holds the file can rewrite it and compute its chain "
+                "again; keep session.head apart")
+    return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
+            f"bench replay --pubkey {seal['fingerprint']}")
