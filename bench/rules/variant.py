@@ -290,11 +290,11 @@ def _check_defaults(variant, f: Fields) -> None:
 def load_rules_file(path):
     """The rules a YAML file gives: a rules submission's, or a game file's
     defaults (a game file names its ``base``)."""
-    from bench.rules.submission import default_rules, parse_rules
-    raw = read_yaml(path, RulesError)
+    from bench.rules.submission import default_rules, load_submission
+    raw = read_yaml(path, RulesError) if Path(path).is_file() else None   # else a shipped submission's name
     if isinstance(raw, dict) and "base" in raw:
         text = Path(path).read_text(encoding="utf-8")
         game = parse_game_file(raw, text=text, file=str(path))
         rules = default_rules(game.name, game.descriptor.default_paytable)
         return dataclasses.replace(rules, source=str(path), description=game.description)
-    return parse_rules(raw, file=str(path))
+    return load_submission(path)

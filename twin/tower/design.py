@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from twin.errors import DesignError
+from twin.shipped import shipped_design
 from tablebench_io.fields import Fields
 from tablebench_io.yamlfile import read_yaml
 
@@ -291,5 +292,7 @@ def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
 
 
 def load_design(path: str | Path) -> TowerDesign:
-    """Read and check a tower design file; raise ``DesignError`` naming the field."""
+    """Read and check a tower design file (or a shipped one, by name: ``standard``);
+    raise ``DesignError`` naming the field."""
+    path = shipped_design(path, "tower")
     return parse_design(read_yaml(path, DesignError), str(path))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from twin.errors import DesignError
+from twin.shipped import shipped_design
 from tablebench_io.fields import Fields
 from tablebench_io.yamlfile import read_yaml
 
@@ -136,7 +137,9 @@ class WheelDesign:
 
 
 def load_design(path: str | Path) -> WheelDesign:
-    """Read and check a wheel design; raise ``DesignError`` naming file and field."""
+    """Read and check a wheel design (or a shipped one, by name: ``tilted``);
+    raise ``DesignError`` naming file and field."""
+    path = shipped_design(path, "wheel")
     data = read_yaml(path, DesignError)
     try:
         return design_from_mapping(data, source=str(path))
