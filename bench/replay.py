@@ -28,6 +28,7 @@ from bench.oracle import Oracle
 from bench.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.submission import default_rules, load_submission
 from bench.seal import SealCheck, SealReport
 
@@ -154,9 +155,12 @@ class _Judge:
             if record.get("kind") != "session":
                 raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
             self.header = record
+            if record.get("game_file_text") is not None:     # a game file's variant, as the journal keeps it
+                from bench.rules.variant import game_from_text
+                game_from_text(record["game_file_text"], record.get("game_file") or "<journal game file>")
             self.codec = Codec(record["game"])
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes, self.submission),
-                                 response_timeout=record.get("phases", {}).get("reply_s", 3.0))
+                                 response_timeout=record.get("phases", {}).get("reply_s", DEFAULT_REPLY_S))
             return
         wire = record.get("wire")
         if wire is not None:

@@ -13,7 +13,8 @@ from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_fau
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
 from twin.commandline import Exit
-from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
+from bench.protocol.messages import CONTROLLER, PROTOCOL_VERSIONS
+from bench.rules import game_names
 from bench.protocol.timeouts import Timeouts
 
 
@@ -33,7 +34,8 @@ def register(subparsers) -> None:
                     "drawn from a seeded RNG with the submission's distribution, settlement through the "
                     "rules, and on demand faults and named breaches of the regulations.",
         epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=sorted(GAME_KIND), help="the game the controller runs")
+    p.add_argument("--game", required=True, metavar="GAME",
+                   help=f"the game the controller runs: {', '.join(game_names())}, or a game file (YAML, docs/rules.md)")
     p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
     p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
     p.add_argument("--listen", required=True, metavar="ADDRESS",
@@ -66,8 +68,8 @@ def _rules(args):
         if rules.game != args.game:
             raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
         return rules
-    paytable = args.paytable or {"sic-bo": "A", "dice-ology": "1"}.get(args.game)
-    return default_rules(args.game, paytable)
+    from bench.rules import describe
+    return default_rules(args.game, args.paytable or describe(args.game).default_paytable)
 
 
 def run(args) -> int:
@@ -79,8 +81,10 @@ def run(args) -> int:
     try:
         faults = parse_faults(args.fault)
         timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        from bench.rules.variant import resolve_game
+        args.game = resolve_game(args.game)
         rules = _rules(args)
-        policy = policy_for(args.misbehave, args.game, getattr(rules, "paytable", None))
+        policy = policy_for(args.misbehave, args.game, rules.paytable)
     except (BenchError, ValueError) as err:
         print(f"bench emulate: {err}", file=sys.stderr)
         return 2
