@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from bench.conformance.wire import Arrival, CheckFailed, Wire
+from bench.conformance.wire import Arrival, CheckFailed, NotSupported, Wire
 from bench.errors import RulesError
 from bench.greeting import rules_digest
 from bench.protocol import Message, Rejected, Timeouts
@@ -29,6 +29,7 @@ SOFTWARE = "tablebench-conformance/1"
 REPLY_S = 3.0          # docs/protocol.md section 11: the bench waits at most 3 s for each controller reply
 SLACK_S = 0.25         # what a loaded machine may add to a timer, on either side of the link
 COMMANDS = ("RELEASE", "SPIN", "ROLL")
+ONCE = ()              # a check of something every version shares: run in the lowest version the controller speaks
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Check:
     section: str                       # the section of docs/protocol.md it tests
     summary: str
     run: Callable[["Context"], str | None]
-    versions: tuple[int, ...] = (1, 2)  # the protocol versions it runs in
+    versions: tuple[int, ...] = (1, 2)  # the protocol versions it runs in (ONCE: the lowest one spoken)
     optional: bool = False             # an optional feature: a failure is reported, not counted
 
     def id(self, version: int) -> str:
@@ -746,9 +747,9 @@ def _renumber(ctx: Context) -> str:
 # -- HELLO ------------------------------------------------------------------------------
 
 @check("hello-version-1", "§9 Versions (negotiation)", "greeted with proto=1, the controller answers in "
-       "version 1 (no window)", versions=(1,))
+       "version 1 (no window); a controller may speak only version 2", versions=(1,), optional=True)
 def _hello_v1(ctx: Context) -> str:
-    hello, _ = ctx.hello(proto=1)
+    hello, _ = _offer(ctx, 1)
     require("window" not in hello.fields, "a version-1 HELLO carries window=")
     return "answered proto=1"
 
@@ -756,22 +757,32 @@ def _hello_v1(ctx: Context) -> str:
 @check("hello-version-2", "§9 Versions (negotiation)", "greeted with proto=2, the controller answers proto=2 "
        "with a window of 1 to 32 (version 2 is optional)", versions=(2,), optional=True)
 def _hello_v2(ctx: Context) -> str:
-    hello, _ = ctx.hello(proto=2)
+    hello, _ = _offer(ctx, 2)
     window = hello.get("window", DEFAULT_WINDOW)
     require(1 <= window <= MAX_WINDOW, f"window={window}")
     return f"answered proto=2 window={window}"
 
 
+def _offer(ctx: Context, proto: int) -> tuple[Message, Message]:
+    """HELLO in ``proto``; NotSupported if the controller answers ERROR code=version."""
+    try:
+        return ctx.hello(proto=proto)
+    except CheckFailed as err:
+        if "ERROR code=version" in str(err):
+            raise NotSupported(f"the controller does not speak version {proto}: {err}") from None
+        raise
+
+
 @check("hello-unknown-version", "§9 Versions (negotiation)", "a HELLO in a version the controller does not "
-       "speak is answered ERROR code=version, and a version-1 HELLO then works", versions=(1,))
+       "speak is answered ERROR code=version, and a version-1 HELLO then works", versions=ONCE)
 def _hello_unknown(ctx: Context) -> str:
     w = ctx.wire
     w.send("HELLO", proto=9, role="bench", sw=SOFTWARE, game=ctx.game)
     reply = w.take(REPLY_S, types=("ERROR", "HELLO"))
     require(reply.type == "ERROR" and reply["code"] == "version",
             f"answered {reply.type} {dict(reply.fields)}; section 9: ERROR code=version")
-    ctx.hello(proto=1)
-    return "ERROR code=version, then version 1"
+    ctx.hello()
+    return f"ERROR code=version, then version {ctx.version}"
 
 
 @check("hello-resent", "§3 Delivery (duplicates), §9 (HELLO)", "the bench's HELLO sent again (its ACK lost) "
@@ -852,11 +863,12 @@ def _require_void(void: list[Message], round_: int, wagers, opened: Message) -> 
 
 
 @check("hello-wrong-game", "§9 Versions, §13 ERROR reasons", "a HELLO for another game is answered ERROR "
-       "code=game-mismatch", versions=(1,))
+       "code=game-mismatch", versions=ONCE)
 def _hello_game(ctx: Context) -> str:
     w = ctx.wire
     other = next(g for g in sorted(GAME_KIND) if g != ctx.game)
-    w.send("HELLO", proto=1, role="bench", sw=SOFTWARE, game=other)
+    fields = dict(window=WINDOW) if ctx.version == 2 else {}
+    w.send("HELLO", proto=ctx.version, role="bench", sw=SOFTWARE, game=other, **fields)
     reply = w.take(REPLY_S, types=("ERROR", "HELLO"))
     require(reply.type == "ERROR" and reply["code"] == "game-mismatch",
             f"answered {reply.type} {dict(reply.fields)}; section 13: ERROR code=game-mismatch")
@@ -864,7 +876,7 @@ def _hello_game(ctx: Context) -> str:
 
 
 @check("hello-fields", "§4 Messages (HELLO)", "the controller's HELLO says role=controller, its game, its "
-       "paytable if the game has one, and its rules digest (that of the bench's submission)", versions=(1,))
+       "paytable if the game has one, and its rules digest (that of the bench's submission)", versions=ONCE)
 def _hello_fields(ctx: Context) -> str:
     hello, _ = ctx.hello()
     require(hello["role"] == "controller", f"role={hello['role']}")
@@ -882,7 +894,7 @@ def _hello_fields(ctx: Context) -> str:
 
 
 @check("hello-with-bench-seed", "§4 Messages (HELLO seed)", "a bench HELLO carrying seed= is taken like any "
-       "other", versions=(1,))
+       "other", versions=ONCE)
 def _hello_seed(ctx: Context) -> str:
     ctx.hello(seed=12345)
     return "taken"
@@ -921,7 +933,7 @@ for _phase, _what in (("betting", "betting open, no wager"), ("wagered", "a wage
 # -- REFUSE and ERROR -------------------------------------------------------------------
 
 @check("refuse-reasons", "§13 REFUSE and ERROR reasons", "unknown-bet (citing the rules' clause), bad-stake, "
-       "duplicate-id, wrong-round, betting-closed (citing the game's clause)", versions=(1,))
+       "duplicate-id, wrong-round, betting-closed (citing the game's clause)", versions=ONCE)
 def _refusals(ctx: Context) -> str:
     _, opened = ctx.hello()
     r = opened["round"]
@@ -957,7 +969,7 @@ def _refusals(ctx: Context) -> str:
 
 
 @check("error-reasons", "§13 REFUSE and ERROR reasons", "TRIGGER during betting gives ERROR out-of-turn; an "
-       "impossible reading gives ERROR bad-sensor; the round then goes on", versions=(1,))
+       "impossible reading gives ERROR bad-sensor; the round then goes on", versions=ONCE)
 def _errors(ctx: Context) -> str:
     round_, _ = ctx.to_phase("betting")
     err = ctx.request("TRIGGER", ("ERROR",) + COMMANDS, round=round_)

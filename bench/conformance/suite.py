@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 from xml.etree import ElementTree
 
 from bench.conformance.checks import CHECKS, Check, Context
-from bench.conformance.wire import CheckFailed, Wire
+from bench.conformance.wire import CheckFailed, NotSupported, Wire
 from bench.errors import BenchError
 from bench.link import Link, open_link
 from bench.protocol import LinkError, Timeouts
@@ -27,6 +27,7 @@ EMULATED = "emulated"
 CONNECT_TIMEOUT_S = 5.0
 CHECK_BUDGET_S = 20.0       # the most one check may take, whatever the controller does
 PASS, FAIL, SKIP = "pass", "fail", "skip"
+PROBES = ("hello-version-1", "hello-version-2")   # which versions the controller speaks
 
 
 @dataclass
@@ -110,6 +111,8 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
             wire.settle(0.05)       # leave nothing unacknowledged for the next check
         except (CheckFailed, LinkError):
             pass
+    except NotSupported as err:
+        status, detail = SKIP, f"{err} (an optional feature)"
     except CheckFailed as err:
         status, detail = FAIL, str(err)
     except LinkError as err:
@@ -133,17 +136,20 @@ def run_suite(url: str, *, game: str, rules, timeouts: Timeouts = Timeouts(), ve
         results.append(result)
         on_result(result)
 
+    probes = [c for c in CHECKS if c.name in PROBES]
     speaks = versions
     if speaks is None:
-        probe = next(c for c in CHECKS if c.name == "hello-version-2")
-        first = run_one(probe, 2, url, game=game, rules=rules, timeouts=timeouts)
-        speaks = (1, 2) if first.status == PASS else (1,)
-        if only(probe):
-            record(first)
+        # Which versions the controller speaks: its answer to a HELLO in each.
+        answered = [run_one(probe, probe.versions[0], url, game=game, rules=rules, timeouts=timeouts)
+                    for probe in probes]
+        speaks = tuple(r.version for r in answered if r.status == PASS) or (1,)
+        for result in answered:
+            if only(result.check):
+                record(result)
     for check in CHECKS:
-        if not only(check) or (versions is None and check.name == "hello-version-2"):
+        if not only(check) or (versions is None and check in probes):
             continue
-        for version in check.versions:
+        for version in check.versions or speaks[:1]:
             if version not in speaks:
                 record(Result(check, version, SKIP, f"the controller does not speak version {version} "
                                                     "(an optional feature)", 0.0))

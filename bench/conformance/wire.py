@@ -31,6 +31,10 @@ class CheckHung(CheckFailed):
     """The check ran out of its time budget (the controller stopped answering)."""
 
 
+class NotSupported(Exception):
+    """The controller declined an optional feature the way the protocol lets it (ERROR code=version)."""
+
+
 @dataclass
 class Arrival:
     """One item the controller sent: a decoded frame or a rejected run of bytes."""
