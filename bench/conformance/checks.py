@@ -159,7 +159,7 @@ def show(arrivals: list[Arrival]) -> str:
 
 @dataclass
 class Observed:
-    round: int
+    round: int                                # 0 if the round did not finish
     sent: list[tuple[float, int, str]]        # (time, seq, type) of every bench message
     said: list[tuple[float, Message]]         # every controller message, as first received
     arrivals: list[Arrival]
@@ -172,7 +172,7 @@ def observe_round(ctx: Context) -> Observed:
     the controller did, for the checks that judge it."""
     w, t = ctx.wire, ctx.timeouts
     sent, said, problems = [], [], []
-    last_rx = [None]
+    last_rx, hello_key = [None], [None]
 
     def absorb(arrival: Arrival) -> None:
         item = arrival.item
@@ -184,16 +184,26 @@ def observe_round(ctx: Context) -> Observed:
         if m.type in ("ACK", "NAK"):
             return
         w.ack(m.seq)
-        if last_rx[0] is None or (m.seq - last_rx[0]) % SEQ_MODULUS == 1 or m.type == "HELLO":
-            last_rx[0] = m.seq
-            said.append((arrival.at, m))
+        if m.type == "HELLO":
+            # Whatever its number, unless it is the HELLO already taken, sent again (section 9).
+            if (m.seq, item.raw) == hello_key[0]:
+                return
+            hello_key[0] = (m.seq, item.raw)
+        elif last_rx[0] is not None and (m.seq - last_rx[0]) % SEQ_MODULUS != 1:
+            return               # a copy of one already taken (or one past a gap): not delivered twice
+        if m.type == "RESET":
+            hello_key[0] = None
+        last_rx[0] = m.seq
+        said.append((arrival.at, m))
+
+    consumed = [0]       # said[:consumed] has been looked through by ``until``
 
     def until(types: tuple[str, ...], since: float, what: str) -> Message:
-        seen = len(said)
         ends = time.monotonic() + REPLY_S
         while True:
-            for at, m in said[seen:]:
-                seen += 1
+            while consumed[0] < len(said):
+                m = said[consumed[0]][1]
+                consumed[0] += 1
                 if m.type in types:
                     return m
             arrival = w.next(max(0.0, ends - time.monotonic()))
@@ -218,30 +228,44 @@ def observe_round(ctx: Context) -> Observed:
                     return at
         raise CheckFailed(f"our {type_} (seq {seq:04d}) was never acknowledged, {t.retries + 1} attempts")
 
-    hello, opened = ctx.hello()
-    last_rx[0] = opened.seq
-    said.append((w.now(), opened))
-    round_ = opened["round"]
-    bet = ctx.good_bet()
-    for i in (1, 2):
-        at = send("WAGER", round=round_, id=f"o{i}", bet=bet, stake=100 * i)
-        reply = until(("ACCEPT", "REFUSE"), at, "a WAGER")
-        if reply.type != "ACCEPT" or reply["id"] != f"o{i}":
-            problems.append(f"WAGER o{i} on {bet} answered by {reply.type} {dict(reply.fields)}")
-    at = send("CLOSE", round=round_)
-    until(("NOMORE",), at, "CLOSE")
-    if ctx.game in LIGHTNING_GAMES:
-        until(("LUCKY",), at, "NOMORE")
-    at = send("TRIGGER", round=round_)
-    command = until(COMMANDS + ("RESET",), at, "TRIGGER")
-    if command.type == "RESET":
-        raise CheckFailed(f"the controller answered TRIGGER with RESET reason={command['reason']}")
-    at = send("SENSOR", **ctx.reading(round_, command))
-    outcome = until(("RESULT", "NOROLL"), at, "SENSOR")
-    require(outcome.type == "RESULT", f"a flat reading gave {outcome.type}")
-    until(("SETTLED",), at, "RESULT")
-    until(("CLEARED",), at, "SETTLED")
-    until(("OPEN",), at, "CLEARED")
+    def play() -> int:
+        fields = dict(proto=ctx.version, role="bench", sw=SOFTWARE, game=ctx.game)
+        if ctx.version == 2:
+            fields["window"] = WINDOW
+        w.version = 1
+        at = send("HELLO", **fields)
+        hello = until(("HELLO",), at, "HELLO")
+        if ctx.version == 2:
+            w.version, w.peer_window = 2, hello.get("window") or DEFAULT_WINDOW
+        opened = until(("OPEN",), at, "HELLO")
+        round_ = opened["round"]
+        bet = ctx.good_bet()
+        for i in (1, 2):
+            at = send("WAGER", round=round_, id=f"o{i}", bet=bet, stake=100 * i)
+            reply = until(("ACCEPT", "REFUSE"), at, "a WAGER")
+            if reply.type != "ACCEPT" or reply["id"] != f"o{i}":
+                problems.append(f"WAGER o{i} on {bet} answered by {reply.type} {dict(reply.fields)}")
+        at = send("CLOSE", round=round_)
+        until(("NOMORE",), at, "CLOSE")
+        if ctx.game in LIGHTNING_GAMES:
+            until(("LUCKY",), at, "NOMORE")
+        at = send("TRIGGER", round=round_)
+        command = until(COMMANDS + ("RESET",), at, "TRIGGER")
+        if command.type == "RESET":
+            raise CheckFailed(f"the controller answered TRIGGER with RESET reason={command['reason']}")
+        at = send("SENSOR", **ctx.reading(round_, command))
+        outcome = until(("RESULT", "NOROLL"), at, "SENSOR")
+        require(outcome.type == "RESULT", f"a flat reading gave {outcome.type}")
+        until(("SETTLED",), at, "RESULT")
+        until(("CLEARED",), at, "SETTLED")
+        until(("OPEN",), at, "CLEARED")
+        return round_
+
+    round_ = 0
+    try:
+        round_ = play()
+    except CheckFailed as err:
+        problems.append(f"the round did not finish: {err}")
     w.settle(0.05)
     return Observed(round_, sent, said, list(w.arrivals), problems)
 
@@ -250,6 +274,7 @@ def observe_round(ctx: Context) -> Observed:
        "length, CR LF")
 def _frames_valid(ctx: Context) -> str:
     seen = observe_round(ctx)
+    require(seen.arrivals, "the controller said nothing")
     bad = [a for a in seen.arrivals if isinstance(a.item, Rejected)]
     require(not bad, "the bench rejected: " + "; ".join(f"{a.item.reason}: {a.item.detail} ({a.raw[:60]!r})"
                                                           for a in bad))
@@ -294,9 +319,12 @@ def _numbering(ctx: Context) -> str:
         m = a.message
         if m is None or m.type in ("ACK", "NAK"):
             continue
+        if m.type == "RESET":
+            first.clear()             # the controller restarts its numbering: 0000 again is new
         key = (m.seq, a.raw)
         if key in first:
-            if a.at - first[key] < ctx.timeouts.response - SLACK_S:
+            prompted = any(first[key] <= at <= a.at for at in ctx.wire.naks_sent)
+            if not prompted and a.at - first[key] < ctx.timeouts.response - SLACK_S:
                 problems.append(f"{m.type} {m.seq:04d} sent again {a.at - first[key]:.3f} s after the first "
                                 f"copy, though acknowledged and not NAKed")
             continue

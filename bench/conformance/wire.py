@@ -78,6 +78,7 @@ class Wire:
         self.ends_at = self.t0 + self.budget_s
         self.arrivals: list[Arrival] = []     # everything received, in order
         self._unread = 0                      # index of the first arrival not yet returned by ``next``
+        self.naks_sent: list[float] = []      # when the bench NAKed (a resend after one is prompted)
         self.tx_seq = 0
         self.version = 1
         self.peer_window = 1
@@ -116,6 +117,7 @@ class Wire:
         self.write(self.codec.encode(make("ACK"), seq))
 
     def nak(self, seq: int, reason: str = "bad-crc") -> None:
+        self.naks_sent.append(self.now())
         self.write(self.codec.encode(make("NAK", reason=reason), seq))
 
     def pause(self, seconds: float) -> None:
