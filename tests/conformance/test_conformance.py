@@ -1,0 +1,107 @@
+"""``bench conformance`` against the emulated controller: the compliant one
+passes every check in both protocol versions, and each fault the emulator
+can inject fails the check that covers it, naming its section."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from xml.etree import ElementTree
+
+import pytest
+
+from bench.conformance.checks import CHECKS, by_name
+from bench.conformance.suite import FAIL, PASS, controller_url, run_suite
+from bench.emulator.faults import FAULT_NAMES
+from bench.protocol import Timeouts
+from bench.rules.submission import default_rules
+from tests.link.conftest import REPO
+
+GAME = "lightning-dice"
+RULES = default_rules(GAME, None)
+FAST = Timeouts(byte=0.1, frame=0.5, response=0.2, retries=2)   # the emulator is started with the same
+
+
+def test_the_emulator_passes_every_check_in_both_versions():
+    with controller_url("emulated", GAME, FAST) as url:
+        results = run_suite(url, game=GAME, rules=RULES, timeouts=FAST)
+    failed = [f"{r.id}: {r.detail}" for r in results if r.status != PASS]
+    assert failed == []
+    ran = {(r.check.name, r.version) for r in results}
+    assert {c.name for c in CHECKS} == {name for name, _ in ran}
+    assert {v for _, v in ran} == {1, 2}
+    assert all(r.seconds < 5 for r in results)
+
+
+# fault -> the check that covers it (docs/protocol.md section named by the check)
+FAULT_CHECK = {
+    "corrupt=0.3": "frames-valid",            # a damaged frame from the controller, §2
+    "drop=0.3": "acks-every-message",         # an ACK never sent, §3
+    "duplicate=0.3": "numbering",             # a message sent twice unprompted, §2/§3
+    "delay=0.15:0.8": "acks-every-message",   # an ACK later than the response timeout, §3
+    "reset=1": "round-state-chart",           # RESET instead of RELEASE at the trigger, §12
+}
+
+
+def test_every_fault_of_the_emulator_is_covered():
+    assert {spec.partition("=")[0] for spec in FAULT_CHECK} == set(FAULT_NAMES)
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_CHECK))
+def test_each_fault_fails_the_check_that_covers_it(fault):
+    check = by_name()[FAULT_CHECK[fault]]
+    with controller_url(f"emulated:fault={fault}", GAME) as url:
+        results = run_suite(url, game=GAME, rules=RULES, versions=(1,), only=lambda c: c is check)
+    (result,) = results
+    assert result.status == FAIL, result.detail
+    assert result.wire_log                      # what crossed the link, for the vendor to read
+    assert check.section.startswith("§")
+
+
+def test_the_command_reports_each_check_with_its_section_writes_junit_and_exits_0(tmp_path):
+    junit = tmp_path / "conformance.xml"
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "conformance", "--controller", "emulated:protocol=1",
+                           "--check", "rejects-bad-crc", "--check", "hello", "--response-timeout", "0.2",
+                           "--retries", "2", "--junit", str(junit)],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("PASS") and "rejects-bad-crc[v1]" in line and "§2 Frames" in line for line in lines)
+    assert any(line.startswith("SKIP") and "hello-version-2[v2]" in line and "optional" in line for line in lines)
+    cases = ElementTree.parse(junit).getroot().findall("testcase")
+    assert "rejects-bad-crc[v1]" in {case.get("name") for case in cases}
+    assert not [case for case in cases if case.find("failure") is not None]
+
+
+def test_a_failing_check_exits_1_with_its_wire_log():
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "conformance", "--controller",
+                           "emulated:fault=reset=1", "--protocol", "1", "--check", "round-state-chart"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL" in done.stdout and "§12" in done.stdout and "RESET reason=fault" in done.stdout
+    assert "> $0000 HELLO proto=1" in done.stdout         # the wire log of the failed check
+
+
+def test_bad_usage_is_one_line_and_exit_2():
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "conformance", "--controller", "emulated:colour=red"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "colour" in done.stderr
+
+
+def test_a_silent_controller_fails_every_check_in_bounded_time(tmp_path):
+    import socket
+    import time
+    server = socket.create_server(("127.0.0.1", 0))
+    host, port = server.getsockname()[:2]
+    started = time.monotonic()
+    try:
+        check = by_name()["rejects-bad-crc"]
+        results = run_suite(f"socket://{host}:{port}", game=GAME, rules=RULES, timeouts=FAST, versions=(1,),
+                            only=lambda c: c is check)
+    finally:
+        server.close()
+    assert [r.status for r in results] == [FAIL]
+    assert "no ACK of the bench's HELLO" in results[0].detail
+    assert time.monotonic() - started < 3
+
