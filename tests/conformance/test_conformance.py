@@ -1,6 +1,7 @@
 """``bench conformance`` against the emulated controller: the compliant one
 passes every check in both protocol versions, and each fault the emulator
-can inject fails the check that covers it, naming its section."""
+can inject and each of its link-level misbehaviours fails the check that
+covers it, naming its section."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from bench.conformance.checks import CHECKS, by_name
 from bench.conformance.suite import FAIL, PASS, controller_url, run_suite
 from bench.emulator.faults import FAULT_NAMES
+from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.protocol import Timeouts
 from bench.rules.submission import default_rules
 from tests.link.conftest import REPO
@@ -47,15 +49,40 @@ def test_every_fault_of_the_emulator_is_covered():
     assert {spec.partition("=")[0] for spec in FAULT_CHECK} == set(FAULT_NAMES)
 
 
-@pytest.mark.parametrize("fault", sorted(FAULT_CHECK))
-def test_each_fault_fails_the_check_that_covers_it(fault):
-    check = by_name()[FAULT_CHECK[fault]]
-    with controller_url(f"emulated:fault={fault}", GAME) as url:
-        results = run_suite(url, game=GAME, rules=RULES, versions=(1,), only=lambda c: c is check)
+# link-level misbehaviour -> the check that covers it, and the version it shows in
+LINK_CHECK = {
+    "ignores-crc": ("rejects-bad-crc", 1),
+    "never-naks": ("rejects-bad-syntax", 1),
+    "never-retransmits": ("retransmits-then-gives-up", 1),
+    "delivers-duplicates": ("duplicate-frame", 1),
+    "ignores-window": ("window", 2),
+}
+
+
+def test_every_link_misbehaviour_of_the_emulator_is_covered():
+    assert set(LINK_CHECK) == set(LINK_MISBEHAVIOURS)
+
+
+def fails(option: str, name: str, version: int, timeouts: Timeouts = FAST) -> None:
+    """Against ``emulated:OPTION`` the check ``name`` fails, with its wire log."""
+    check = by_name()[name]
+    with controller_url(f"emulated:{option}", GAME, timeouts) as url:
+        results = run_suite(url, game=GAME, rules=RULES, timeouts=timeouts, versions=(version,),
+                            only=lambda c: c is check)
     (result,) = results
     assert result.status == FAIL, result.detail
     assert result.wire_log                      # what crossed the link, for the vendor to read
     assert check.section.startswith("§")
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_CHECK))
+def test_each_fault_fails_the_check_that_covers_it(fault):
+    fails(f"fault={fault}", FAULT_CHECK[fault], 1, Timeouts())
+
+
+@pytest.mark.parametrize("name", sorted(LINK_CHECK))
+def test_each_link_misbehaviour_fails_the_check_that_covers_it(name):
+    fails(f"link={name}", *LINK_CHECK[name])
 
 
 def test_the_command_reports_each_check_with_its_section_writes_junit_and_exits_0(tmp_path):
