@@ -11,6 +11,7 @@ controller afresh), so checks do not depend on each other.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -26,6 +27,15 @@ from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW, NO_FRAME_YET, WIN
 from bench.rules import get_game
 
 SOFTWARE = "tablebench-conformance/1"
+_HELLOS = itertools.count(1)
+
+
+def software() -> str:
+    """The ``sw`` of the bench's next HELLO: numbered, so that no HELLO is
+    byte for byte an earlier one. Over a link whose controller outlives a
+    connection (a serial line), a version-2 controller would take the same
+    HELLO at 0000 for the previous check's HELLO sent again (section 9)."""
+    return f"{SOFTWARE}+{next(_HELLOS)}"
 REPLY_S = 3.0          # docs/protocol.md section 11: the bench waits at most 3 s for each controller reply
 SLACK_S = 0.25         # what a loaded machine may add to a timer, on either side of the link
 COMMANDS = ("RELEASE", "SPIN", "ROLL")
@@ -58,10 +68,11 @@ class Context:
               **extra) -> tuple[Message, Message]:
         """Greet in this context's version; returns the controller's HELLO and the OPEN that follows."""
         w, proto = self.wire, proto or self.version
-        fields = dict(proto=proto, role="bench", sw=SOFTWARE, game=self.game, **extra)
+        fields = dict(proto=proto, role="bench", sw=software(), game=self.game, **extra)
         if proto >= 2:
             fields["window"] = window
         w.version = 1                      # every HELLO is sent stop-and-wait (section 9)
+        w.mark = len(w.arrivals)           # what came before is a previous check's
         sent = w.send("HELLO", seq, **fields)
         if w.wait_ack(int(sent[1:5]), self.timeouts.response + SLACK_S) is None:
             raise CheckFailed(f"no ACK of the bench's HELLO within {self.timeouts.response + SLACK_S:.2f} s")
@@ -236,10 +247,11 @@ def observe_round(ctx: Context) -> Observed:
         raise CheckFailed(f"our {type_} (seq {seq:04d}) was never acknowledged, {t.retries + 1} attempts")
 
     def play() -> int:
-        fields = dict(proto=ctx.version, role="bench", sw=SOFTWARE, game=ctx.game)
+        fields = dict(proto=ctx.version, role="bench", sw=software(), game=ctx.game)
         if ctx.version == 2:
             fields["window"] = WINDOW
         w.version = 1
+        w.mark = len(w.arrivals)
         at = send("HELLO", **fields)
         hello = until(("HELLO",), at, "HELLO")
         if ctx.version == 2:
@@ -274,7 +286,7 @@ def observe_round(ctx: Context) -> Observed:
     except CheckFailed as err:
         problems.append(f"the round did not finish: {err}")
     w.settle(0.05)
-    return Observed(round_, sent, said, list(w.arrivals), problems)
+    return Observed(round_, sent, said, w.arrivals[w.mark:], problems)
 
 
 @check("frames-valid", "§2 Frames", "every frame the controller sends over a round decodes: syntax, CRC, "
@@ -578,9 +590,9 @@ def _duplicate(ctx: Context) -> str:
     w.write(frame)
     w.collect_until(lambda a: a.message is not None and a.message.type == "ACK" and a.message.seq == seq,
                     ctx.timeouts.response)
-    acks = [a for a in of_type(w.arrivals, "ACK") if a.message.seq == seq]
+    acks = [a for a in of_type(w.arrivals[w.mark:], "ACK") if a.message.seq == seq]
     require(len(acks) >= 2, f"the second copy was not ACKed again (ACKs of {seq:04d}: {len(acks)})")
-    replies = distinct(m for m in messages(w.arrivals) if m.type in ("ACCEPT", "REFUSE"))
+    replies = distinct(m for m in messages(w.arrivals[w.mark:]) if m.type in ("ACCEPT", "REFUSE"))
     require(len(replies) == 1 and replies[0].type == "ACCEPT",
             f"delivered {len(replies)} times: {' '.join(m.type + ' ' + str(m.get('reason', '')) for m in replies)}")
     return "ACKed twice, one ACCEPT"
@@ -822,7 +834,7 @@ def _offer(ctx: Context, proto: int) -> tuple[Message, Message]:
        "speak is answered ERROR code=version, and a version-1 HELLO then works", versions=ONCE)
 def _hello_unknown(ctx: Context) -> str:
     w = ctx.wire
-    w.send("HELLO", proto=9, role="bench", sw=SOFTWARE, game=ctx.game)
+    w.send("HELLO", proto=9, role="bench", sw=software(), game=ctx.game)
     reply = w.take(REPLY_S, types=("ERROR", "HELLO"))
     require(reply.type == "ERROR" and reply["code"] == "version",
             f"answered {reply.type} {dict(reply.fields)}; section 9: ERROR code=version")
@@ -834,7 +846,7 @@ def _hello_unknown(ctx: Context) -> str:
        "is ACKed again and starts nothing new")
 def _hello_resent(ctx: Context) -> str:
     w = ctx.wire
-    fields = dict(proto=ctx.version, role="bench", sw=SOFTWARE, game=ctx.game)
+    fields = dict(proto=ctx.version, role="bench", sw=software(), game=ctx.game)
     if ctx.version == 2:
         fields["window"] = WINDOW
     frame = w.frame("HELLO", **fields)
@@ -913,7 +925,7 @@ def _hello_game(ctx: Context) -> str:
     w = ctx.wire
     other = next(g for g in sorted(GAME_KIND) if g != ctx.game)
     fields = dict(window=WINDOW) if ctx.version == 2 else {}
-    w.send("HELLO", proto=ctx.version, role="bench", sw=SOFTWARE, game=other, **fields)
+    w.send("HELLO", proto=ctx.version, role="bench", sw=software(), game=other, **fields)
     reply = w.take(REPLY_S, types=("ERROR", "HELLO"))
     require(reply.type == "ERROR" and reply["code"] == "game-mismatch",
             f"answered {reply.type} {dict(reply.fields)}; section 13: ERROR code=game-mismatch")

@@ -107,10 +107,6 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
     try:
         note = check.run(Context(wire, version, game, rules, timeouts))
         status, detail = PASS, note or "passed"
-        try:
-            wire.settle(0.05)       # leave nothing unacknowledged for the next check
-        except (CheckFailed, LinkError):
-            pass
     except NotSupported as err:
         status, detail = SKIP, f"{err} (an optional feature)"
     except CheckFailed as err:
@@ -119,10 +115,27 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
         status, detail = FAIL, f"the link failed: {err}"
     except Exception as err:     # a controller's bytes must never crash the suite: report, go on
         status, detail = FAIL, f"the check could not go on: {type(err).__name__}: {err}"
+    try:
+        _leave_quiet(wire)
+    except (CheckFailed, LinkError):
+        pass
     finally:
         link.close()
     return Result(check, version, status, detail, time.monotonic() - started,
                   wire.wire_log() if status == FAIL else "")
+
+
+def _leave_quiet(wire: Wire) -> None:
+    """Acknowledge the last message the controller sent (in version 2 that
+    covers every earlier one; in version 1 it is the one it waits for), and
+    whatever it still says for a moment: a controller whose state outlives
+    the connection must not go on resending into the next check."""
+    said = [a.message for a in wire.arrivals if a.message is not None and a.message.type not in ("ACK", "NAK")]
+    if said:
+        wire.ack(said[-1].seq)
+    wire.settle(0.05)
+
+
 
 
 def run_suite(url: str, *, game: str, rules, timeouts: Timeouts = Timeouts(), versions: tuple[int, ...] | None = None,

@@ -78,6 +78,7 @@ class Wire:
         self.ends_at = self.t0 + self.budget_s
         self.arrivals: list[Arrival] = []     # everything received, in order
         self._unread = 0                      # index of the first arrival not yet returned by ``next``
+        self.mark = 0                         # index of the first arrival after the check's own HELLO
         self.naks_sent: list[float] = []      # when the bench NAKed (a resend after one is prompted)
         self.tx_seq = 0
         self.version = 1

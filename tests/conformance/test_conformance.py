@@ -155,3 +155,17 @@ def test_the_same_checks_run_under_pytest_one_test_per_check_and_version():
     # rejects-bad-crc and hello-version-1 in v1; in version 2, not spoken: skipped
     assert "2 passed" in summary and "2 skipped" in summary, done.stdout
     assert "does not speak version 2" in done.stdout
+
+
+def test_checks_do_not_disturb_each_other_when_the_controller_outlives_the_connection():
+    """Over a pty (as over a serial line) the controller keeps its session
+    from one check's connection to the next: every check's HELLO must still
+    start it afresh, and no check may leave it resending into the next."""
+    from bench.controller_process import emulator_process
+    names = ("window", "duplicate-frame", "go-back-n", "hello-resent", "cumulative-ack")
+    with emulator_process(["--game", GAME, "--seed", "7", "--response-timeout", "0.2", "--retries", "2"],
+                          listen="pty") as url:
+        results = run_suite(url, game=GAME, rules=RULES, timeouts=FAST, versions=(2,),
+                            only=lambda c: c.name in names)
+    assert [(r.id, r.status) for r in results if r.status != PASS] == []
+    assert len(results) == len(names)
