@@ -19,7 +19,7 @@ def register(subparsers) -> None:
                     "fallback, RESET in every phase, the HELLO variants. The bench injects the faults on its "
                     "own side of the link. Each check names the section of docs/protocol.md it tests. "
                     "Exit status 0 when every required check passes, 1 when one fails, 2 on bad usage.")
-    p.add_argument("--controller", required=True, metavar="URL",
+    p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://HOST:PORT, rfc2217://...); "
                         "'emulated[:OPTIONS]' starts bench emulate (OPTIONS, comma-separated: protocol=N, "
                         "seed=N, fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
@@ -44,16 +44,20 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from bench.conformance.checks import CHECKS
-    from bench.conformance.suite import controller_url, junit, line, run_suite
+    from bench.conformance.suite import connect, controller_url, junit, line, run_suite
     from bench.protocol import LinkError
     from bench.rules.submission import default_rules, load_submission
 
     if args.list:
         for check in CHECKS:
             kind = "optional" if check.optional else "required"
-            versions = ",".join(f"v{v}" for v in check.versions)
+            versions = ",".join(f"v{v}" for v in check.versions) or "once"
             print(f"{check.name:<40} {versions:<6} {kind:<9} {check.section}: {check.summary}")
         return 0
+    if not args.controller:
+        print("bench conformance: --controller: say which controller to check (a device path, a pyserial URL "
+              "or 'emulated')", file=sys.stderr)
+        return 2
     try:
         timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
         if args.submission:
@@ -81,6 +85,7 @@ def run(args) -> int:
 
     try:
         with controller_url(args.controller, args.game, timeouts) as url:
+            connect(url).close()        # a link that does not open is the user's to fix, not a failed check
             results = run_suite(url, game=args.game, rules=rules, timeouts=timeouts,
                                 versions=tuple(sorted(set(args.protocol))) if args.protocol else None,
                                 only=selected, on_result=show)

@@ -169,3 +169,9 @@ def test_checks_do_not_disturb_each_other_when_the_controller_outlives_the_conne
                             only=lambda c: c.name in names)
     assert [(r.id, r.status) for r in results if r.status != PASS] == []
     assert len(results) == len(names)
+
+
+def test_a_controller_that_cannot_be_opened_is_bad_usage(capsys):
+    status, out, err = bench(capsys, "--controller", "/dev/no-such-controller")
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "/dev/no-such-controller" in err
