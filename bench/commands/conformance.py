@@ -8,6 +8,7 @@ import sys
 from bench.errors import BenchError
 from bench.protocol.messages import GAME_KIND, PROTOCOL_VERSIONS
 from bench.protocol.timeouts import Timeouts
+from twin.commandline import Exit
 
 
 def register(subparsers) -> None:
@@ -18,12 +19,14 @@ def register(subparsers) -> None:
                     "response timeouts, over-long lines, version 2's window and cumulative ACK, version "
                     "fallback, RESET in every phase, the HELLO variants. The bench injects the faults on its "
                     "own side of the link. Each check names the section of docs/protocol.md it tests. "
-                    "Exit status 0 when every required check passes, 1 when one fails, 2 on bad usage.")
+                    "Exit status 0 when every required check passes, 1 when one fails, 2 on bad input or a "
+                    "link that cannot be opened.")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://HOST:PORT, rfc2217://...); "
                         "'emulated[:OPTIONS]' starts bench emulate (OPTIONS, comma-separated: protocol=N, "
                         "seed=N, fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
-    p.add_argument("--game", default="lightning-dice", choices=sorted(GAME_KIND))
+    p.add_argument("--game", default="lightning-dice", choices=sorted(GAME_KIND),
+                   help="the game the controller runs (default %(default)s)")
     p.add_argument("--submission", metavar="FILE",
                    help="the rules submission the controller runs (its digest is checked against its HELLO)")
     p.add_argument("--paytable", help="the controller's paytable without a submission (Sic Bo A/B, Dice-Ology 1/2)")
@@ -36,9 +39,13 @@ def register(subparsers) -> None:
     defaults = Timeouts()
     p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
                    help="the controller's byte timeout (default %(default)s, as documented)")
-    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S")
-    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S")
-    p.add_argument("--retries", type=int, default=defaults.retries)
+    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S",
+                   help="the controller's frame timeout (default %(default)s)")
+    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S",
+                   help="the controller's response timeout: how long it waits for an ACK before resending "
+                        "(default %(default)s)")
+    p.add_argument("--retries", type=int, default=defaults.retries, metavar="N",
+                   help="how many times the controller resends before it gives up (default %(default)s)")
     p.set_defaults(func=run)
 
 
@@ -53,11 +60,11 @@ def run(args) -> int:
             kind = "optional" if check.optional else "required"
             versions = ",".join(f"v{v}" for v in check.versions) or "once"
             print(f"{check.name:<40} {versions:<6} {kind:<9} {check.section}: {check.summary}")
-        return 0
+        return Exit.OK
     if not args.controller:
         print("bench conformance: --controller: say which controller to check (a device path, a pyserial URL "
               "or 'emulated')", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     try:
         timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
         if args.submission:
@@ -72,7 +79,7 @@ def run(args) -> int:
             raise BenchError(f"--check: no check is called {unknown[0]!r} (bench conformance --list)")
     except (BenchError, ValueError, OSError) as err:
         print(f"bench conformance: {err}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
 
     def selected(check) -> bool:
         return not args.check or any(check.name.startswith(n) for n in args.check)
@@ -91,17 +98,17 @@ def run(args) -> int:
                                 only=selected, on_result=show)
     except (BenchError, LinkError) as err:
         print(f"bench conformance: {err}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if args.junit:
         try:
             junit(results, args.junit)
         except OSError as err:
             print(f"bench conformance: {args.junit}: cannot write the JUnit file: {err}", file=sys.stderr)
-            return 2
+            return Exit.BAD_INPUT
     failed = [r for r in results if r.counts]
     optional = [r for r in results if r.status == "fail" and not r.counts]
     passed = sum(1 for r in results if r.status == "pass")
     skipped = sum(1 for r in results if r.status == "skip")
     print(f"{passed} passed, {len(failed)} failed, {len(optional)} optional failed, {skipped} skipped "
           f"({sum(r.seconds for r in results):.1f} s)")
-    return 1 if failed else 0
+    return Exit.VIOLATION if failed else Exit.OK
