@@ -1,12 +1,12 @@
 """The conformance checks as pytest tests, one per check and protocol version,
 for a vendor who runs everything in pytest (docs/protocol.md, section 16):
 
-    pytest -p bench.pytest_plugin --pyargs bench.conformance.test_controller -m conformance \\
+    pytest --pyargs bench.conformance.test_controller -m conformance \\
            --controller socket://10.0.0.7:7001 --controller-game lightning-dice
 
 ``--controller``, ``--controller-game``, ``--controller-submission`` and
-``--controller-paytable`` are the options of ``bench.pytest_plugin`` (loaded
-by this repository's ``conftest.py``). ``--controller emulated[:OPTIONS]``
+``--controller-paytable`` are the options of ``bench.pytest_plugin`` (which
+an installed tablebench registers with pytest). ``--controller emulated[:OPTIONS]``
 (the default) runs the checks against ``bench emulate``. A check of a
 version the controller does not speak is skipped; a failed optional check
 is an expected failure; a failed required check fails with its section and
