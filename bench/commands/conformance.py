@@ -53,6 +53,7 @@ def run(args) -> int:
     from bench.conformance.checks import CHECKS
     from bench.conformance.suite import connect, controller_url, junit, line, run_suite
     from bench.protocol import LinkError
+    from bench.rules import describe
     from bench.rules.submission import default_rules, load_submission
 
     if args.list:
@@ -72,7 +73,7 @@ def run(args) -> int:
             if rules.game != args.game:
                 raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
         else:
-            rules = default_rules(args.game, args.paytable or {"sic-bo": "A", "dice-ology": "1"}.get(args.game))
+            rules = default_rules(args.game, args.paytable or describe(args.game).default_paytable)
         names = {c.name for c in CHECKS}
         unknown = [n for n in args.check if not any(name.startswith(n) for name in names)]
         if unknown:

@@ -48,6 +48,7 @@ def _option(config, name: str, default=None):
 
 @pytest.fixture(scope="module")
 def controller(request):
+    from bench.rules import describe
     from bench.rules.submission import default_rules, load_submission
 
     config = request.config
@@ -58,7 +59,7 @@ def controller(request):
             rules = load_submission(submission)
         else:
             game = _option(config, "--controller-game") or "lightning-dice"
-            paytable = _option(config, "--controller-paytable") or {"sic-bo": "A", "dice-ology": "1"}.get(game)
+            paytable = _option(config, "--controller-paytable") or describe(game).default_paytable
             rules = default_rules(game, paytable)
     except BenchError as err:
         raise pytest.UsageError(f"--controller {spec}: {err}") from None
