@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from twin.commandline import add_list_option
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 
@@ -44,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "the twin predicts, fitted on even seeds and measured on odd ones; the verdict is the latest "
                     "cutoff at which the upper end of the interval stays below zero. For a tower: the edge of a "
                     "player who sees the loaded faces. Method: docs/edge.md. Exit status 0, or 2 for bad input.")
-    parser.add_argument("design", help="wheel or tower design YAML")
+    parser.add_argument("design", help="wheel or tower design: a YAML file, or a shipped one by name "
+                                       "(wheels/standard, towers/straight-chute; --list)")
+    add_list_option(parser, "tower", "wheel")
     parser.add_argument("--runs", "--spins", "--drops", dest="runs", type=positive_int, default=2000, metavar="N",
                         help="spins or drops in the campaign (default 2000; half fit, half held out)")
     parser.add_argument("--cutoff-s", type=_cutoffs, metavar="LIST",
@@ -65,10 +68,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="mean number of Lucky Numbers a round, 1-5 (617c.3(d); default 2.7)")
     parser.add_argument("--lucky-mean-odds", type=_number, metavar="X",
                         help="mean odds of a Lucky Number, 49-499 (617c.3(g); default 110.25)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K",
+                        help="worker processes (default: all cores)")
     parser.add_argument("--engine", choices=("local", "ray"), default="local",
                         help="engine of the physics campaign (the predictions run on the local pool)")
-    parser.add_argument("--ray-address", metavar="ADDR")
+    parser.add_argument("--ray-address", metavar="ADDR", help="a running Ray cluster (default: a local instance)")
     parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first seed (default 0)")
     parser.add_argument("--noise-seed", type=non_negative_int, default=0, metavar="S",
                         help="seed of the observer's reading errors (default 0)")
@@ -139,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                                     lucky_mean_count=args.lucky_mean_count, lucky_mean_odds=args.lucky_mean_odds,
                                     workers=args.workers, engine=args.engine, ray_address=args.ray_address,
                                     seed=args.seed, noise_seed=args.noise_seed, confidence=args.confidence,
-                                    results=args.results, progress=sys.stderr.isatty())
+                                    results=args.results, progress=True)
             if args.report:
                 from pathlib import Path
 

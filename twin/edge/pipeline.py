@@ -13,12 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing as mp
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from tqdm import tqdm
 
 from twin.edge.estimate import latest_safe_cutoff
 from twin.edge.observer import Camera
@@ -27,6 +24,8 @@ from twin.edge.payouts import (DEFAULT_LUCKY_MEAN_COUNT, DEFAULT_LUCKY_MEAN_ODDS
 from twin.edge.tower import TowerEdge, tower_edge
 from twin.edge.wheel import CutoffEdge, default_cutoffs, predict_spin, track_time_range, wheel_edges
 from twin.errors import TwinError
+from twin.progress import bar as progress_bar
+from twin.shipped import shipped_design
 from twin.validate.campaign import CampaignError, Plan, default_results_path, run_campaign
 from twin.validate.engines import _worker_start, make_engine
 from twin.validate.pipeline import design_kind
@@ -145,8 +144,8 @@ def predict_all(plan: Plan, results: Path, seeds: list[int], cutoffs: list[float
     try:
         results = pool.imap_unordered(_predict_task, jobs) if pool else map(_predict_task, jobs)
         with path.open("a", encoding="utf-8") as out, \
-                tqdm(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
-                     file=sys.stderr, disable=not progress, dynamic_ncols=True) as bar:
+                progress_bar(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
+                             disable=not progress, dynamic_ncols=True) as bar:
             if out.tell() == 0:
                 out.write(json.dumps(settings, sort_keys=True) + "\n")
             for chunk in results:
@@ -170,7 +169,7 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
                   progress: bool = False, records: list[dict] | None = None) -> EdgeOutcome:
     """The edge of a design: a wheel's per cutoff and payout, a tower's from its loaded faces.
     ``records`` (a finished campaign's) skips running one."""
-    path = str(design)
+    path = shipped_design(design)
     kind = design_kind(path)
     loaded = design_for(kind, path, None)
     if not 0.5 <= confidence < 1:
