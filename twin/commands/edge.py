@@ -106,7 +106,7 @@ def text_of(outcome) -> str:
              f"{'house':>7} {'fit/held':>9} informed  predicted at"]
     for r in outcome.rows:
         e = r.edge
-        lines.append(f"{r.cutoff_s:6.1f}s {r.payout:16} {r.numbers:3d} {_pct(e.edge)}  {_pct(e.low)} {_pct(e.high)}  "
+        lines.append(f"{r.cutoff_s:6.2f}s {r.payout:16} {r.numbers:3d} {_pct(e.edge)}  {_pct(e.low)} {_pct(e.high)}  "
                      f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s")
     for p in outcome.payouts:
         safe = outcome.safe_call(p.key)
