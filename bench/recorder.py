@@ -15,7 +15,9 @@ controller, so that this work never delays a reply.
 from __future__ import annotations
 
 import math
+import platform
 from collections import deque
+from importlib import metadata
 from typing import Any, Callable
 
 import bench
@@ -39,11 +41,19 @@ def session_header(*, game: str, rules, controller: str, emulated: bool, misbeha
     judged by (replay rebuilds its oracle from this). ``more``: what the
     driver adds (seeds, the plant and its design)."""
     submission = getattr(rules, "source", None)
-    return dict(schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}", game=game,
+    return dict(schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}",
+                python=platform.python_version(), pybullet=_version_of("pybullet"), game=game,
                 controller=controller, emulated=emulated, misbehave=misbehave,
                 paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
                 submission=submission, submission_sha256=file_digest(submission) if submission else None,
                 phases=phases, **more)
+
+
+def _version_of(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 class Recorder:

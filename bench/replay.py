@@ -37,11 +37,14 @@ class ReplayOutcome:
     decode_problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
+    failed_rounds: dict[int, str] = field(default_factory=dict)   # round -> why the bench recorded it failed
 
     @property
     def passed(self) -> bool:
+        """As ``bench run`` judged the session: an intact chain, every frame
+        decodes, no violation, no round that failed."""
         return (self.chain.ok and not self.decode_problems and self.oracle is not None
-                and not self.oracle.violations)
+                and not self.oracle.violations and not self.failed_rounds)
 
 
 def _records(path):
@@ -103,6 +106,7 @@ class _Judge:
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
+        self.failed_rounds: dict[int, str] = {}
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
@@ -113,6 +117,8 @@ class _Judge:
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes),
                                  response_timeout=record.get("phases", {}).get("reply_s", 3.0))
             return
+        if record.get("failure") and isinstance(record.get("round"), int):
+            self.failed_rounds[record["round"]] = str(record["failure"])
         wire = record.get("wire")
         if wire is not None:
             self._wire(number, wire)
@@ -197,7 +203,8 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
     if not chain.ended and not chain.torn_tail:
         notes.append("the journal ends without its session-end record: the session was cut off "
                      "(the round in flight, if any, is lost)")
-    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded)
+    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
+                         judge.failed_rounds)
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -273,5 +280,7 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
         for violation in oracle.violations[:20]:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
+    for round_no, failure in sorted(outcome.failed_rounds.items()):
+        lines.append(f"  round {round_no} failed: {failure}")
     lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)

@@ -7,10 +7,12 @@ exact figure from ``bench.rules``, weighted by stake).
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
+from statistics import NormalDist
 
 from bench.rules import get_game
 
@@ -62,6 +64,25 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
                    failures=dict(failures))
+
+
+def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
+    """The confidence interval of the observed return (returned / staked) over
+    ``rounds`` (``RoundSummary``s). The rounds are the independent units, not
+    the wagers: every wager of a round shares its outcome. The ratio
+    estimator's variance, sum((r_i - R s_i)^2) * n / (n - 1) / (sum s_i)^2,
+    with a normal approximation: fair for tens of rounds, rough for a few.
+    None with fewer than two rounds with stakes."""
+    played = [(r.staked, r.returned) for r in rounds if r.staked > 0]
+    if len(played) < 2:
+        return None
+    staked = sum(s for s, _ in played)
+    ratio = sum(r for _, r in played) / staked
+    n = len(played)
+    variance = sum((r - ratio * s) ** 2 for s, r in played) * n / (n - 1) / staked ** 2
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    half = z * math.sqrt(variance)
+    return max(0.0, ratio - half), ratio + half
 
 
 def format_summary(summary: Summary, journal: str | None = None, head: str | None = None) -> str:

@@ -20,6 +20,8 @@ def register(subparsers) -> None:
                         "decoder changed since the session)")
     p.add_argument("--round", type=int, metavar="N", help="simulate round N's drop or spin again from its seed")
     p.add_argument("--gif", metavar="FILE", help="with --round: draw the re-simulated drop or spin")
+    p.add_argument("--report", metavar="FILE",
+                   help="write the session report (one self-contained HTML page, as bench run writes it) to FILE")
     p.set_defaults(func=run)
 
 
@@ -27,11 +29,22 @@ def run(args) -> int:
     from bench.replay import describe, replay, resimulate
 
     try:
-        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode)
+        if args.report:
+            from bench.session_report import read_session, write_facts_report
+            facts = read_session(args.journal, args.head, redecode=args.redecode)
+            outcome = facts.replayed
+        else:
+            outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return 2
     print(describe(outcome))
+    if args.report:
+        try:
+            print(f"report: {write_facts_report(facts, args.report)}")
+        except OSError as err:
+            print(f"bench replay: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
+            return 2
     status = 0 if outcome.passed else 1
     if args.round is not None:
         same, told = resimulate(args.journal, args.round, args.gif)

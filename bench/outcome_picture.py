@@ -1,0 +1,97 @@
+"""A round's outcome as a picture, drawn from the plant's reading as the
+journal recorded it, without simulating anything again: the tray from above
+with each die where it came to rest (``twin.tower.picture.tray_png``, from
+the recorded poses), or the wheel at rest with the ball in its pocket
+(``twin.wheel.picture.draw_wheel``, the rotor's angle from the recorded seed's
+launch and the recorded spin time). The design file must be the one the
+session used (its SHA-256 is in the journal's header); otherwise there is no
+picture and the reason says why.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from bench.plant import file_digest
+
+
+@lru_cache(maxsize=4)
+def _design(kind: str, path: str, digest: str):
+    if kind == "tower":
+        from twin.tower import load_design
+    else:
+        from twin.wheel import load_design
+    return load_design(path)
+
+
+def _usable_design(header: dict):
+    """(design, None) or (None, why there is no picture)."""
+    kind, path = header.get("plant"), header.get("design")
+    if kind not in ("tower", "wheel"):
+        return None, f"the {kind or 'unknown'} plant has no picture of its outcome"
+    if not path or not Path(path).exists():
+        return None, f"the design file {path!r} is not here to draw the {kind} with"
+    digest = file_digest(path)
+    if digest != header.get("design_sha256"):
+        return None, f"the design file {path} has changed since the session (SHA-256 differs)"
+    return _design(kind, path, digest), None
+
+
+def tray_picture(design, detail: dict) -> bytes:
+    """The tray from above, from a drop's recorded result (``DropResult.to_dict``)."""
+    from twin.tower import DieRest, DropResult
+    from twin.tower.picture import tray_png
+    dice = tuple(DieRest(face=int(d["face"]), flat=bool(d["flat"]), reason=d.get("reason"),
+                         tilt_deg=float(d.get("tilt_deg", 0.0)), position_m=tuple(d["position_m"]),
+                         orientation_xyzw=tuple(d["orientation_xyzw"])) for d in detail["dice"])
+    result = DropResult(faces=tuple(detail["faces"]), dice=dice, no_roll=bool(detail["no_roll"]),
+                        settled=bool(detail.get("settled", True)), settle_time_s=float(detail.get("settle_time_s", 0)),
+                        seed=int(detail["seed"]), loaded=tuple(detail.get("loaded") or ()),
+                        design=str(detail.get("design", "")))
+    with tempfile.TemporaryDirectory() as folder:
+        return tray_png(design, result, Path(folder) / "tray.png").read_bytes()
+
+
+def wheel_picture(design, reading: dict, caption: str) -> bytes:
+    """The wheel at rest with the ball in the recorded pocket."""
+    import io
+
+    from twin.wheel.picture import draw_wheel
+    from twin.wheel.spin import draw_launch, rotor_at
+    from twin.wheel.world import pocket_angle
+    detail = reading.get("detail") or {}
+    seed, pocket = int(reading["seed"]), reading.get("pocket")
+    rotor_angle = rotor_at(design, draw_launch(design, seed), float(detail.get("spin_time_s", 0.0)))[0]
+    index = ball = None
+    if pocket is not None and pocket in design.pockets:
+        index = design.pockets.index(pocket)
+        angle = rotor_angle + pocket_angle(index)
+        radius = (design.rotor.pocket_inner_radius_m + design.rotor.pocket_outer_radius_m) / 2
+        ball = (radius * math.cos(angle), radius * math.sin(angle), 0.0)
+    image = draw_wheel(design, rotor_angle, ball, index, 420, caption)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def outcome_picture(header: dict, reading: dict) -> tuple[bytes | None, str]:
+    """(PNG bytes or None, what it shows or why there is none) for one reading."""
+    design, why_not = _usable_design(header)
+    seed = reading.get("seed")
+    if design is None:
+        return None, why_not
+    try:
+        if header.get("plant") == "tower":
+            detail = reading.get("detail") or {}
+            what = ("NO ROLL: " + ", ".join(f"die {k + 1} {d.get('reason')}" for k, d in
+                                              enumerate(detail.get("dice", ())) if not d.get("flat"))
+                    if detail.get("no_roll") else "faces " + " ".join(map(str, detail.get("faces", ()))))
+            return tray_picture(design, detail), f"the tray from above, drop seed {seed}: {what}"
+        pocket = reading.get("pocket")
+        return (wheel_picture(design, reading, f"seed {seed}: pocket {pocket}"),
+                f"the wheel at rest, spin seed {seed}: pocket {pocket}")
+    except (KeyError, TypeError, ValueError) as err:
+        return None, f"the recorded reading cannot be drawn ({err!r})"
