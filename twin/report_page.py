@@ -16,6 +16,7 @@ import base64
 import html
 import io
 import platform
+import re
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Iterable, Sequence
@@ -128,3 +129,26 @@ def page(title: str, body: str) -> str:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+
+
+_IMAGE_SOURCE = re.compile(r'<img\b[^>]*?\bsrc="([^"]*)"', re.IGNORECASE)
+_REFERENCE = re.compile(r'\b(?:src|href|poster|data)="([^"]*)"|url\(\s*["\']?([^"\')]*)', re.IGNORECASE)
+
+
+def inline_images(page_html: str) -> list[tuple[str, bytes]]:
+    """(MIME type, bytes) of every ``<img>`` in a page whose source is a
+    base64 ``data:`` URI; an image from anywhere else raises ValueError."""
+    found = []
+    for source in _IMAGE_SOURCE.findall(page_html):
+        match = re.fullmatch(r"data:([\w/+.-]+);base64,([A-Za-z0-9+/=]*)", html.unescape(source))
+        if not match:
+            raise ValueError(f"an image not inside the page: {source[:80]}")
+        found.append((match.group(1), base64.b64decode(match.group(2), validate=True)))
+    return found
+
+
+def outside_references(page_html: str) -> list[str]:
+    """Every address a page would fetch or link outside itself (none in a
+    self-contained page: in-page anchors and ``data:`` URIs are inside)."""
+    refs = [a or b for a, b in _REFERENCE.findall(page_html)]
+    return [r for r in refs if r and not r.startswith(("data:", "#"))]
