@@ -12,7 +12,6 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from statistics import NormalDist
 
 from bench.rules import get_game
 
@@ -72,8 +71,9 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     ``rounds`` (``RoundSummary``s). The rounds are the independent units, not
     the wagers: every wager of a round shares its outcome. The ratio
     estimator's variance, sum((r_i - R s_i)^2) * n / (n - 1) / (sum s_i)^2,
-    with a normal approximation: fair for tens of rounds, rough for a few.
-    None with fewer than two rounds with stakes."""
+    with Student's t on n - 1 degrees of freedom: fair for tens of rounds,
+    rough (and wide) for a few. None with fewer than two rounds with stakes."""
+    from scipy.stats import t as student
     played = [(r.staked, r.returned) for r in rounds if r.staked > 0]
     if len(played) < 2:
         return None
@@ -81,8 +81,7 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     ratio = sum(r for _, r in played) / staked
     n = len(played)
     variance = sum((r - ratio * s) ** 2 for s, r in played) * n / (n - 1) / staked ** 2
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    half = z * math.sqrt(variance)
+    half = float(student.ppf(0.5 + confidence / 2, n - 1)) * math.sqrt(variance)
     return max(0.0, ratio - half), ratio + half
 
 

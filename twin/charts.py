@@ -182,15 +182,16 @@ def _nice_at_least(x: float) -> float:
 
 def resolution_of(values: Sequence[float]) -> float:
     """The step between the values a measurement can take, estimated from the
-    data (the smallest gap between distinct values, evened out over the span,
-    so that rounding in the last digit does not skew it)."""
+    data: each gap between neighbouring distinct values counted in units of
+    the smallest gap, and the span shared out over those units (so that
+    values rounded in their last digit do not skew the step)."""
     xs = sorted(set(values))
     gaps = [b - a for a, b in zip(xs, xs[1:]) if b - a > 1e-12]
     if not gaps:
         return 1.0
     smallest = min(gaps)
-    span = xs[-1] - xs[0]
-    return span / max(1, round(span / smallest))
+    units = sum(max(1, round(g / smallest)) for g in gaps)
+    return (xs[-1] - xs[0]) / units
 
 
 def bin_edges(values: Sequence[float], resolution: float | None = None, target: int = 30) -> list[float]:
