@@ -77,6 +77,21 @@ def wheel_picture(design, reading: dict, caption: str) -> bytes:
     return buffer.getvalue()
 
 
+def why_no_picture(header: dict) -> str | None:
+    """Why a session's outcomes cannot be drawn (the plant, or its design
+    file not here as it was), or None when they can."""
+    return _usable_design(header)[1]
+
+
+def reading_words(reading: dict) -> str:
+    """A recorded reading in a few words: faces (and which die was not flat) or the pocket."""
+    if reading.get("pocket") is not None:
+        return f"pocket {reading['pocket']}"
+    dice, flat = reading.get("dice") or [], reading.get("flat") or []
+    cocked = [k + 1 for k, f in enumerate(flat) if not f]
+    return "-".join(map(str, dice)) + (f" (die {', '.join(map(str, cocked))} not flat)" if cocked else "")
+
+
 def outcome_picture(header: dict, reading: dict) -> tuple[bytes | None, str]:
     """(PNG bytes or None, what it shows or why there is none) for one reading."""
     design, why_not = _usable_design(header)

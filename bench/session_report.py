@@ -20,7 +20,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench.outcome_picture import outcome_picture
+from bench.outcome_picture import outcome_picture, reading_words, why_no_picture
 from bench.report import return_interval
 from bench.rules import get_game
 from bench.rules.regulation_text import clause_text, source_of
@@ -65,13 +65,18 @@ class _Pictures:
         if round_no is None:
             return ""
         if round_no in self.shown:
-            return f'<p><a href="#outcome-{round_no}">the outcome of round {round_no}: picture above</a></p>'
+            return f'<p><a href="#outcome-{round_no}">the outcome of round {round_no}: shown above</a></p>'
         readings = self.facts.plants.get(round_no) or []
         if not readings:
             return f"<p class=info>round {round_no}: no plant reading in the journal</p>"
-        if len(self.shown) >= PICTURES_SHOWN:
-            return "<p class=info>(no more pictures in this report: run <code>bench replay --round N --gif</code>)</p>"
         self.shown.add(round_no)
+        anchor = f'id="outcome-{round_no}"'
+        why_not = why_no_picture(self.facts.header)
+        if why_not or len(self.shown) > PICTURES_SHOWN:
+            throws = ", ".join(reading_words(r) for r in readings[:12]) + (", …" if len(readings) > 12 else "")
+            reason = why_not or "no more pictures in this report (bench replay --round N --gif FILE draws one)"
+            return (f"<p class=info {anchor}>round {round_no}: the plant read {esc(throws)} "
+                    f"(no picture: {esc(reason)})</p>")
         parts = []
         for reading in readings[-3:]:
             png, what = outcome_picture(self.facts.header, reading)
@@ -79,9 +84,8 @@ class _Pictures:
             if png is None:
                 parts.append(f"<p class=info>round {round_no}{attempt}: no picture: {esc(what)}</p>")
             else:
-                pic = picture_of(png, f"Round {round_no}{attempt}: {what}.")
-                parts.append(figure(pic, width=480))
-        return f'<div class="pictures" id="outcome-{round_no}">' + "".join(parts) + "</div>"
+                parts.append(figure(picture_of(png, f"Round {round_no}{attempt}: {what}."), width=480))
+        return f'<div class="pictures" {anchor}>' + "".join(parts) + "</div>"
 
 
 def _verdict(facts: SessionFacts) -> str:
