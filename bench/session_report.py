@@ -48,9 +48,20 @@ def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * float(x):.2f}%"
 
 
+def _value_text(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(_value_text(item) for item in value)
+    if isinstance(value, dict):
+        if set(value) == {"bet", "pays"}:
+            return f"{value['bet']} pays {value['pays']} to 1"
+        return " ".join(f"{k}={_value_text(v)}" for k, v in value.items())
+    return str(value)
+
+
 def _message_text(message: dict) -> str:
-    fields = " ".join(f"{k}={v}" for k, v in message.items() if k not in ("type", "seq"))
-    return f"{message.get('type')} {fields}".strip()
+    """A decoded message as a person reads it: its type, its round first, then its fields."""
+    keys = sorted((k for k in message if k not in ("type", "seq")), key=lambda k: (k != "round", k))
+    return " ".join([str(message.get("type"))] + [f"{k}={_value_text(message[k])}" for k in keys])
 
 
 class _Pictures:

@@ -54,7 +54,8 @@ def compliant(tmp_path_factory):
 @pytest.fixture(scope="module")
 def misbehaving(tmp_path_factory):
     out = tmp_path_factory.mktemp("session") / "B"
-    done = bench("run", "--rounds", "3", "--seed", "7", "--misbehave", "pay-on-no-roll", "--out", out)
+    done = bench("run", "--rounds", "2", "--seed", "7", "--no-probes", "--misbehave", "five-lucky-numbers",
+                 "--out", out)
     return out, done
 
 
@@ -87,14 +88,14 @@ def test_a_violation_is_shown_with_the_regulations_words_its_frame_and_the_round
     assert done.returncode == 1, done.stderr
     page, images = checked_page(out / "report.html")
     assert verdict_of(page) == "fail"
-    assert re.search(r"625b\.2\(d\)\(5\): \d+ violations", page)
+    assert re.search(r"625b\.2\(d\)\(2\): \d+ violations", page)
     # the clause in its own words, with where the words come from
-    assert "all wagers placed shall be returned to the players" in page and "55 Pa.B. 4794" in page
-    assert "SETTLE id=r2p1" in page                  # the frame concerned, decoded
-    assert "$" in page and "SETTLE round=2 id=r2p1" in page   # and its bytes on the wire
+    assert "reveal between two and four Lucky Numbers" in page and "55 Pa.B. 4794" in page
+    assert "LUCKY round=1" in page                   # the frame concerned, decoded
+    assert re.search(r"<code>\$\d{4} LUCKY round=1 ", page)   # and its bytes on the wire
     trays = [data for mime, data in images if mime == "image/png"]
-    assert trays and Image.open(io.BytesIO(trays[0])).size[0] > 300   # the tray of round 2, from above
-    assert "NO ROLL" in page and "round 2: no roll" in page
+    assert len(trays) == 2 and all(Image.open(io.BytesIO(t)).size[0] > 300 for t in trays)  # each round's tray
+    assert "the tray from above" in page
 
 
 def test_a_changed_journal_gives_a_failing_report(misbehaving, tmp_path):
@@ -102,7 +103,7 @@ def test_a_changed_journal_gives_a_failing_report(misbehaving, tmp_path):
     journal = tmp_path / "session.jsonl"
     shutil.copy(out / "session.jsonl", journal)
     lines = journal.read_bytes().splitlines(keepends=True)
-    lines[1] = lines[1].replace(b"returned=", b"returned=1", 1)
+    lines[1] = lines[1].replace(b"ACCEPT", b"ACCEPU", 1)
     journal.write_bytes(b"".join(lines))
     done = bench("replay", journal, "--report", tmp_path / "R.html")
     assert done.returncode == 1
