@@ -20,6 +20,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench.oracle import phase_clause
 from bench.outcome_picture import outcome_picture, reading_words, why_no_picture
 from bench.report import return_interval
 from bench.rules import get_game
@@ -230,7 +231,7 @@ def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
         items.append(f"<li><b>round {round_no} incomplete</b>: the journal ends before it was settled and cleared</li>")
     for round_no in no_rolls:
         items.append(f"<li><b>round {round_no}: no roll</b>, a die not flat: every wager returned "
-                     f"(625b.2(d)(5) for Lightning Dice){pictures.of_round(round_no)}</li>")
+                     f"({esc(phase_clause(s.game, 'no_roll'))}){pictures.of_round(round_no)}</li>")
     if facts.abandoned:
         items.append(f"<li class=info>rounds opened after the last one and closed unplayed: "
                      f"{esc(', '.join(map(str, facts.abandoned)))}</li>")
