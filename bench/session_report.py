@@ -133,7 +133,8 @@ def _provenance(facts: SessionFacts) -> str:
     design = h.get("design")
     rows = [
         ("date", esc(f"{_when(facts.first_wall)} to {_when(facts.last_wall)}")),
-        ("game", esc(f"{GAME_TITLES.get(h['game'], h['game'])} ({h['game']}), paytable {h.get('paytable') or 'the regulation’s'}"
+        ("game", esc(f"{GAME_TITLES.get(h['game'], h['game'])} ({h['game']}), "
+                     f"paytable {h.get('paytable') or 'the regulation’s'}"
                      + (", options " + ", ".join(f"{k}={v}" for k, v in sorted((h.get('options') or {}).items()))
                         if h.get("options") else ""))),
         ("recorded by", esc(", ".join(f"{label}{h[k]}" for k, label in
@@ -196,12 +197,15 @@ def _round_frames(facts: SessionFacts, round_no: int | None, highlight: int | No
 def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     s = facts.summary
     if not s.violations:
-        return "<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the protocol ask.</p>"
+        return ("<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the "
+                "protocol ask.</p>")
+    def rounds_of(clause: str) -> str:
+        return ", ".join(map(str, sorted({v.round for v in s.violations if v.clause == clause and v.round})))
+
     out = ["<h2>Violations by clause</h2>",
            "<table><tr><th>clause</th><th>violations</th><th>rounds</th></tr>" + "".join(
-               f'<tr><td><a href="#clause-{esc(c)}">{esc(c)}</a></td><td class=num>{n}</td><td>'
-               + esc(", ".join(map(str, sorted({v.round for v in s.violations if v.clause == c and v.round})))) + "</td></tr>"
-               for c, n in s.violations_by_clause.most_common()) + "</table>"]
+               f'<tr><td><a href="#clause-{esc(c)}">{esc(c)}</a></td><td class=num>{n}</td>'
+               f"<td>{esc(rounds_of(c))}</td></tr>" for c, n in s.violations_by_clause.most_common()) + "</table>"]
     listed: set[int] = set()
     for clause, count in s.violations_by_clause.most_common():
         out.append(f'<h3 id="clause-{esc(clause)}">{esc(clause)}: {count} violation{"s" * (count != 1)}</h3>')
@@ -264,7 +268,8 @@ def _return(facts: SessionFacts) -> str:
             "The observed return with its interval, against the exact return of the wagers played."))
     game, rules = get_game(s.game), facts.oracle.rules
     stakes = facts.stakes_by_bet
-    rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake}</td><td class=num>{_pct(game.rtp(bet, rules))}</td></tr>"
+    rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake}</td>"
+                   f"<td class=num>{_pct(game.rtp(bet, rules))}</td></tr>"
                    for bet, stake in sorted(stakes.items(), key=lambda kv: -kv[1]))
     table = (f"<details><summary>stakes by bet ({len(stakes)} bets)</summary><table><tr><th>bet</th>"
              f"<th>staked</th><th>exact RTP</th></tr>{rows}</table></details>") if stakes else ""
@@ -309,7 +314,8 @@ def _rounds(facts: SessionFacts) -> str:
         f"<td class=num>{r.staked}</td><td class=num>{r.returned}</td><td class=num>{r.expected}</td>"
         f"<td class='num {'fail' if r.violations else ''}'>{r.violations}</td></tr>"
         for r in rounds[:ROUNDS_LISTED])
-    more = f"<p>… and {len(rounds) - ROUNDS_LISTED} more rounds in the journal.</p>" if len(rounds) > ROUNDS_LISTED else ""
+    more = (f"<p>… and {len(rounds) - ROUNDS_LISTED} more rounds in the journal.</p>"
+            if len(rounds) > ROUNDS_LISTED else "")
     return ("<h2>Every round</h2><details open><summary>rounds settled and cleared</summary><table><tr><th>round</th>"
             "<th>outcome</th><th>Lucky Numbers</th><th>wagers</th><th>staked</th><th>returned</th>"
             f"<th>the rules say</th><th>violations</th></tr>{rows}</table>{more}</details>")

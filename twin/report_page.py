@@ -24,13 +24,16 @@ from typing import Iterable, Sequence
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;max-width:1080px;margin:1.5em auto;
  padding:0 1em;color:#1d1d1d;line-height:1.4}
-h1{font-size:1.55em;margin:.2em 0 .4em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc;padding-bottom:.15em}
+h1{font-size:1.55em;margin:.2em 0 .4em}
+h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc;padding-bottom:.15em}
 h3{font-size:1.02em;margin:1.2em 0 .3em}
-table{border-collapse:collapse;font-size:.9em;margin:.4em 0}td,th{border:1px solid #c8c8c8;padding:3px 7px;vertical-align:top;text-align:left}
+table{border-collapse:collapse;font-size:.9em;margin:.4em 0}
+td,th{border:1px solid #c8c8c8;padding:3px 7px;vertical-align:top;text-align:left}
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .pass{color:#17632a;font-weight:bold}.fail{color:#b3261e;font-weight:bold}.info{color:#666}
 .verdict{font-size:1.5em;font-weight:bold;padding:.45em .9em;border-radius:6px;margin:.3em 0 .6em;display:inline-block}
-.vpass{background:#dff3e3;color:#0f4d1f;border:2px solid #2e7d32}.vfail{background:#fbe0dc;color:#7f1710;border:2px solid #b3261e}
+.vpass{background:#dff3e3;color:#0f4d1f;border:2px solid #2e7d32}
+.vfail{background:#fbe0dc;color:#7f1710;border:2px solid #b3261e}
 .reasons{margin:.2em 0 .8em}
 table.provenance td:first-child{white-space:nowrap;color:#444;width:13em}
 code,.mono{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.88em;overflow-wrap:anywhere}

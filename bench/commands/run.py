@@ -20,8 +20,9 @@ def register(subparsers) -> None:
                     "oracle, and journal everything. With no arguments: the emulated controller in its own "
                     "process behind a pty, 20 Lightning Dice rounds with the physics tower.",
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
-               "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report). Exit status: 0 all rounds compliant, 1 a violation or\n"
-               "a failed round, 2 bad arguments or set-up.")
+               "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
+               "page). Exit status: 0 all rounds compliant, 1 a violation or a failed round, 2 bad arguments\n"
+               "or set-up.")
     p.add_argument("--game", default="lightning-dice", choices=GAMES)
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
