@@ -3,41 +3,48 @@ journal recorded it, without simulating anything again: the tray from above
 with each die where it came to rest (``twin.tower.picture.tray_png``, from
 the recorded poses), or the wheel at rest with the ball in its pocket
 (``twin.wheel.picture.draw_wheel``, the rotor's angle from the recorded seed's
-launch and the recorded spin time). The design file must be the one the
-session used (its SHA-256 is in the journal's header); otherwise there is no
-picture and the reason says why.
+launch and the recorded spin time). The design is the one the session used:
+the copy its journal carries, or for an older journal the recorded file if
+its SHA-256 still matches (``bench.replay.session_file``); otherwise there is
+no picture and the reason says why.
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
-from functools import lru_cache
 from pathlib import Path
 
-from bench.plant import file_digest
+from bench.errors import BenchError
+from bench.replay import session_file
+from twin.errors import TwinError
 
 
-@lru_cache(maxsize=4)
-def _design(kind: str, path: str, digest: str):
-    if kind == "tower":
-        from twin.tower import load_design
-    else:
-        from twin.wheel import load_design
-    return load_design(path)
+_DESIGNS: dict[str, object] = {}      # loaded designs by SHA-256: a report draws many rounds of one design
 
 
 def _usable_design(header: dict):
     """(design, None) or (None, why there is no picture)."""
-    kind, path = header.get("plant"), header.get("design")
+    kind = header.get("plant")
     if kind not in ("tower", "wheel"):
         return None, f"the {kind or 'unknown'} plant has no picture of its outcome"
-    if not path or not Path(path).exists():
-        return None, f"the design file {path!r} is not here to draw the {kind} with"
-    digest = file_digest(path)
-    if digest != header.get("design_sha256"):
-        return None, f"the design file {path} has changed since the session (SHA-256 differs)"
-    return _design(kind, path, digest), None
+    digest = header.get("design_sha256")
+    if digest in _DESIGNS:
+        return _DESIGNS[digest], None
+    try:
+        with session_file(header, "design") as path:
+            if path is None:
+                return None, "the journal names no design"
+            if kind == "tower":
+                from twin.tower import load_design
+            else:
+                from twin.wheel import load_design
+            design = load_design(path)
+    except (BenchError, TwinError, OSError) as err:
+        return None, str(err)
+    if digest:
+        _DESIGNS[digest] = design
+    return design, None
 
 
 def tray_picture(design, detail: dict) -> bytes:

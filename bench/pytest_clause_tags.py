@@ -1,7 +1,13 @@
-"""pytest plugin: every tag in ``features/*.feature`` is a clause
-(``@625b.2.d.5``, docs/features.md) and becomes a registered marker, so that
+"""pytest plugin: every tag in the feature files is a clause
+(``@625b.2.d.5``, docs/features.md) or says where a scenario can be played
+(``@off-controller.layout``), and becomes a registered marker, so that
 pytest-bdd's tag marks raise no "unknown mark" warning and ``-m 625b.2.d.5``
 selects one clause's scenarios, whichever directory is run.
+
+The feature files are looked for where a project keeps them: the folder of
+the ``bdd_features_base_dir`` setting, else ``features/`` under the rootdir
+and the rootdir itself (what ``bench features DIR`` writes); and the feature
+files shipped with tablebench.
 
 In the JUnit XML (``pytest --junitxml``), a scenario's test case is named by
 the scenario in the feature's words (an outline's example values filled in)
@@ -9,7 +15,7 @@ rather than by the Python function pytest-bdd made of it, and carries each
 clause it is tagged with as a ``<property name="clause" value="625b.2(d)(5)">``,
 so that a CI server or a regulator reads the results clause by clause.
 pytest-bdd's Cucumber JSON (``--cucumberjson``) carries the tags itself.
-Active in this repository through the root ``conftest.py``."""
+Loaded by tablebench's ``pytest11`` entry point."""
 
 from __future__ import annotations
 
@@ -38,7 +44,8 @@ def feature_tags(features_dir: Path) -> dict[str, str]:
 def clause_of_tag(tag: str) -> str:
     """A tag in the citation form the regulations and the oracle use:
     ``625b.2.d.5`` -> ``625b.2(d)(5)``, ``sd.20.18.33.14.1.b`` ->
-    ``20:18:33:14(1)(b)``; a tag outside the scheme stays as it is."""
+    ``20:18:33:14(1)(b)``; a tag outside the scheme (``off-controller.layout``)
+    stays as it is."""
     match = _SECTION.match(tag)
     if not match:
         return tag
@@ -48,9 +55,22 @@ def clause_of_tag(tag: str) -> str:
     return section + "".join(f"({level})" for level in match.group(2).split(".")[1:])
 
 
+def feature_dirs(config: pytest.Config) -> list[Path]:
+    base = config.getini("bdd_features_base_dir")
+    dirs = [config.rootpath / base] if base else [config.rootpath / "features", config.rootpath]
+    try:
+        from importlib import resources
+        dirs.append(Path(str(resources.files("tablebench_features"))))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return [d for d in dirs if d.is_dir()]
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    features_dir = config.rootpath / (config.getini("bdd_features_base_dir") or "features")
-    tags = feature_tags(features_dir)
+    tags: dict[str, str] = {}
+    for folder in feature_dirs(config):
+        for tag, first_file in feature_tags(folder).items():
+            tags.setdefault(tag, first_file)
     config.stash[_KNOWN_TAGS] = tags
     for tag, first_file in tags.items():
         config.addinivalue_line("markers", f"{tag}: scenarios for this clause (first in {first_file})")
@@ -77,7 +97,8 @@ def scenario_name(item: pytest.Item) -> str | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     known = config.stash.get(_KNOWN_TAGS, {})
     for item in items:
-        clauses = sorted({clause_of_tag(m.name) for m in item.iter_markers() if m.name in known})
+        clauses = sorted({clause_of_tag(m.name) for m in item.iter_markers()
+                          if m.name in known and _SECTION.match(m.name)})
         item.user_properties.extend(("clause", clause) for clause in clauses)
         name = scenario_name(item)
         if name:

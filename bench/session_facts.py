@@ -154,10 +154,14 @@ class _Reader:
             self.facts["latencies"].setdefault(kind, []).append(seconds)
 
 
-def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False) -> SessionFacts:
-    """Everything the session report shows, from the journal alone. Raises
-    ``BenchError`` (or ``OSError``) for a journal that cannot be read at all."""
-    replayed = replay(journal, expected_head=expected_head, redecode=redecode)
+def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False,
+                 submission: str | Path | None = None, pubkey: str | None = None) -> SessionFacts:
+    """Everything the session report shows, from the journal alone (``replay``'s
+    options: the head kept apart, a submission file, the bench key's
+    fingerprint to check the seals with). Raises ``BenchError`` (or
+    ``OSError``) for a journal that cannot be read at all."""
+    replayed = replay(journal, expected_head=expected_head, redecode=redecode, submission=submission,
+                      pubkey=pubkey)
     oracle = replayed.oracle
     wanted_frames = {v.frame for v in oracle.violations if v.frame is not None}
     faulted = sorted({v.round for v in oracle.violations if v.round is not None})

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bench.oracle import phase_clause
 from bench.outcome_picture import outcome_picture, reading_words, why_no_picture
+from bench.replay import describe_seals
 from bench.report import return_interval
 from bench.rules import get_game
 from bench.rules.regulation_text import clause_text, source_of
@@ -123,6 +124,15 @@ def _verdict(facts: SessionFacts) -> str:
     return verdict_box(facts.passed, text, reasons)
 
 
+def _recorded_by(header: dict) -> str:
+    """The software that recorded the session, as its header says (``versions``
+    since the header has carried them; the ``software`` name before)."""
+    versions = header.get("versions") or {}
+    names = (("tablebench", "tablebench "), ("pybullet", "PyBullet "), ("python", "Python "))
+    found = [f"{label}{versions[key]}" for key, label in names if versions.get(key)]
+    return ", ".join(found) or str(header.get("software") or "not recorded")
+
+
 def _provenance(facts: SessionFacts) -> str:
     h, chain = facts.header, facts.replayed.chain
     if facts.expected_head:
@@ -137,14 +147,14 @@ def _provenance(facts: SessionFacts) -> str:
                      f"paytable {h.get('paytable') or 'the regulation’s'}"
                      + (", options " + ", ".join(f"{k}={v}" for k, v in sorted((h.get('options') or {}).items()))
                         if h.get("options") else ""))),
-        ("recorded by", esc(", ".join(f"{label}{h[k]}" for k, label in
-                                      (("software", ""), ("pybullet", "PyBullet "), ("python", "Python "))
-                                      if h.get(k)))),
+        ("recorded by", esc(_recorded_by(h))),
         ("report by", esc(software_row())),
         ("journal", f"{code(facts.journal)}: {chain.records} records, hash chain "
                     + ("intact" if chain.ok else "<b class=fail>BROKEN</b>")
                     + ("" if chain.ended else ", <b>cut off before its session-end record</b>")),
         ("journal head", f"{code(chain.head)} ({esc(head_note)})"),
+        ("seals", esc("; ".join(line.strip() for line in describe_seals(facts.replayed.seals))
+                      .removeprefix("seals: "))),
         ("session seed", code(h.get("seed"))),
         ("plant", esc(h.get("plant"))),
         ("design", (f"{code(design)}<br>SHA-256 {code(h.get('design_sha256'))}" if design else "none")),
