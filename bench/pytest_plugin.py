@@ -40,6 +40,12 @@ SUMMARY = pytest.StashKey[tuple]()
 EMULATED = "emulated"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # The conformance checks (bench.conformance.test_controller) are run with -m conformance in any project.
+    config.addinivalue_line("markers", "conformance: a protocol conformance check of a controller "
+                                       "(docs/protocol.md, section 16)")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("controller", "regulation scenarios against a game controller (features/)")
     group.addoption("--controller", default=EMULATED, metavar="URL",

@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
+from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
 from twin.commandline import Exit
@@ -24,6 +25,8 @@ def register(subparsers) -> None:
         for cls in sorted(MISBEHAVIOURS.values(), key=lambda c: (len(c.games) > 1, sorted(c.games), c.name)))
     epilog = (
         "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
+        "link-level misbehaviours (--misbehave-link NAME; each breaks a rule of docs/protocol.md):\n"
+        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n\n"
         "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
         "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
         "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"
@@ -43,6 +46,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
     p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
                    help="break one regulation on purpose (see the list below)")
+    p.add_argument("--misbehave-link", metavar="NAME", choices=sorted(LINK_MISBEHAVIOURS),
+                   help="break one rule of the link layer on purpose (see the list below)")
     p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, default=None, metavar="VERSION",
                    help="speak only this protocol version (1: a version-1 controller, which answers a "
                         "version-2 HELLO with ERROR code=version); default: every version, answering in "
@@ -100,6 +105,8 @@ def run(args) -> int:
 
     def on_connection(link) -> None:
         port = FaultyPort(link, faults, seed) if faults.touches_frames else link
+        if args.misbehave_link:
+            port = LINK_MISBEHAVIOURS[args.misbehave_link](port)
         session = Session(port, args.game, role=CONTROLLER, timeouts=timeouts)
         controller = EmulatedController(session, game=args.game, rules=rules, seed=seed, policy=policy,
                                         reset_round=faults.reset_round,
