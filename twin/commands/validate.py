@@ -75,6 +75,9 @@ def _text(outcome) -> str:
             lines.append(f"  info  {c.title}: {c.finding}")
     lines.append(f"{'PASS' if outcome.passed else 'FAIL'}" +
                  (f": {', '.join(outcome.failed)}" if outcome.failed else ""))
+    if outcome.no_more_bets:
+        from twin.edge.pipeline import call_time_text
+        lines.append(call_time_text(outcome.no_more_bets))
     if outcome.report_path:
         lines.append(f"report: {outcome.report_path}")
     return "\n".join(lines)
