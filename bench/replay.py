@@ -28,7 +28,9 @@ from bench.oracle import Oracle
 from bench.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.submission import default_rules, load_submission
+from bench.seal import SealCheck, SealReport
 
 
 @dataclass
@@ -39,11 +41,15 @@ class ReplayOutcome:
     decode_problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
+    seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
+    failed_rounds: dict[int, str] = field(default_factory=dict)   # round -> why the bench recorded it failed
 
     @property
     def passed(self) -> bool:
-        return (self.chain.ok and not self.decode_problems and self.oracle is not None
-                and not self.oracle.violations)
+        """As ``bench run`` judged the session (an intact chain, every frame
+        decodes, no violation, no round that failed), and the seals hold."""
+        return (self.chain.ok and self.seals.ok and not self.decode_problems and self.oracle is not None
+                and not self.oracle.violations and not self.failed_rounds)
 
 
 def _records(path):
@@ -146,16 +152,22 @@ class _Judge:
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
+        self.failed_rounds: dict[int, str] = {}
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
             if record.get("kind") != "session":
                 raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
             self.header = record
+            if record.get("game_file_text") is not None:     # a game file's variant, as the journal keeps it
+                from bench.rules.variant import game_from_text
+                game_from_text(record["game_file_text"], record.get("game_file") or "<journal game file>")
             self.codec = Codec(record["game"])
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes, self.submission),
-                                 response_timeout=record.get("phases", {}).get("reply_s", 3.0))
+                                 response_timeout=record.get("phases", {}).get("reply_s", DEFAULT_REPLY_S))
             return
+        if record.get("failure") and isinstance(record.get("round"), int):
+            self.failed_rounds[record["round"]] = str(record["failure"])
         wire = record.get("wire")
         if wire is not None:
             self._wire(number, wire)
@@ -229,12 +241,19 @@ def _cycle_collector_paused():
 
 
 def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False,
-           submission: str | Path | None = None) -> ReplayOutcome:
+           submission: str | Path | None = None, pubkey: str | None = None) -> ReplayOutcome:
     """Verify the chain and judge every frame again, reading the file once;
-    by the rules the journal carries, or ``submission`` (the same file)."""
+    by the rules the journal carries, or ``submission`` (the same file); with
+    ``pubkey`` (the bench key's fingerprint, ``bench.keys.trusted_fingerprint``)
+    verify every seal too."""
     judge = _Judge(path, redecode, submission)
+    seals = SealCheck(pubkey)
+
+    def visit(number: int, record: dict) -> None:
+        seals(number, record)
+        judge(number, record)
     with _cycle_collector_paused():
-        chain = verify_journal(path, expected_head=expected_head, visit=judge)
+        chain = verify_journal(path, expected_head=expected_head, visit=visit)
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     judge.oracle.finish(judge.last_mono)
@@ -242,7 +261,8 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
     if not chain.ended and not chain.torn_tail:
         notes.append("the journal ends without its session-end record: the session was cut off "
                      "(the round in flight, if any, is lost)")
-    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded)
+    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
+                         seals.report, judge.failed_rounds)
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -314,7 +334,9 @@ def describe(outcome: ReplayOutcome) -> str:
     chain = outcome.chain
     lines.append(f"hash chain: {chain.records} records, " + ("intact" if chain.ok else "BROKEN"))
     for problem in chain.problems:
-        lines.append(f"  line {problem.line}: {problem.what}")
+        epoch = outcome.seals.epoch_at(problem.line)
+        lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
+                     + f": {problem.what}")
     if chain.torn_tail:
         lines.append("  the last line was cut off mid-write (a crash): that round is lost")
     if chain.incomplete_rounds:
@@ -323,11 +345,31 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  {problem}")
     for note in outcome.notes:
         lines.append(f"  note: {note}")
+    lines.extend(describe_seals(outcome.seals))
     oracle = outcome.oracle
     if oracle is not None:
         lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
         lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
         for violation in oracle.violations[:20]:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
+    for round_no, failure in sorted(outcome.failed_rounds.items()):
+        lines.append(f"  round {round_no} failed: {failure}")
     lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
+
+
+def describe_seals(seals: SealReport) -> list[str]:
+    if seals.sealed is False:
+        return ["seals: none: the journal is unsealed (recorded without a key)"] + [f"  {p}" for p in seals.problems]
+    if not seals.checked:
+        return [f"seals: not checked (no --pubkey); the journal names key {seals.fingerprint}, "
+                f"session {seals.session}: anyone can write that into a forged journal"]
+    lines = [f"seals: key {seals.expected}, session {seals.session}: {seals.epochs} epochs verified, "
+             + ("BROKEN" if seals.problems else "sealed to the end" if seals.final else "no final seal")]
+    lines.extend(f"  {problem}" for problem in seals.problems)
+    if not seals.problems and seals.unsealed_records:
+        rounds = seals.unsealed_rounds
+        lines.append(f"  {seals.unsealed_records} records after the last seal are UNSEALED (not evidence: "
+                     "the session was cut off or its end removed)"
+                     + (f"; rounds {', '.join(map(str, rounds))}" if rounds else ""))
+    return lines

@@ -19,6 +19,9 @@ def register(subparsers) -> None:
                     "(no such journal or round, a --design or --submission that is not the session's).")
     p.add_argument("journal", metavar="JOURNAL", help="a session journal (session.jsonl, or a pytest run's journal)")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
+    p.add_argument("--pubkey", metavar="FILE|FINGERPRINT",
+                   help="the bench key's public key file (bench.pub) or its fingerprint (sha256:...): verify "
+                        "every seal; without it the seals are not checked")
     p.add_argument("--redecode", action="store_true",
                    help="decode every frame again from its raw bytes and judge that (slower; also catches a "
                         "decoder changed since the session)")
@@ -31,22 +34,38 @@ def register(subparsers) -> None:
     p.add_argument("--submission", metavar="FILE",
                    help="judge by this rules submission, which must be the one the session ran with "
                         "(default: the copy the journal carries)")
+    p.add_argument("--report", metavar="FILE",
+                   help="write the session report (one self-contained HTML page, as bench run writes it) to FILE")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from bench.keys import trusted_fingerprint
     from bench.replay import describe, replay, resimulate
 
     if (args.gif or args.png) and args.round is None:
         print(f"bench replay: {'--gif' if args.gif else '--png'} needs --round N", file=sys.stderr)
         return Exit.BAD_INPUT
     try:
-        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
-                         submission=args.submission)
+        pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
+        if args.report:
+            from bench.session_report import read_session, write_facts_report
+            facts = read_session(args.journal, args.head, redecode=args.redecode, submission=args.submission,
+                                 pubkey=pubkey)
+            outcome = facts.replayed
+        else:
+            outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
+                             submission=args.submission, pubkey=pubkey)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     print(describe(outcome))
+    if args.report:
+        try:
+            print(f"report: {write_facts_report(facts, args.report)}")
+        except OSError as err:
+            print(f"bench replay: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
+            return Exit.BAD_INPUT
     status = Exit.OK if outcome.passed else Exit.VIOLATION
     if args.round is not None:
         try:

@@ -9,9 +9,8 @@ import sys
 
 import bench
 from bench.errors import BenchError
+from bench.rules import game_names
 from twin.commandline import add_list_option
-
-GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
 
 def register(subparsers) -> None:
@@ -22,9 +21,12 @@ def register(subparsers) -> None:
                     "oracle, and journal everything. With no arguments: the emulated controller in its own "
                     "process behind a pty, 20 Lightning Dice rounds with the physics tower.",
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
-               "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
-               "a failed round, 2 bad arguments or set-up.")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES, help="the game to play (default lightning-dice)")
+               "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
+               "page). Exit status: 0 all rounds compliant, 1 a violation or a failed round, 2 bad arguments\n"
+               "or set-up.")
+    p.add_argument("--game", default="lightning-dice", metavar="GAME",
+                   help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
+                        "default lightning-dice")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
@@ -50,13 +52,18 @@ def register(subparsers) -> None:
                         "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
                    help="do not stage the edge-case rounds (a cocked die, a triple, a straight up) of bench.probes")
+    p.add_argument("--key", metavar="FILE",
+                   help="seal the journal with this bench key (bench.key of bench key new); without it the "
+                        "journal is unsealed")
+    p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
 
-def parse_phases(items: list[str]):
+def parse_phases(items: list[str], game_phases=None):
+    """Phases from ``--phase`` items over the game's own phase lengths (a game file's)."""
     from bench.cycle import Phases
-    values = {}
+    values = {f"{name}_s": seconds for name, seconds in (game_phases or {}).items()}
     names = {"betting": "betting_s", "lucky": "lucky_s", "result": "result_s", "clear": "clear_s", "reply": "reply_s"}
     for item in items:
         name, _, seconds = item.partition("=")
@@ -90,6 +97,7 @@ def parse_mix(text: str | None, game: str, wagers: int):
 def run(args) -> int:
     from bench.report import format_summary, summarise, write_junit
     from bench.runner import SessionConfig, run_session
+    from bench.session_report import write_report_beside
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
@@ -98,15 +106,20 @@ def run(args) -> int:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return 2
     try:
-        phases = parse_phases(args.phase)
+        from bench.rules import describe
+        from bench.rules.variant import is_game_file, resolve_game
+        game_file = args.game if is_game_file(args.game) else None
+        args.game = resolve_game(args.game)
+        phases = parse_phases(args.phase, describe(args.game).phases)
         mix = parse_mix(args.bets, args.game, args.wagers)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return 2
-    config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
+    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           phases=phases, players=mix, probes=not args.no_probes)
+                           phases=phases, players=mix, probes=not args.no_probes, key=args.key,
+                           seal_every=args.seal_every)
     try:
         outcome = run_session(config)
     except BenchError as err:
@@ -115,13 +128,28 @@ def run(args) -> int:
     summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
                         ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
     write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
-            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2)}
+    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed,
+            "journal": str(outcome.journal), "head": outcome.head,
+            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2),
+            "seal": outcome.seal}
     with open(f"{args.out}/summary.json", "w") as handle:
         json.dump(data, handle, indent=2)
+    report = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head)
     if args.json:
         print(json.dumps(data))
+        print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
         print(format_summary(summary, str(outcome.journal), outcome.head))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
+        print(seal_line(outcome.seal))
+        if report:
+            print(f"  report: {report}")
     return 0 if summary.passed else 1
+
+
+def seal_line(seal: dict | None) -> str:
+    if seal is None:
+        return ("  journal UNSEALED (no --key): whoever holds the file can rewrite it and compute its chain "
+                "again; keep session.head apart")
+    return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
+            f"bench replay --pubkey {seal['fingerprint']}")
