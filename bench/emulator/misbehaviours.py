@@ -301,7 +301,7 @@ class SmallWinsOnTriple(Policy):
 class OneOfAKindTwelveToOne(Policy):
     name = "one-of-a-kind-12-to-1"
     games = frozenset({"sic-bo"})
-    clause = "625a.6(b)(3)"
+    clause = "625a.6(b)(3)(i)"      # paytable A's 3 to 1; (ii) is paytable B's 12 to 1
     summary = "with paytable A, pays a one of a kind 12 to 1 (paytable B's odds) on three matching dice instead of 3 to 1"
 
     def settle(self, ctrl, round_, wagers):
@@ -545,7 +545,8 @@ class PayoutCap(Policy):
     name = "payout-cap"
     games = frozenset({"lightning-dice", "sic-bo", "lightning-roulette"})
     clause = "625b.2(f)"
-    clauses = WIN_AMOUNT
+    # A no roll returns every stake (625b.2(d)(5)): a large one is capped too.
+    clauses = {**WIN_AMOUNT, "lightning-dice": WIN_AMOUNT["lightning-dice"] + ("625b.2(d)(5)",)}
     rare = True
     summary = f"never returns more than {PAYOUT_CAP} minor units on one wager (a cap the rules do not have)"
 
