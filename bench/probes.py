@@ -54,6 +54,8 @@ PROBES: dict[str, tuple[Probe, ...]] = {
     "sic-bo": (
         Probe("a triple", "625a.3(6),(7); 625a.6(b)(3)",
               ("small", "big", "single:2", "double:2", "triple:2", "any-triple", "total:6"), Stage(faces=(2, 2, 2))),
+        Probe("a pair", "625a.3(2); 625a.6(b)(2)",
+              ("small", "single:3", "single:5", "double:3", "combo:3-5", "total:11"), Stage(faces=(3, 3, 5))),
     ),
     "lightning-roulette": (
         Probe("a winning straight up that is not a Lucky Number", "617c.3(f)",
