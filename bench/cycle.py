@@ -92,6 +92,7 @@ class RoundCycle:
         self.probe_unlawful = probe_unlawful       # the wagers of bench.probe_wagers, each round
         self.stop = stop                           # asked after each round: end the session early?
         self.current_round: int | None = None
+        self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
         self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
 
@@ -192,9 +193,11 @@ class RoundCycle:
         if self.probe_late_wager:
             self._expect_reply_to(f"r{round_no}late")
         lucky_bets: tuple[str, ...] = ()
+        previous_lucky, self.lucky = self.lucky, ()
         if self.game in LIGHTNING_GAMES:
             lucky = self._expect("LUCKY")
-            lucky_bets = tuple(entry.bet for entry in lucky["lucky"])
+            self.lucky = tuple((entry.bet, entry.pays) for entry in lucky["lucky"])
+            lucky_bets = tuple(bet for bet, _ in self.lucky)
             yield self._pause(phases.lucky_s)
 
         # (d)(3) the dealer triggers; (d)(4) the plant comes to rest; (d)(5) result or no roll
@@ -202,7 +205,8 @@ class RoundCycle:
         for attempt in range(MAX_ATTEMPTS):
             command = self._expect(*COMMANDS)
             reading = self.plant.read(round_no, attempt, DICE_COUNT[self.kind],
-                                      stage=resolve_stage(self.game, probe.stage, lucky_bets) if probe else None,
+                                      stage=resolve_stage(self.game, probe.stage, self.lucky, previous_lucky)
+                                      if probe else None,
                                       lucky_bets=lucky_bets)
             self.on_plant(round_no, attempt, reading)
             yield self._pause(reading.duration_s)

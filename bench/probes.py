@@ -83,12 +83,16 @@ def probe_schedule(game: str, rounds: int) -> dict[int, Probe]:
     return {2 + i: probe for i, probe in enumerate(probes[:room])}
 
 
-def resolve_stage(game: str, stage: Stage | None, lucky_bets: tuple[str, ...]) -> Stage | None:
-    """The stage as faces or pockets, once the round's Lucky Numbers are known
-    (a Lucky win is staged on the first of them)."""
+def resolve_stage(game: str, stage: Stage | None, lucky: tuple[tuple[str, int], ...],
+                  previous: tuple[tuple[str, int], ...] = ()) -> Stage | None:
+    """The stage as faces or pockets, once the round's Lucky Numbers (bet,
+    odds) are known. A Lucky win is staged on the first of them that the
+    round before (``previous``) did not have at the same odds, so that a
+    paytable kept from that round shows."""
     if stage is None or not stage.lucky:
         return stage
-    outcome = lucky_win(game, lucky_bets)
+    fresh = [bet for bet, pays in lucky if (bet, pays) not in previous]
+    outcome = lucky_win(game, tuple(fresh + [bet for bet, _ in lucky if bet not in fresh]))
     if not outcome:
         return None          # no Lucky Numbers revealed: nothing to stage, an ordinary round
     if "pocket" in outcome:

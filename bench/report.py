@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from bench.errors import RulesError
 from bench.rules import get_game
 
 
@@ -54,6 +55,8 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
         returned += summary.returned
         no_rolls += bool(summary.no_roll)
     game_rules = get_game(game)
+    # A bet the game does not offer, accepted all the same, is a violation; it has no return to expect.
+    stakes_by_bet = {bet: stake for bet, stake in stakes_by_bet.items() if _offered(game_rules, bet, rules)}
     total = sum(stakes_by_bet.values())
     expected = (sum(stake * game_rules.rtp(bet, rules) for bet, stake in stakes_by_bet.items()) / total
                 if total else None)
@@ -62,6 +65,14 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
                    failures=dict(failures))
+
+
+def _offered(game_rules, bet: str, rules) -> bool:
+    try:
+        game_rules.check_bet(bet, rules)
+    except RulesError:
+        return False
+    return True
 
 
 def format_summary(summary: Summary, journal: str | None = None, head: str | None = None) -> str:
