@@ -265,6 +265,7 @@ class ControllerTable:
         self._settlements: dict[str, dict] | None = None
         self._pending_roll: int | None = None      # Dice-Ology: the roll commanded, awaiting its reading
         self._rounds: set[int] = set()             # the controller's rounds this scenario played in
+        self.closing: list[str] = []               # SETTLE, SETTLED, CLEARED of the last round, as they came
 
     @property
     def game_name(self) -> str:
@@ -426,10 +427,28 @@ class ControllerTable:
                              f"{sorted(self.plain_bets)}; the scenario needs a round without\n"
                              f"wire log: {self.log.path}")
 
+    def place_after_rolls(self, bet: str, stake: int) -> str:
+        """Dice-Ology: throw the scenario's rolls so far, then place a wager in
+        the middle of the sequence (20:18:33:14(1)(d), (2)(e): at the beginning
+        of the roll only). The controller's REFUSE raises RulesError (field
+        ``bet``); an ACCEPT is the oracle's violation."""
+        if self.kind != "craps":
+            raise AssertionError("a wager between rolls is a Dice-Ology scenario")
+        self.settle()
+        if self._phase != "rolling":
+            raise AssertionError(f"the rolls {self.outcome.get('rolls')} ended the sequence; no roll is under way")
+        wire_id, reply = self._send_wager(bet, stake)
+        self._check()
+        if reply.type == "REFUSE":
+            raise RulesError(f"the controller refused the wager on {bet!r} during the sequence of round "
+                             f"{self._round}: {reply['reason']}", field="bet", clause=reply.get("clause"))
+        return wire_id
+
     def _play_round(self, outcome: dict) -> tuple[dict[str, dict], bool]:
         conn = self._controller()
         round_no = self._round
         self.rounds_played.append(round_no)
+        self.closing = []
         conn.send("CLOSE", round=round_no)
         conn.expect("NOMORE")
         self._phase = "closed"
@@ -492,6 +511,7 @@ class ControllerTable:
         seen = set()
         while not {"SETTLED", "CLEARED"} <= seen:
             message = conn.expect("SETTLE", "SETTLED", "CLEARED")
+            self.closing.append(message.type)
             seen.add(message.type)
             if message.type == "SETTLE":
                 self._settled[message["id"]] = message["returned"]
