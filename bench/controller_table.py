@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
-from bench.greeting import greet, reply_to
+from bench.greeting import greet, replies_to, reply_to
 from bench.link import open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
@@ -41,7 +41,9 @@ from bench.protocol.errors import ProtocolViolation
 from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
 from bench.journal import JournalWriter
 from bench.recorder import Recorder, oracle_input, session_header
-from bench.rules import Lucky, get_game
+from bench.probe_wagers import probe_wagers
+from bench.rules import Lucky, Wager, get_game
+from bench.rules.cover import cover
 from bench.rules.submission import Rules, default_rules
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
@@ -242,12 +244,13 @@ class ControllerTable:
     def __init__(self, game: str, paytable: str | None = None, rules: Rules | None = None, *,
                  connect: Callable[[str, Rules], ControllerConnection], log: WireLog,
                  readings: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None,
-                 plain_bets: Iterable[str] = ()):
+                 plain_bets: Iterable[str] = (), cover: bool = False):
         self.game = get_game(game)
         self.rules = rules if rules is not None else default_rules(game, paytable)
         self.kind = GAME_KIND[self.game.name]
         self.readings = readings or {}
         self.plain_bets = frozenset(plain_bets)   # bets the scenario pays at base odds: no Lucky Number on them
+        self.cover = cover                         # the players cover the layout beside the scenario's wagers
         self.wagers: list[PlacedWager] = []
         self.lucky: tuple[Lucky, ...] = ()         # what the controller revealed
         self.dictated: tuple[Lucky, ...] = ()      # what the scenario says the RNG revealed (not imposed)
@@ -449,6 +452,8 @@ class ControllerTable:
         round_no = self._round
         self.rounds_played.append(round_no)
         self.closing = []
+        if self.cover:
+            self._cover_round()
         conn.send("CLOSE", round=round_no)
         conn.expect("NOMORE")
         self._phase = "closed"
@@ -481,6 +486,19 @@ class ControllerTable:
         clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll
                   else f"the controller's RESULT {dict(reply.fields)}")
         return self._by_scenario_id(clause), no_roll
+
+    def _cover_round(self) -> None:
+        """The players' cover of the layout and the wagers a controller must
+        refuse, beside the scenario's: not the scenario's wagers, but settled
+        in the same round and judged by the oracle like them."""
+        conn = self._controller()
+        placed = [Wager(conn.wager_id(), bet, stake) for bet, stake in cover(self.game.name, self.rules, self._round)]
+        unlawful = [p.wager for p in probe_wagers(self.game.name, self.rules, self._round, placed)]
+        for wager in placed + unlawful:
+            conn.send("WAGER", round=self._round, id=wager.id, bet=wager.bet, stake=wager.stake)
+        replies = replies_to(conn.session, [w.id for w in placed + unlawful], conn.reply_s)
+        self._unsettled.update(wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT")
+        self._check()
 
     def _report(self, shown, *, field: str, **reading) -> Message:
         """SENSOR with the plant's reading; the controller's RESULT / NOROLL,
