@@ -569,7 +569,9 @@ class AcceptUnknownBet(_AcceptsUnlawful):
     name = "accept-unknown-bet"
     reason = "unknown-bet"
     clause = "625b.2(e)(5)"
-    clauses = {"sic-bo": ("625a.3(4)",), "lightning-roulette": ("617c.3(a)",), "dice-ology": ("20:18:33:14",)}
+    # The probe's bet is a total the dice cannot make; a scenario's may be of any shape ((e), 625a.3).
+    clauses = {"lightning-dice": ("625b.2(e)(5)", "625b.2(e)"), "sic-bo": ("625a.3(4)", "625a.3"),
+               "lightning-roulette": ("617c.3(a)",), "dice-ology": ("20:18:33:14",)}
     summary = "accepts a bet the game does not offer (and lets it lose)"
 
 
