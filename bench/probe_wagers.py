@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench.rules import Wager
-from bench.rules.cover import NOT_OFFERED, stake_limits
+from bench.rules.cover import not_offered, stake_limits
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def probe_wagers(game: str, rules, round_no: int, placed: list[Wager]) -> list[P
     first = placed[0]
     low, high = stake_limits(rules)
     probes = [
-        ProbeWager(Wager(f"r{round_no}x1", NOT_OFFERED[game], max(low, 100)), "a bet the game does not offer"),
+        ProbeWager(Wager(f"r{round_no}x1", not_offered(game), max(low, 100)), "a bet the game does not offer"),
         ProbeWager(Wager(f"r{round_no}x2", first.bet, 0), "a stake of zero"),
     ]
     if high is not None:

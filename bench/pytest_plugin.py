@@ -6,18 +6,20 @@ against a game controller over its link.
     pytest features/ --controller /dev/ttyUSB0 --controller-submission my-rules.yaml
     pytest features/ --controller socket://10.0.0.7:7001 --controller-game sic-bo --controller-paytable B
 
-Active in this repository through the root ``conftest.py``. A test module
-opts in with ``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``); its
-scenarios get the ``controller_tables`` fixture (a ``ControllerTable`` opener)
-and are deselected, with the reason in the terminal summary, when they cannot
-be played on the controller under test (``bench.controller_scope``).
+Loaded by the ``pytest11`` entry point in any project that installs
+tablebench (``-p no:bench.pytest_plugin`` turns it off). A test module opts in with
+``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``, or what ``bench
+features DIR`` writes); its scenarios get the ``open_table`` fixture, which
+opens a ``ControllerTable``, and are deselected, with the reason in the
+terminal summary, when they cannot be played on the controller under test
+(``bench.controller_scope``). A ``conftest.py`` fixture named ``open_table``
+overrides it (this repository's ``tests/features`` bind the rules engine).
 docs/controller-testing.md is the user's guide.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import re
 from collections import Counter
 from contextlib import ExitStack
@@ -29,14 +31,19 @@ import yaml
 from bench.controller_scope import REASONS, Plan, Target, plan
 from bench.controller_table import ControllerConnection, ControllerTable, WireLog
 from bench.errors import BenchError
-from bench.rules import get_game
+from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
 
 PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
-READINGS = pytest.StashKey[dict]()
 SUMMARY = pytest.StashKey[tuple]()
 EMULATED = "emulated"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The conformance checks (bench.conformance.test_controller) are run with -m conformance in any project.
+    config.addinivalue_line("markers", "conformance: a protocol conformance check of a controller "
+                                       "(docs/protocol.md, section 16)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,11 +56,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the rules submission the controller runs (game, paytable, readings); "
                          "its digest is checked against the controller's HELLO")
     group.addoption("--controller-game", metavar="GAME", default=None,
-                    help="the controller's game when no submission is given (its default rules apply)")
+                    help="the controller's game when no submission is given (its default rules apply): "
+                         "a game name or a game file (docs/rules.md); a variant plays its base game's scenarios")
     group.addoption("--controller-paytable", metavar="P", default=None,
                     help="the controller's paytable when no submission is given (Sic Bo A/B, Dice-Ology 1/2)")
     group.addoption("--controller-seed", type=int, default=7, metavar="N",
                     help="seed of the emulated controllers' Lucky Numbers (default 7)")
+    group.addoption("--controller-key", metavar="FILE", default=None,
+                    help="seal the run's journals with this bench key (bench.key of bench key new); "
+                         "without it they are unsealed")
     group.addoption("--controller-log", default="reports/controller", metavar="DIR",
                     help="where each scenario's wire log is written (default reports/controller)")
     group.addoption("--controller-players", choices=("cover", "scenario"), default="cover",
@@ -62,10 +73,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "bench.probe_wagers), all judged by the oracle; scenario: the scenario's wagers only")
 
 
-def use_readings(config: pytest.Config, readings: dict) -> None:
-    """The features' wording of each ambiguous clause -> rules options
-    (``READINGS`` of the step definitions), for the plans and the tables."""
-    config.stash[READINGS] = readings
+def _readings(config: pytest.Config) -> dict:
+    """The features' wording of each ambiguous clause -> rules options."""
+    from bench.rules_table import READINGS
+    return READINGS
 
 
 def target(config: pytest.Config) -> Target:
@@ -87,10 +98,27 @@ def target(config: pytest.Config) -> Target:
             if not game:
                 raise pytest.UsageError(f"--controller {url}: say what it runs with --controller-submission FILE "
                                         f"or --controller-game GAME")
-            rules = default_rules(game, config.getoption("--controller-paytable"))
+            from bench.rules import describe
+            from bench.rules.variant import resolve_game
+            game = resolve_game(game)
+            paytable = config.getoption("--controller-paytable")
+            if describe(game).base:          # a game file's variant has its own default paytable
+                paytable = paytable or describe(game).default_paytable
+            rules = default_rules(game, paytable)
     except BenchError as err:
         raise pytest.UsageError(f"--controller {url}: {err}") from None
     return Target("device", url, game=rules.game, rules=rules)
+
+
+def check_key(config: pytest.Config) -> None:
+    """A sealing key that cannot be used stops the run before any scenario."""
+    key = config.getoption("--controller-key")
+    if key is not None:
+        from bench.keys import load_state
+        try:
+            load_state(key)
+        except BenchError as err:
+            raise pytest.UsageError(f"--controller-key: {err}") from None
 
 
 def _steps(item: pytest.Item) -> list[tuple[str, str]] | None:
@@ -110,14 +138,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not any(_played_on_controller(item) for item in items):
         return
     tgt = target(config)
-    readings = config.stash.get(READINGS, {})
+    check_key(config)
+    readings = _readings(config)
     keep, deselected, reasons = [], [], Counter()
     for item in items:
         if not _played_on_controller(item):
             keep.append(item)
             continue
         steps = _steps(item)
-        p = plan(steps, readings, tgt) if steps is not None else Plan()
+        tags = [mark.name for mark in item.iter_markers()]
+        p = plan(steps, readings, tgt, tags) if steps is not None else Plan()
         item.stash[PLAN] = p
         if p.runnable:
             keep.append(item)
@@ -143,6 +173,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         tr.write_line(f"  {count:4d}  {REASONS[reason]}")
     tr.write_line(f"wire logs: {config.getoption('--controller-log')}/ (one file per scenario; "
                   f"journal-*.jsonl: the run's journal for bench replay); docs/controller-testing.md")
+    key = config.getoption("--controller-key")
+    tr.write_line(f"journals sealed by {key} (bench replay --pubkey)" if key else
+                  "journals UNSEALED (no --controller-key): whoever holds them can rewrite them consistently")
 
 
 class ControllerPool:
@@ -158,6 +191,7 @@ class ControllerPool:
         self.stack = ExitStack()
         self.connections: dict[tuple, ControllerConnection] = {}
         self.failed: dict[tuple, str] = {}
+        self.key = config.getoption("--controller-key")
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
         key = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
@@ -172,7 +206,7 @@ class ControllerPool:
             except BenchError as err:       # link errors too: every scenario of it fails at once
                 self.failed[key] = str(err)
                 raise
-        if self.target.mode == "device" and game != conn.game:
+        if self.target.mode == "device" and game != describe(conn.game).built_in:
             raise AssertionError(f"the controller at {conn.url} runs {conn.game}, not {game}")
         conn.log = log
         return conn
@@ -187,7 +221,7 @@ class ControllerPool:
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
         if self.target.mode == "device":
             conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
-                                        journal=self._journal(self.target.game))
+                                        journal=self._journal(self.target.game), key=self.key)
         else:
             conn = self._emulated(game, rules)
         self.stack.callback(conn.close)
@@ -209,7 +243,8 @@ class ControllerPool:
         command = (f"bench emulate --game {game} --submission {submission} --seed {self.seed}"
                    + (f" --misbehave {misbehave}" if misbehave else ""))
         return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})",
-                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave)
+                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave,
+                                    key=self.key)
 
     def _submission(self, game: str, rules) -> Path:
         """A rules submission for the emulated controller: the scenario's
@@ -219,12 +254,11 @@ class ControllerPool:
         raw: dict = {"game": game, "options": dict(rules.options)}
         if rules.paytable is not None:
             raw["paytable"] = str(rules.paytable)
-        if getattr(spec, "lucky_count_range", None):
+        if spec.lucky_count_range:
             lucky = dict(spec.DEFAULT_LUCKY)
             positions = lucky.get("positions")
             if isinstance(positions, list):
-                takes_rules = "rules" in inspect.signature(spec.bet_names).parameters
-                offered = set(spec.bet_names(rules=rules) if takes_rules else spec.bet_names())
+                offered = set(spec.bet_names(rules))
                 lucky["positions"] = [p for p in positions if p in offered]
                 if isinstance(lucky.get("odds"), dict):
                     lucky["odds"] = {b: o for b, o in lucky["odds"].items() if b == "all" or b in offered}
@@ -259,7 +293,7 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
     scenario; at the end each table finishes its round and the oracle's
     verdict on it fails the scenario (in teardown) if it names a clause."""
     p = request.node.stash.get(PLAN, Plan())
-    readings = request.config.stash.get(READINGS, {})
+    readings = _readings(request.config)
     module = Path(str(request.node.path)).stem
     tables: list[ControllerTable] = []
     logs = request.node.stash.setdefault(WIRE_LOGS, [])
@@ -285,6 +319,14 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
             table.journal_scenario(request.node.nodeid)
     if failure is not None:
         raise failure
+
+
+@pytest.fixture
+def open_table(controller_tables):
+    """The table every step goes through (``bench.steps``): here a game
+    controller's. A ``conftest.py`` may override it with another table that
+    has the same methods (``bench.rules_table.RulesTable``)."""
+    return controller_tables
 
 
 @pytest.hookimpl(hookwrapper=True)

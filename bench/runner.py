@@ -13,7 +13,7 @@ from pathlib import Path
 
 import simpy
 import simpy.rt
-from tqdm import tqdm
+from twin import progress
 
 import bench
 from bench.controller_process import emulated_controller
@@ -27,15 +27,16 @@ from bench.players import CoveringPlayers, PlayerMix
 from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
 from bench.protocol.errors import LinkError
-from bench.recorder import Recorder, session_header
+from bench.recorder import Recorder, game_file_fields, session_header
+from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
-
-DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
+from bench.seal import sealer_for
 
 
 @dataclass
 class SessionConfig:
-    game: str = "lightning-dice"
+    game: str = DEFAULT_GAME
+    game_file: str | None = None           # the game file ``game`` was loaded from (a variant)
     controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
     rounds: int = 20
     submission: str | None = None
@@ -54,6 +55,8 @@ class SessionConfig:
     probe_wagers: bool = True              # place the wagers of bench.probe_wagers every round
     stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
     progress: bool = True
+    key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
+    seal_every: int = 10                   # rounds an epoch of seals (bench.seal)
 
 
 @dataclass
@@ -68,6 +71,7 @@ class SessionOutcome:
     sim_seconds: float
     wall_seconds: float
     rules: object
+    seal: dict | None = None               # the key's fingerprint, the session's index, rounds an epoch; None: unsealed
 
 
 def _rules(config: SessionConfig):
@@ -77,7 +81,7 @@ def _rules(config: SessionConfig):
             raise BenchError(f"{config.submission}: game: the submission is for {rules.game}, "
                                           f"not {config.game}")
         return rules
-    return default_rules(config.game, DEFAULT_PAYTABLE.get(config.game))
+    return default_rules(config.game, describe(config.game).default_paytable)
 
 
 def run_session(config: SessionConfig) -> SessionOutcome:
@@ -99,23 +103,24 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     if config.plant == "recorded":
         cycle_probes = {}      # recorded outcomes cannot be staged
     started = time.monotonic()
+    sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
         if config.controller:
             url = config.controller
         else:
             url = stack.enter_context(emulated_controller(
-                config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
+                config.game_file or config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
                 extra=tuple(config.emulator_args),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
-        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True))
-        journal.append("session", **session_header(
+        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
+        journal.append("session", seal=sealer.header if sealer else None, **session_header(
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
-            design_sha256=file_digest(plant.design_path) if plant.design_path else None,
-            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
+            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
+            **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
@@ -133,8 +138,8 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                            probes=cycle_probes, probe_unlawful=config.probe_wagers,
                            stop=(lambda: bool(oracle.violations or failures)) if config.stop_at_first_finding
                            else (lambda: False))
-        bar = stack.enter_context(tqdm(total=config.rounds, unit="round", disable=not config.progress,
-                                       desc=f"{config.game}", leave=False)) if config.progress else None
+        bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
+                                               desc=f"{config.game}", leave=False))
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         try:
             env.run()
@@ -159,4 +164,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         head = journal.head
     (out / "session.head").write_text(head + "\n")
     return SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
-                          float(env.now), time.monotonic() - started, rules)
+                          float(env.now), time.monotonic() - started, rules,
+                          {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
+                          if sealer else None)
+

@@ -10,9 +10,12 @@ import sys
 import textwrap
 
 from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
+from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
-from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
+from twin.commandline import Exit
+from bench.protocol.messages import CONTROLLER, PROTOCOL_VERSIONS
+from bench.rules import game_names
 from bench.protocol.timeouts import Timeouts
 
 
@@ -22,6 +25,8 @@ def register(subparsers) -> None:
         for cls in sorted(MISBEHAVIOURS.values(), key=lambda c: (len(c.games) > 1, sorted(c.games), c.name)))
     epilog = (
         "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
+        "link-level misbehaviours (--misbehave-link NAME; each breaks a rule of docs/protocol.md):\n"
+        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n\n"
         "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
         "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
         "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"
@@ -32,7 +37,8 @@ def register(subparsers) -> None:
                     "drawn from a seeded RNG with the submission's distribution, settlement through the "
                     "rules, and on demand faults and named breaches of the regulations.",
         epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=sorted(GAME_KIND))
+    p.add_argument("--game", required=True, metavar="GAME",
+                   help=f"the game the controller runs: {', '.join(game_names())}, or a game file (YAML, docs/rules.md)")
     p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
     p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
     p.add_argument("--listen", required=True, metavar="ADDRESS",
@@ -40,6 +46,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
     p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
                    help="break one regulation on purpose (see the list below)")
+    p.add_argument("--misbehave-link", metavar="NAME", choices=sorted(LINK_MISBEHAVIOURS),
+                   help="break one rule of the link layer on purpose (see the list below)")
     p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, default=None, metavar="VERSION",
                    help="speak only this protocol version (1: a version-1 controller, which answers a "
                         "version-2 HELLO with ERROR code=version); default: every version, answering in "
@@ -47,10 +55,14 @@ def register(subparsers) -> None:
     p.add_argument("--fault", action="append", default=[], metavar="NAME=VALUE",
                    help=f"inject a fault ({', '.join(FAULT_NAMES)}); repeatable")
     defaults = Timeouts()
-    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S")
-    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S")
-    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S")
-    p.add_argument("--retries", type=int, default=defaults.retries)
+    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
+                   help=f"longest silence inside a frame (default {defaults.byte} s; docs/protocol.md)")
+    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S",
+                   help=f"longest a whole frame may take to arrive (default {defaults.frame} s)")
+    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S",
+                   help=f"wait for an ACK before sending again (default {defaults.response} s)")
+    p.add_argument("--retries", type=int, default=defaults.retries,
+                   help=f"sends of a frame before giving it up (default {defaults.retries})")
     p.set_defaults(func=run)
 
 
@@ -61,8 +73,8 @@ def _rules(args):
         if rules.game != args.game:
             raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
         return rules
-    paytable = args.paytable or {"sic-bo": "A", "dice-ology": "1"}.get(args.game)
-    return default_rules(args.game, paytable)
+    from bench.rules import describe
+    return default_rules(args.game, args.paytable or describe(args.game).default_paytable)
 
 
 def run(args) -> int:
@@ -74,18 +86,27 @@ def run(args) -> int:
     try:
         faults = parse_faults(args.fault)
         timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        from bench.rules.variant import resolve_game
+        args.game = resolve_game(args.game)
         rules = _rules(args)
-        policy = policy_for(args.misbehave, args.game, getattr(rules, "paytable", None))
+        policy = policy_for(args.misbehave, args.game, rules.paytable)
     except (BenchError, ValueError) as err:
         print(f"bench emulate: {err}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    print(f"bench emulate: {args.game}, seed {seed}, {policy.name}"
-          + (f" (breaks {policy.clause})" if policy.clause else "")
-          + (f", faults {' '.join(args.fault)}" if args.fault else ""), file=sys.stderr, flush=True)
+    banner = (f"bench emulate: {args.game}, seed {seed}, {policy.name}"
+              + (f" (breaks {policy.clause})" if policy.clause else "")
+              + (f", faults {' '.join(args.fault)}" if args.fault else ""))
+
+    def announce(line: str) -> None:
+        # Said once listening: a port that cannot be had gets its one error line alone.
+        print(banner, file=sys.stderr, flush=True)
+        print(line, flush=True)
 
     def on_connection(link) -> None:
         port = FaultyPort(link, faults, seed) if faults.touches_frames else link
+        if args.misbehave_link:
+            port = LINK_MISBEHAVIOURS[args.misbehave_link](port)
         session = Session(port, args.game, role=CONTROLLER, timeouts=timeouts)
         controller = EmulatedController(session, game=args.game, rules=rules, seed=seed, policy=policy,
                                         reset_round=faults.reset_round,
@@ -94,11 +115,11 @@ def run(args) -> int:
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        serve(args.listen, on_connection, announce=lambda line: print(line, flush=True))
+        serve(args.listen, on_connection, announce=announce)
     except BenchError as err:
         print(f"bench emulate: {err}", file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"bench emulate: cannot listen on {args.listen!r}: {err}", file=sys.stderr)
-        return 1
-    return 0
+        return Exit.BAD_INPUT
+    except OSError as err:            # the port is taken, the address is not ours: set-up, not a violation
+        print(f"bench emulate: cannot listen on {args.listen!r}: {err.strerror or err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    return Exit.OK

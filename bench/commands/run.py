@@ -7,9 +7,10 @@ import argparse
 import json
 import sys
 
+import bench
 from bench.errors import BenchError
-
-GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
+from bench.rules import game_names
+from twin.commandline import add_list_option
 
 
 def register(subparsers) -> None:
@@ -22,17 +23,24 @@ def register(subparsers) -> None:
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
                "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
                "a failed round, 2 bad arguments or set-up.")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES)
+    p.add_argument("--game", default="lightning-dice", metavar="GAME",
+                   help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
+                        "default lightning-dice")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
-    p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--submission", metavar="FILE", help="rules submission (YAML)")
-    p.add_argument("--design", metavar="FILE", help="tower or wheel design; with --plant recorded, the outcomes file")
+    p.add_argument("--rounds", type=int, default=20, help="rounds to play (default 20)")
+    p.add_argument("--submission", metavar="FILE",
+                   help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
+    p.add_argument("--design", metavar="FILE",
+                   help="tower or wheel design, or a shipped one by name (default: standard); "
+                        "with --plant recorded, the outcomes file")
+    add_list_option(p, "tower", "wheel", "submission")
     p.add_argument("--plant", default="physics", choices=("physics", "tower", "wheel", "dice", "recorded"),
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
-    p.add_argument("--out", default="out/session", metavar="DIR")
+    p.add_argument("--out", default="out/session", metavar="DIR",
+                   help="where the journal, its head, JUnit XML and the summary go (default out/session)")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--players", choices=("cover", "random"), default=None,
@@ -50,13 +58,18 @@ def register(subparsers) -> None:
     p.add_argument("--no-probe-wagers", action="store_true",
                    help="do not place the wagers a controller must refuse (a bet not offered, a zero stake, "
                         "a stake over the limit, a duplicate id) each round")
+    p.add_argument("--key", metavar="FILE",
+                   help="seal the journal with this bench key (bench.key of bench key new); without it the "
+                        "journal is unsealed")
+    p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
 
-def parse_phases(items: list[str]):
+def parse_phases(items: list[str], game_phases=None):
+    """Phases from ``--phase`` items over the game's own phase lengths (a game file's)."""
     from bench.cycle import Phases
-    values = {}
+    values = {f"{name}_s": seconds for name, seconds in (game_phases or {}).items()}
     names = {"betting": "betting_s", "lucky": "lucky_s", "result": "result_s", "clear": "clear_s", "reply": "reply_s"}
     for item in items:
         name, _, seconds = item.partition("=")
@@ -98,7 +111,11 @@ def run(args) -> int:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return 2
     try:
-        phases = parse_phases(args.phase)
+        from bench.rules import describe
+        from bench.rules.variant import is_game_file, resolve_game
+        game_file = args.game if is_game_file(args.game) else None
+        args.game = resolve_game(args.game)
+        phases = parse_phases(args.phase, describe(args.game).phases)
         random_players = args.players == "random" or (args.players is None and args.bets is not None)
         if args.players == "cover" and args.bets:
             raise BenchError("--bets is a random mix; it does not go with --players cover")
@@ -106,11 +123,11 @@ def run(args) -> int:
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return 2
-    config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
+    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
-                           probe_wagers=not args.no_probe_wagers)
+                           probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every)
     try:
         outcome = run_session(config)
     except BenchError as err:
@@ -119,13 +136,25 @@ def run(args) -> int:
     summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
                         ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
     write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {**summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
-            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2)}
+    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed,
+            "journal": str(outcome.journal), "head": outcome.head,
+            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2),
+            "seal": outcome.seal}
     with open(f"{args.out}/summary.json", "w") as handle:
         json.dump(data, handle, indent=2)
     if args.json:
         print(json.dumps(data))
+        print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
         print(format_summary(summary, str(outcome.journal), outcome.head))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
+        print(seal_line(outcome.seal))
     return 0 if summary.passed else 1
+
+
+def seal_line(seal: dict | None) -> str:
+    if seal is None:
+        return ("  journal UNSEALED (no --key): whoever holds the file can rewrite it and compute its chain "
+                "again; keep session.head apart")
+    return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
+            f"bench replay --pubkey {seal['fingerprint']}")

@@ -20,29 +20,22 @@ Stakes (minor units) turn along ``STAKE_LADDER`` from wager to wager and
 round to round: small, large and odd amounts, so that rounding and
 stake-dependent errors show; each is kept within the submission's limits.
 
-``NOT_OFFERED`` is a bet each game does not offer but that a lax controller
-might take for one (a total the dice cannot make, a split of numbers that do
-not touch): the probe wagers place it every round and it must be refused.
+Each game's descriptor (``bench.rules.descriptor``) says how its layout is
+covered (``cover``: a key of ``COVERS``) and names a bet it does not offer
+but that a lax controller might take for one (``not_offered``): the probe
+wagers place it every round and it must be refused.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from bench.rules.descriptor import DICE3, WHEEL
 from bench.rules.lightning_roulette import COVERED, POCKETS
-from bench.rules.registry import get_game
+from bench.rules.registry import describe, get_game
 
 # Small, large and odd stakes; 1 is the smallest amount there is.
 STAKE_LADDER = (100, 1, 2_500, 37, 50_000, 999, 7, 10_000, 333)
-
-# A bet name each game does not offer (its refusal cites the rules' clause).
-NOT_OFFERED = {
-    "lightning-dice": "total:19",          # three dice make 3 to 18; 625b.2(e)(5)
-    "sic-bo": "total:3",                   # 625a.3(4): a total of 4 to 17
-    "lightning-roulette": "split:1-5",     # 1 and 5 do not touch on the layout; 617c.3(a)
-    "dice-ology": "field",                 # the three side bets only; 20:18:33:14
-}
-
 
 def offered_cover(game: str, rules, round_no: int) -> list[str]:
     """Every wager the game offers under these rules."""
@@ -78,12 +71,16 @@ def roulette_cover(game: str, rules, round_no: int) -> list[str]:
     return bets + list(EVEN_MONEY)
 
 
+# Ways to cover a layout, named by the descriptors' ``cover``.
 COVERS: dict[str, Callable[[str, object, int], list[str]]] = {
-    "lightning-dice": offered_cover,
-    "sic-bo": offered_cover,
-    "lightning-roulette": roulette_cover,
-    "dice-ology": offered_cover,
+    "every-bet": offered_cover,             # every wager the game offers, every round
+    "every-number": roulette_cover,         # every straight up; of every other kind, every number
 }
+
+
+def not_offered(game: str) -> str:
+    """A bet the game does not offer (its descriptor's ``not_offered``)."""
+    return describe(game).not_offered
 
 
 def stake_for(round_no: int, index: int, *, min_stake: int = 1, max_stake: int | None = None) -> int:
@@ -97,8 +94,9 @@ def stake_for(round_no: int, index: int, *, min_stake: int = 1, max_stake: int |
 def cover(game: str, rules, round_no: int) -> list[tuple[str, int]]:
     """The round's covering wagers: (bet, stake) pairs."""
     low, high = stake_limits(rules)
+    how = COVERS[describe(game).cover or "every-bet"]
     return [(bet, stake_for(round_no, i, min_stake=low, max_stake=high))
-            for i, bet in enumerate(COVERS[game](game, rules, round_no))]
+            for i, bet in enumerate(how(game, rules, round_no))]
 
 
 def stake_limits(rules) -> tuple[int, int | None]:
@@ -127,19 +125,18 @@ def pocket_for(bet: str) -> int | None:
     return int(arg) if kind == "straight" else None
 
 
-# Where a Lucky Number wins, per lightning game: ``{"dice": faces}`` or ``{"pocket": n}``.
+# Where a Lucky Number wins, by the kind of outcome: ``{"dice": faces}`` or ``{"pocket": n}``.
 LUCKY_WIN = {
-    "lightning-dice": lambda bet: {"dice": dice_for(bet)},
-    "lightning-roulette": lambda bet: {"pocket": pocket_for(bet)},
+    DICE3: lambda bet: {"dice": dice_for(bet)},
+    WHEEL: lambda bet: {"pocket": pocket_for(bet)},
 }
 
 
 def lucky_win(game: str, lucky_bets) -> dict | None:
-    """An outcome on which the first of the round's Lucky Numbers wins."""
-    if game not in LUCKY_WIN or not lucky_bets:
-        return None
-    return LUCKY_WIN[game](lucky_bets[0])
-
-
-# Dice-Ology: every number from 2 to 12 but seven, then a seven, so each side bet wins in turn.
-EVERY_NUMBER_THEN_SEVEN = ((1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6), (3, 4))
+    """An outcome on which the first of ``lucky_bets`` that has one wins (None: none has)."""
+    how = LUCKY_WIN.get(describe(game).kind)
+    for bet in lucky_bets if how else ():
+        outcome = how(bet)
+        if None not in outcome.values():
+            return outcome
+    return None
