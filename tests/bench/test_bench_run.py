@@ -69,7 +69,7 @@ CASES = [(name, sorted(cls.games)[0]) for name, cls in sorted(MISBEHAVIOURS.item
 @pytest.mark.parametrize("name,game", CASES, ids=[f"{n}-{g}" for n, g in CASES])
 def test_every_misbehaviour_fails_naming_its_clause(tmp_path, name, game):
     expected = MISBEHAVIOURS[name].expected_clauses(game)
-    outcome, summary = session(tmp_path, game=game, rounds=10, misbehave=name, plant="dice")
+    outcome, summary = session(tmp_path, game=game, rounds=10, misbehave=name, plant="dice", stop_at_first_finding=True)
     assert not summary.passed
     named = set(summary.violations_by_clause) | {failure_clause(text) for text in summary.failures.values()}
     assert set(expected) & named, f"{name} should break one of {expected}; the bench named {sorted(named)}"
