@@ -42,11 +42,14 @@ class ReplayOutcome:
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
     seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
+    failed_rounds: dict[int, str] = field(default_factory=dict)   # round -> why the bench recorded it failed
 
     @property
     def passed(self) -> bool:
+        """As ``bench run`` judged the session (an intact chain, every frame
+        decodes, no violation, no round that failed), and the seals hold."""
         return (self.chain.ok and self.seals.ok and not self.decode_problems and self.oracle is not None
-                and not self.oracle.violations)
+                and not self.oracle.violations and not self.failed_rounds)
 
 
 def _records(path):
@@ -149,6 +152,7 @@ class _Judge:
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
+        self.failed_rounds: dict[int, str] = {}
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
@@ -162,6 +166,8 @@ class _Judge:
             self.oracle = Oracle(record["game"], _rules_from(record, self.notes, self.submission),
                                  response_timeout=record.get("phases", {}).get("reply_s", DEFAULT_REPLY_S))
             return
+        if record.get("failure") and isinstance(record.get("round"), int):
+            self.failed_rounds[record["round"]] = str(record["failure"])
         wire = record.get("wire")
         if wire is not None:
             self._wire(number, wire)
@@ -256,7 +262,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
         notes.append("the journal ends without its session-end record: the session was cut off "
                      "(the round in flight, if any, is lost)")
     return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
-                         seals.report)
+                         seals.report, judge.failed_rounds)
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -338,6 +344,8 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
         for violation in oracle.violations[:20]:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
+    for round_no, failure in sorted(outcome.failed_rounds.items()):
+        lines.append(f"  round {round_no} failed: {failure}")
     lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
 

@@ -21,8 +21,9 @@ def register(subparsers) -> None:
                     "oracle, and journal everything. With no arguments: the emulated controller in its own "
                     "process behind a pty, 20 Lightning Dice rounds with the physics tower.",
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
-               "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
-               "a failed round, 2 bad arguments or set-up.")
+               "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
+               "page). Exit status: 0 all rounds compliant, 1 a violation or a failed round, 2 bad arguments\n"
+               "or set-up.")
     p.add_argument("--game", default="lightning-dice", metavar="GAME",
                    help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
                         "default lightning-dice")
@@ -103,6 +104,7 @@ def parse_mix(text: str | None, game: str, wagers: int):
 def run(args) -> int:
     from bench.report import format_summary, summarise, write_junit
     from bench.runner import SessionConfig, run_session
+    from bench.session_report import write_report_beside
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
@@ -142,6 +144,7 @@ def run(args) -> int:
             "seal": outcome.seal}
     with open(f"{args.out}/summary.json", "w") as handle:
         json.dump(data, handle, indent=2)
+    report = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head)
     if args.json:
         print(json.dumps(data))
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
@@ -149,6 +152,8 @@ def run(args) -> int:
         print(format_summary(summary, str(outcome.journal), outcome.head))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
         print(seal_line(outcome.seal))
+        if report:
+            print(f"  report: {report}")
     return 0 if summary.passed else 1
 
 
