@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import platform
 import sys
 import tempfile
 import traceback
+from contextlib import contextmanager
 from enum import IntEnum
 from types import ModuleType
 from typing import Callable, Sequence
@@ -81,6 +83,36 @@ def add_list_option(parser: argparse.ArgumentParser, *kinds: str) -> None:
     takes by name instead of a path."""
     parser.add_argument("--list", action=_ListShipped, kinds=kinds,
                         help=f"list the shipped {' and '.join(k + 's' for k in kinds)} (usable by name) and exit")
+
+
+def _flush_c_stdio() -> None:
+    try:
+        import ctypes
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):     # no C library to reach: nothing buffered we can flush
+        pass
+
+
+@contextmanager
+def stdout_for_result():
+    """Keep stdout for a command's result (its text or JSON) alone: while the
+    physics runs, whatever a C library or a worker process writes on file
+    descriptor 1 goes to stderr instead. Yields ``emit(text)``, which writes
+    the result to the real stdout."""
+    sys.stdout.flush()
+    result_fd = os.dup(1)
+    os.dup2(2, 1)
+
+    def emit(text: str) -> None:
+        with os.fdopen(os.dup(result_fd), "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    try:
+        yield emit
+    finally:
+        sys.stdout.flush()
+        _flush_c_stdio()          # C's buffered output goes to stderr now, not at exit
+        os.dup2(result_fd, 1)
+        os.close(result_fd)
 
 
 def _internal_error(prog: str, err: BaseException) -> int:

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from twin.commandline import add_list_option
+from twin.commandline import add_list_option, stdout_for_result
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 
@@ -131,11 +131,7 @@ def run(args: argparse.Namespace) -> int:
     from twin.edge.pipeline import estimate_edge
     from twin.validate.pipeline import design_kind
 
-    # PyBullet's C library prints a banner on import: fd 1 goes to stderr while the physics runs.
-    sys.stdout.flush()
-    result_fd = os.dup(1)
-    os.dup2(2, 1)
-    try:
+    with stdout_for_result() as emit:
         try:
             kind = design_kind(args.design)
             camera = Camera(args.frame_s, args.angle_res_deg, args.observer, args.window_s) if kind == "wheel" else None
@@ -152,12 +148,6 @@ def run(args: argparse.Namespace) -> int:
         except (TwinError, ValueError) as err:
             print(f"twin edge: {err}", file=sys.stderr)
             return 2
-        text = ("\n".join(json.dumps(x, sort_keys=True) for x in outcome.lines_json()) if args.json
-                else text_of(outcome) + (f"\nreport: {outcome.report_path}" if outcome.report_path else ""))
-        with os.fdopen(os.dup(result_fd), "w", encoding="utf-8") as out:
-            out.write(text + "\n")
+        emit("\n".join(json.dumps(x, sort_keys=True) for x in outcome.lines_json()) if args.json
+             else text_of(outcome) + (f"\nreport: {outcome.report_path}" if outcome.report_path else ""))
         return 0
-    finally:
-        sys.stdout.flush()
-        os.dup2(result_fd, 1)
-        os.close(result_fd)

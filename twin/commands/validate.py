@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from twin.commandline import add_list_option
+from twin.commandline import add_list_option, stdout_for_result
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 
@@ -83,23 +83,10 @@ def _text(outcome) -> str:
     return "\n".join(lines)
 
 
-def _flush_c_stdio() -> None:
-    try:
-        import ctypes
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):     # no C library to reach: nothing buffered we can flush
-        pass
-
-
 def run(args: argparse.Namespace) -> int:
     from twin.validate.pipeline import design_kind, validate
 
-    # Our stdout is for the result only: PyBullet's C library prints a banner
-    # on import, so fd 1 goes to stderr while the campaign runs.
-    sys.stdout.flush()
-    result_fd = os.dup(1)
-    os.dup2(2, 1)
-    try:
+    with stdout_for_result() as emit:
         try:
             kind = design_kind(args.design)
             if kind == "tower" and args.spins or kind == "wheel" and args.drops:
@@ -113,12 +100,5 @@ def run(args: argparse.Namespace) -> int:
         except (TwinError, ValueError) as err:
             print(f"twin validate: {err}", file=sys.stderr)
             return 2
-        text = json.dumps(outcome.to_json(), indent=2) if args.json else _text(outcome)
-        with os.fdopen(os.dup(result_fd), "w", encoding="utf-8") as out:
-            out.write(text + "\n")
+        emit(json.dumps(outcome.to_json(), indent=2) if args.json else _text(outcome))
         return 0 if outcome.passed else 1
-    finally:
-        sys.stdout.flush()
-        _flush_c_stdio()          # the banner sits in C's buffer: out to stderr now, not at exit
-        os.dup2(result_fd, 1)
-        os.close(result_fd)

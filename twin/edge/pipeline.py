@@ -26,7 +26,7 @@ from twin.edge.wheel import CutoffEdge, default_cutoffs, predict_spin, track_tim
 from twin.errors import TwinError
 from twin.progress import bar as progress_bar
 from twin.shipped import shipped_design
-from twin.validate.campaign import CampaignError, Plan, default_results_path, run_campaign
+from twin.validate.campaign import CampaignError, Plan, complete_lines, default_results_path, run_campaign
 from twin.validate.engines import _worker_start, make_engine
 from twin.validate.pipeline import design_kind
 from twin.validate.runs import TOWER, WHEEL, design_for
@@ -110,15 +110,7 @@ def predictions_path(results: Path, settings: dict) -> Path:
 
 
 def _read_predictions(path: Path, header: dict) -> dict[int, dict]:
-    if not path.exists() or path.stat().st_size == 0:
-        return {}
-    raw = path.read_bytes()
-    if not raw.endswith(b"\n"):                   # cut short by an interruption: drop the piece
-        keep = raw.rfind(b"\n") + 1
-        with path.open("r+b") as f:
-            f.truncate(keep)
-        raw = raw[:keep]
-    lines = raw.decode("utf-8").splitlines()
+    lines = complete_lines(path)
     if not lines:
         return {}
     if json.loads(lines[0]) != header:

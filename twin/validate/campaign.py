@@ -63,18 +63,24 @@ def default_results_path(plan: Plan) -> Path:
     return Path(".twin-validate") / f"{stem}-{plan.design_sha256[:12]}-{plan.kind}-seed{plan.first_seed}.jsonl"
 
 
-def read_records(path: Path, plan: Plan) -> dict[int, dict]:
-    """The records already in ``path`` for this plan, by seed. A last line
-    without its newline (the writer was interrupted) is cut off the file."""
+def complete_lines(path: Path) -> list[str]:
+    """The whole lines of an append-only JSON-lines file (a campaign's records,
+    the edge's predictions). A last line without its newline (the writer was
+    interrupted) is cut off the file, so that appending resumes cleanly."""
     if not path.exists() or path.stat().st_size == 0:
-        return {}
+        return []
     raw = path.read_bytes()
     if not raw.endswith(b"\n"):
         keep = raw.rfind(b"\n") + 1
         with path.open("r+b") as f:
             f.truncate(keep)
         raw = raw[:keep]
-    lines = raw.decode("utf-8").splitlines()
+    return raw.decode("utf-8").splitlines()
+
+
+def read_records(path: Path, plan: Plan) -> dict[int, dict]:
+    """The records already in ``path`` for this plan, by seed."""
+    lines = complete_lines(path)
     if not lines:
         return {}
     try:
