@@ -54,10 +54,16 @@ class RoundFailed(Exception):
     or the link failed). The round is void; the session goes on."""
 
 
+class RoundVoided(RoundFailed):
+    """The controller reset in the middle of the round (docs/protocol.md,
+    Reset): it voids the round, returns every stake and opens the next one
+    itself, so play goes on at once, without a RESET from the bench."""
+
+
 class RoundCycle:
     def __init__(self, env, session: Session, *, game: str, rules, plant, players: PlayerMix, phases: Phases,
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
-                 on_round_end: Callable[[int, str | None], None] = lambda *a: None,
+                 on_round_end: Callable[..., None] = lambda *a, **k: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
                  probes: dict[int, Probe] | None = None):
         self.env = env
@@ -83,7 +89,14 @@ class RoundCycle:
         return self.session.send(make(type_, **fields))
 
     def _expect(self, *types: str) -> Message:
-        return self.session.receive(self.phases.reply_s, expect=types)
+        """The next of ``types`` from the controller; a RESET it sends meanwhile voids the round."""
+        if "RESET" in types:
+            return self.session.receive(self.phases.reply_s, expect=types)
+        message = self.session.receive(self.phases.reply_s, expect=types + ("RESET",))
+        if message.type == "RESET":
+            raise RoundVoided(f"round {message.get('round', self.current_round)}: voided: the controller "
+                              f"reset ({message.get('reason')})")
+        return message
 
     def _pause(self, seconds: float):
         """The table waits ``seconds`` of its time. On the wall clock
@@ -114,14 +127,21 @@ class RoundCycle:
         self.handshake()
         while self.rounds_done < rounds:
             failure = None
+            self.current_round = None     # until the controller opens one: a failure before it is round 0
+            voided = False
             try:
                 yield from self._round()
+            except RoundVoided as err:
+                failure, voided = str(err), True
             except (RoundFailed, LinkError) as err:
                 failure = str(err)
-            self.on_round_end(self.current_round or 0, failure)
+            if voided:
+                self.on_round_end(self.current_round or 0, failure, void=True)
+            else:
+                self.on_round_end(self.current_round or 0, failure)
             self.rounds_done += 1
             progress()
-            if failure is not None and self.rounds_done < rounds:
+            if failure is not None and not voided and self.rounds_done < rounds:
                 self._recover(failure)
 
     def _recover(self, failure: str) -> None:

@@ -134,9 +134,9 @@ class Recorder:
         self._write(lambda wire, plants, verdicts: self.journal.write_round(
             round_no, wire=wire, plants=plants, verdicts=verdicts, **fields))
 
-    def on_session_end(self, **fields: Any) -> None:
+    def on_session_end(self, *, judge: bool = True, **fields: Any) -> None:
         """The closing record, with whatever crossed the link after the last round."""
-        self.catch_up()
+        self.catch_up(judge=judge)
         self._write(lambda wire, plants, verdicts: self.journal.append(
             "session-end", wire=wire, plants=plants, verdicts=verdicts, **fields))
         self.journal.sync()

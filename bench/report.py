@@ -64,7 +64,9 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    failures=dict(failures))
 
 
-def format_summary(summary: Summary, journal: str | None = None, head: str | None = None) -> str:
+def format_summary(summary: Summary, journal: str | None = None, head: str | None = None, *,
+                   ending: str | None = None, reason: str | None = None) -> str:
+    """``ending`` and ``reason``: how a session that stopped early ended (``bench.ending``)."""
     pct = lambda f: "n/a" if f is None else f"{float(f) * 100:.2f}%"   # noqa: E731
     lines = [f"{summary.game}: {summary.rounds} rounds settled, {summary.no_rolls} no rolls, "
              f"staked {summary.staked}, returned {summary.returned} (minor units)",
@@ -82,14 +84,18 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
         lines.append("  violations: none")
     for round_no, failure in sorted(summary.failures.items()):
         lines.append(f"  round {round_no} failed: {failure}")
+    if reason:
+        lines.append(f"  session ended early ({ending}): {reason}")
     if journal:
         lines.append(f"  journal: {journal}" + (f" (head {head[:16]}…)" if head else ""))
-    lines.append("PASS" if summary.passed else "FAIL")
+    lines.append("PASS" if summary.passed and not reason else "FAIL")
     return "\n".join(lines)
 
 
-def write_junit(path, summary: Summary, suite_name: str) -> None:
-    """One testcase per round; a round fails with every violation in it."""
+def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None = None,
+                reason: str | None = None) -> None:
+    """One testcase per round; a round fails with every violation in it. A
+    session that stopped early (``reason``) adds a ``session`` case in error."""
     by_round: dict[int | None, list] = {}
     for violation in summary.violations:
         by_round.setdefault(violation.round, []).append(violation)
@@ -111,6 +117,10 @@ def write_junit(path, summary: Summary, suite_name: str) -> None:
         failures += 1
         case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
         ET.SubElement(case, "failure", message=violation.clause).text = violation.message
+    if reason:
+        errors += 1
+        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
+        ET.SubElement(case, "error", message=f"{ending}: {reason}")
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+from contextlib import contextmanager
 
-from bench.errors import BenchError
+from bench.errors import EXIT_BAD_INPUT, BenchError
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -20,8 +22,10 @@ def register(subparsers) -> None:
                     "oracle, and journal everything. With no arguments: the emulated controller in its own "
                     "process behind a pty, 20 Lightning Dice rounds with the physics tower.",
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
-               "DIR/junit.xml and DIR/summary.json. Exit status: 0 all rounds compliant, 1 a violation or\n"
-               "a failed round, 2 bad arguments or set-up.")
+               "DIR/junit.xml and DIR/summary.json, however the session ends. DIR must not hold a session\n"
+               "(--force moves it aside to DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation\n"
+               "or a failed or voided round, 2 bad arguments or set-up, 3 the controller or link failed,\n"
+               "4 interrupted (SIGINT, SIGTERM), 5 the bench failed (traceback in DIR/crash.txt).")
     p.add_argument("--game", default="lightning-dice", choices=GAMES)
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
@@ -33,6 +37,8 @@ def register(subparsers) -> None:
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
     p.add_argument("--out", default="out/session", metavar="DIR")
+    p.add_argument("--force", action="store_true",
+                   help="if --out holds a finished or crashed session, move it aside (DIR.old-N) instead of refusing")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--wagers", type=int, default=10, help="wagers per round (default 10)")
@@ -81,40 +87,57 @@ def parse_mix(text: str | None, game: str, wagers: int):
 
 
 def run(args) -> int:
-    from bench.report import format_summary, summarise, write_junit
+    from bench.report import format_summary
     from bench.runner import SessionConfig, run_session
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     try:
         phases = parse_phases(args.phase)
         mix = parse_mix(args.bets, args.game, args.wagers)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           phases=phases, players=mix, probes=not args.no_probes)
+                           phases=phases, players=mix, probes=not args.no_probes, force=args.force)
     try:
-        outcome = run_session(config)
+        with terminate_as_interrupt():
+            outcome = run_session(config)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
-        return 2
-    summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
-                        ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
-    write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {**summary.to_json(), "seed": outcome.seed, "journal": str(outcome.journal), "head": outcome.head,
-            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2)}
-    with open(f"{args.out}/summary.json", "w") as handle:
-        json.dump(data, handle, indent=2)
+        return EXIT_BAD_INPUT
+    if outcome.moved_aside:
+        print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(outcome.to_json()))
     else:
-        print(format_summary(summary, str(outcome.journal), outcome.head))
+        print(format_summary(outcome.summary, str(outcome.journal), outcome.head, ending=outcome.ending,
+                             reason=outcome.reason))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
-    return 0 if summary.passed else 1
+    if outcome.reason:
+        crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
+        print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
+    return outcome.status
+
+
+@contextmanager
+def terminate_as_interrupt():
+    """SIGTERM (a service manager, ``kill``) stops the session as Ctrl-C
+    does: the round in flight is journalled and every file written."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
