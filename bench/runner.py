@@ -103,9 +103,9 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     found before the journal starts raises (BenchError)."""
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
-    plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
     out = Path(config.out)
     with claimed(out, force=config.force) as moved:
+        plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
         outcome = _play(config, seed, rules, plant, out)
         outcome.moved_aside = moved
     return outcome

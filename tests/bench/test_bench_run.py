@@ -13,6 +13,7 @@ from bench.cycle import Phases
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.journal import verify_journal
 from bench.replay import plant_records
+from bench.replay import replay as replay_journal
 from bench.report import summarise
 from bench.runner import SessionConfig, run_session
 
@@ -74,6 +75,11 @@ def test_every_misbehaviour_fails_naming_its_clause(tmp_path, name, game):
     else:
         assert any(found == clause or found.startswith(clause + "(") for found in named), \
             f"{name} should break {clause}; the oracle named {sorted(named)}"
+    # The journal replays to the run's verdict: the same exit status, the same clauses.
+    replayed = replay_journal(outcome.journal, expected_head=outcome.head)
+    assert replayed.intact and (replayed.ending, replayed.exit_status) == (outcome.ending, outcome.status) \
+        and outcome.status == 1
+    assert sorted(v.clause for v in replayed.oracle.violations) == sorted(v.clause for v in summary.violations)
 
 
 def test_an_external_controller_is_reached_by_its_url(tmp_path):
