@@ -87,3 +87,15 @@ def test_replay_refuses_or_fails_any_bad_journal_without_a_traceback(capsys, tmp
 def test_the_reported_cases(capsys, line, told):
     status, said, took = call(["settle"], capsys, stdin=line + b"\n")
     assert status == 2 and len(said) == 1 and told in said[0] and took < LIMIT_S
+
+
+@pytest.mark.parametrize("argv", [["drop", "fixtures/towers/standard.yaml", "--gif", "{missing}/drop.gif"],
+                                  ["spin", "fixtures/wheels/standard.yaml", "--png", "{missing}/spin.png"]])
+def test_a_picture_into_a_missing_folder_is_refused_before_the_physics_runs(capsys, tmp_path, argv):
+    from twin.cli import main as twin_main
+    argv = [a.replace("{missing}", str(tmp_path / "missing")) for a in argv]
+    with pytest.raises(SystemExit) as stopped:
+        twin_main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err.splitlines()[-1] and "Traceback" not in err
