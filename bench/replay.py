@@ -73,7 +73,9 @@ def _records(path):
 def _rules_from(header: dict, notes: list[str]):
     submission = header.get("submission")
     if submission:
-        if Path(submission).exists() and file_digest(submission) == header.get("submission_sha256"):
+        # A regular file only: a journal's header must not send replay reading /dev/zero.
+        if isinstance(submission, str) and Path(submission).is_file() \
+                and file_digest(submission) == header.get("submission_sha256"):
             return load_submission(submission)
         notes.append(f"submission {submission} is missing or changed since the session "
                      f"(SHA-256 {str(header.get('submission_sha256'))[:16]}…): judged by the regulation's defaults")
@@ -325,7 +327,7 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple
     design_path = header.get("design")
     if header.get("plant") not in ("tower", "wheel"):
         return False, f"round {round_no}: plant {header.get('plant')!r} has no physics to simulate again"
-    if not design_path or not Path(design_path).exists():
+    if not isinstance(design_path, str) or not Path(design_path).is_file():
         return False, f"round {round_no}: design file {design_path!r} is not here"
     if file_digest(design_path) != header.get("design_sha256"):
         return False, f"round {round_no}: design file {design_path} changed since the session (SHA-256 differs)"

@@ -92,3 +92,12 @@ def test_gif_into_a_missing_folder_is_refused_before_anything_runs(recorded, tmp
                              "--gif", str(tmp_path / "nowhere" / "r.gif")], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 2 and "nowhere" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_header_naming_a_device_as_its_submission_is_not_read(tmp_path):
+    """/dev/zero never ends: replay must not try to digest it."""
+    path = rewrite([{"kind": "session", "game": "sic-bo", "paytable": "A", "submission": "/dev/zero",
+                     "submission_sha256": "0" * 64}], tmp_path / "j.jsonl")
+    result = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(path)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1 and "/dev/zero is missing or changed" in result.stdout
