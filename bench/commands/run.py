@@ -9,7 +9,7 @@ import signal
 import sys
 from contextlib import contextmanager
 
-from bench.errors import EXIT_BAD_INPUT, BenchError
+from bench.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BenchError
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -112,6 +112,9 @@ def run(args) -> int:
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt as err:      # before the journal started: nothing to keep
+        print(f"bench run: interrupted ({err or 'SIGINT'}) before the session started", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
     if args.json:
