@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 REPORTS := reports
 
-.PHONY: install demo test clean
+.PHONY: install demo test wheel clean
 
 install: $(STAMP)
 
@@ -34,5 +34,11 @@ test: $(STAMP)
 	mkdir -p $(REPORTS)
 	$(BIN)/python -m pytest -q --junitxml=$(REPORTS)/junit.xml --cucumberjson=$(REPORTS)/cucumber.json
 
+# The wheel a user of another project installs (README: Using tablebench from another project).
+wheel: $(STAMP)
+	rm -rf build     # a stale build/ would put removed modules into the wheel
+	$(BIN)/python -m pip wheel --no-deps --quiet -w dist .
+	@ls dist/tablebench-*.whl
+
 clean:
-	rm -rf $(VENV) $(REPORTS) *.egg-info
+	rm -rf $(VENV) $(REPORTS) *.egg-info dist build

@@ -1,11 +1,13 @@
-"""The ``bench`` console script: rtp, settle, emulate, run, replay."""
+"""The ``bench`` console script: rtp, settle, emulate, run, replay, key."""
 
 import sys
 
 import bench.commands
+from bench.errors import BenchError
 from twin.commandline import make_main
 
-main = make_main(bench.commands, "bench", "The hardware-in-the-loop test bench for regulated live table games.")
+main = make_main(bench.commands, "bench", "The hardware-in-the-loop test bench for regulated live table games.",
+                 user_errors=(BenchError,))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,16 +3,19 @@ the others (``pytest features/ --controller URL``).
 
 A scenario runs against a controller when every step is something the bench
 can do or see on the link: place wagers, report the plant's reading, read the
-controller's settlements. It is deselected, with the reason printed in the
-terminal summary, when a step is about something no frame carries (the
-layout), judges an input the scenario dictates to the rules engine (a Lucky
-Number announcement, a rules submission, seeded draws, exact chances), pays
-the odds of a Lucky Number the scenario dictates (the controller draws its
-own: 58 Pa. Code 625b.2(d)(2), 617c.3(d)), or needs a game, paytable or
-reading the controller under test does not run.
+controller's settlements. The feature files say which scenarios cannot, with
+a tag ``@off-controller.REASON`` on the scenario (or on one Examples block):
+it is about something no frame carries (the layout), judges an input the
+scenario dictates to the rules engine (a Lucky Number announcement, a rules
+submission, seeded draws, exact chances), pays the odds of a Lucky Number the
+scenario dictates (the controller draws its own: 58 Pa. Code 625b.2(d)(2),
+617c.3(d)), or reports a reading the protocol cannot carry. The rest is decided
+by the controller under test: a scenario is deselected when it needs a game,
+paytable or reading the controller does not run.
 
-``plan(steps, readings, target)`` takes a scenario's rendered steps as
-``(type, text)`` pairs and returns a ``Plan``.
+``plan(steps, readings, target, tags)`` takes a scenario's rendered steps as
+``(type, text)`` pairs and its tags (the markers of its test item) and
+returns a ``Plan``.
 """
 
 from __future__ import annotations
@@ -39,15 +42,7 @@ REASONS = {
     "no-table": "opens no table",
 }
 
-NOT_ON_THE_WIRE = [
-    (re.compile(r"^the layout offers"), "layout"),
-    (re.compile(r"tries to reveal the Lucky Numbers|^the Lucky Numbers are (accepted|refused)"
-                r"|^a Lucky Number on .* is (accepted|refused)"), "dictated-announcement"),
-    (re.compile(r"reveals the Lucky Numbers of \d+ rounds|^every round reveals|^no betting position is selected"
-                r"|^each Lucky Number|^each round's Lucky Numbers|^the same seed|^each of the payouts"), "seeded-draws"),
-    (re.compile(r"^the certificate holder files|^the rules submission is"), "submission"),
-    (re.compile(r"^the chance of winning|^the return to player|^the house edge"), "exact-figures"),
-]
+OFF_CONTROLLER = "off-controller."     # the tag prefix; the rest is a key of REASONS
 TABLES = [
     (re.compile(r"^a Lightning Dice table$"), "lightning-dice"),
     (re.compile(r"^a Lightning Roulette table$"), "lightning-roulette"),
@@ -55,11 +50,8 @@ TABLES = [
     (re.compile(r"^a Dice-Ology table using pay table (?P<paytable>\S+)$"), "dice-ology"),
 ]
 READING = re.compile(r'^the rules submission reads (?P<question>.+) as "(?P<reading>.+)"$')
-REVEAL = re.compile(r'^the random number generator reveals the Lucky Numbers (?P<spec>".*|none)$')
-LUCKY_BET = re.compile(r'"([^"]+)" at -?\d+ to 1')
 PAID = [re.compile(r'^the wager on "(?P<bet>[^"]+)" wins and is paid \d+ to 1$'),
         re.compile(r'^the player receives (?P<amount>\d+) for the wager on "(?P<bet>[^"]+)"$')]
-OUTCOME = re.compile(r"^(the dice come to rest showing|the ball comes to rest in|the shooter rolls)\s")
 
 
 @dataclass(frozen=True)
@@ -88,17 +80,18 @@ class Plan:
         return self.reason is None
 
 
-def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target) -> Plan:
+def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target,
+         tags: Iterable[str] = ()) -> Plan:
+    for tag in tags:
+        if tag.startswith(OFF_CONTROLLER):
+            reason = tag[len(OFF_CONTROLLER):]
+            if reason not in REASONS:
+                raise RulesError(f"unknown reason in the tag @{tag}; known: {', '.join(sorted(REASONS))}",
+                                 field="tags")
+            return Plan(reason, f"@{tag}")
     steps = [(kind, text.strip()) for kind, text in steps]
-    for kind, text in steps:
-        for pattern, reason in NOT_ON_THE_WIRE:
-            if pattern.search(text):
-                return Plan(reason, text)
-        if OUTCOME.match(text) and re.search(r"(?<![\d-])-\d", text):
-            return Plan("unencodable", text)
     game = paytable = None
     options: dict[str, str] = {}
-    dictated: set[str] = set()
     paid: set[str] = set()
     for kind, text in steps:
         for pattern, name in TABLES:
@@ -111,17 +104,12 @@ def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target) ->
                 options.update(readings[m["question"]][m["reading"]])
             except KeyError:
                 return Plan("other-rules", f"no rules option for the reading {text!r}")
-        m = REVEAL.match(text)
-        if m and kind != "then":
-            dictated |= set(LUCKY_BET.findall(m["spec"]))
         for pattern in PAID:
             m = pattern.match(text)
             if m and (m.groupdict().get("amount") is None or int(m["amount"]) > 0):
                 paid.add(m["bet"])
     if game is None:
         return Plan("no-table")
-    if paid & dictated:
-        return Plan("dictated-lucky-pays", f"{sorted(paid & dictated)} dictated Lucky", game, paytable, options)
     result = Plan(None, "", game, paytable, options, frozenset(paid))
     return _on_target(result, target)
 

@@ -2,7 +2,7 @@
 over its link (``pytest features/ --controller URL``).
 
 ``ControllerTable`` has the methods of the rules-engine table the step
-definitions use (``tests/features/rules_table.py``), but every action is a
+definitions use (``bench/rules_table.py``), but every action is a
 round on the wire, through a ``bench.protocol.Session``:
 
 - ``place``: a WAGER in the round the controller has open; ACCEPT or REFUSE
@@ -43,6 +43,7 @@ from bench.journal import JournalWriter
 from bench.recorder import Recorder, oracle_input, session_header
 from bench.rules import Lucky, get_game
 from bench.rules.submission import Rules, default_rules
+from bench.seal import sealer_for
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
 MAX_EXTRA_ROLLS = 50     # Dice-Ology: sevens thrown at the end of a scenario to settle every side bet
@@ -100,7 +101,7 @@ class ControllerConnection:
 
     def __init__(self, url: str, game: str, rules: Rules, *, software: str = "tablebench-pytest",
                  reply_s: float = REPLY_S, description: str | None = None, journal: Path | None = None,
-                 emulated: bool = False, misbehave: str | None = None):
+                 emulated: bool = False, misbehave: str | None = None, key: str | None = None):
         self.url = url
         self.game = game
         self.kind = GAME_KIND[game]
@@ -120,8 +121,9 @@ class ControllerConnection:
         self.recorder: Recorder | None = None
         if journal is not None:
             try:
-                writer = JournalWriter(journal)
-                writer.append("session", **session_header(
+                sealer = sealer_for(key)
+                writer = JournalWriter(journal, sealer=sealer)
+                writer.append("session", seal=sealer.header if sealer else None, **session_header(
                     game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
                     phases={"reply_s": reply_s}, runner="pytest features/ --controller"))
                 writer.sync()

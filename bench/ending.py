@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bench.errors import (EXIT_BAD_INPUT, EXIT_CRASHED, EXIT_INTERRUPTED, EXIT_LINK, EXIT_PASS,
-                          EXIT_VIOLATION)
+from twin.commandline import Exit
 
 COMPLETED = "completed"            # every round played and compliant
 VIOLATION = "violation"            # every round played; the oracle found a violation
@@ -23,9 +22,10 @@ CRASHED = "crashed"                # the bench failed (a bug)
 REFUSED = "refused"                # the controller refused the session or runs another game
 
 # A session stopped early: the ending overrides what the rounds came to.
-STOPPED_STATUS = {REFUSED: EXIT_BAD_INPUT, CRASHED: EXIT_CRASHED, INTERRUPTED: EXIT_INTERRUPTED,
-                  LINK_LOST: EXIT_LINK}
-STATUS = {COMPLETED: EXIT_PASS, VIOLATION: EXIT_VIOLATION, FAILED_ROUNDS: EXIT_VIOLATION, **STOPPED_STATUS}
+# The statuses are the one exit-status table of both scripts (``twin.commandline.Exit``).
+STOPPED_STATUS = {REFUSED: Exit.BAD_INPUT, CRASHED: Exit.INTERNAL, INTERRUPTED: Exit.INTERRUPTED,
+                  LINK_LOST: Exit.LINK}
+STATUS = {COMPLETED: Exit.OK, VIOLATION: Exit.VIOLATION, FAILED_ROUNDS: Exit.VIOLATION, **STOPPED_STATUS}
 
 
 def verdict(stopped: str | None, violations: int, failed_rounds: int) -> tuple[str, int]:

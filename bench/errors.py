@@ -40,11 +40,3 @@ class RulesError(BenchError):
         return RulesError(self.message, file=file or self.file, field=new_field,
                           clause=self.clause)
 
-
-# The bench's exit statuses, one table for every command (docs/bench-run.md).
-EXIT_PASS = 0           # every round compliant; a journal that replays to the same
-EXIT_VIOLATION = 1      # a violation, a failed, voided or lost round, or a journal that does not verify
-EXIT_BAD_INPUT = 2      # bad arguments, a bad file, a refused set-up: nothing was judged
-EXIT_LINK = 3           # the controller or the link failed: it died, went silent, or flooded the link
-EXIT_INTERRUPTED = 4    # stopped by SIGINT (Ctrl-C) or SIGTERM; the journal ends with the round in flight
-EXIT_CRASHED = 5        # the bench itself failed (a bug); the journal and reports are still written

@@ -14,7 +14,9 @@ a removed or reordered record breaks ``seq`` and ``prev``. Checking needs no
 re-encoding, which keeps replay fast. (Without a secret key anyone can
 recompute a whole chain; that is why ``bench run`` also writes the head hash
 to ``session.head``, for a regulator to keep apart from the file:
-``verify_journal(path, expected_head=...)``.)
+``verify_journal(path, expected_head=...)``; and with a bench key the
+journal carries ``seal`` records that a regulator checks with the key's
+fingerprint: ``bench.seal``.)
 
 Schema 2 (this writer) keeps one record per round: ``write_round`` writes a
 ``round`` record holding every frame that crossed the link since the record
@@ -111,11 +113,17 @@ class JournalWriter:
     wake-ups compete for the interpreter with the bench.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, defer_fsync: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, defer_fsync: bool = False, sealer=None):
         self.path = Path(path)
         self.seq = 0
         self.head = GENESIS
+        # ``sealer`` (a ``bench.seal.Sealer``): a ``seal`` record after the
+        # header, after every so many rounds and at ``close``.
+        self.sealer = sealer
         if self.path.exists() and self.path.stat().st_size > 0:
+            if sealer is not None:
+                raise JournalError(f"{self.path}: a sealed journal starts a new file: the keys that "
+                                   "sealed an existing one are gone")
             self._resume()
         self._file = open(self.path, "ab")
         self.defer_fsync = defer_fsync
@@ -137,7 +145,13 @@ class JournalWriter:
         self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
         self.seq += 1
         self.head = body["hash"] = digest
+        if self.sealer is not None and kind != "seal" and self.sealer.due(kind):
+            self.seal()
         return body
+
+    def seal(self, *, final: bool = False) -> dict[str, Any]:
+        """A ``seal`` record over the chain head so far (``bench.seal``)."""
+        return self.append("seal", **self.sealer.seal(self.seq, self.head, final=final))
 
     def fsync_deferred(self) -> None:
         """The fsync ``write_round`` left for later (``defer_fsync``), if any."""
@@ -172,6 +186,8 @@ class JournalWriter:
     def close(self) -> None:
         if not self._file.closed:
             try:
+                if self.sealer is not None and not self.sealer.finished:
+                    self.seal(final=True)
                 self.sync()
             finally:
                 self._file.close()

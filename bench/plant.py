@@ -103,7 +103,9 @@ class PhysicsPlant:
 
     def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
         from twin.errors import TwinError
+        from twin.shipped import shipped_design
         try:
+            design_path = shipped_design(design_path, self.name)   # a shipped design by name: standard
             self.design = self.load_design(design_path)
             self.digest = file_digest(design_path)
         except TwinError as err:       # names the file and the field already
@@ -277,7 +279,7 @@ def _describe(stage: Stage | None) -> str | None:
     return "pockets " + ",".join(map(str, stage.pockets))
 
 
-DEFAULT_DESIGNS = {"tower": "fixtures/towers/standard.yaml", "wheel": "fixtures/wheels/standard.yaml"}
+DEFAULT_DESIGNS = {"tower": "standard", "wheel": "standard"}     # shipped designs (tablebench_fixtures)
 # Which physics plant a game uses by default.
 GAME_PLANT = {"lightning-dice": "tower", "sic-bo": "tower", "lightning-roulette": "wheel", "dice-ology": "dice"}
 

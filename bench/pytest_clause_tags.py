@@ -1,8 +1,13 @@
-"""pytest plugin: every tag in ``features/*.feature`` is a clause
-(``@625b.2.d.5``, docs/features.md) and becomes a registered marker, so that
+"""pytest plugin: every tag in the feature files is a clause
+(``@625b.2.d.5``, docs/features.md) or says where a scenario can be played
+(``@off-controller.layout``), and becomes a registered marker, so that
 pytest-bdd's tag marks raise no "unknown mark" warning and ``-m 625b.2.d.5``
 selects one clause's scenarios, whichever directory is run.
-Active in this repository through the root ``conftest.py``."""
+
+The feature files are looked for where a project keeps them: the folder of
+the ``bdd_features_base_dir`` setting, else ``features/`` under the rootdir
+and the rootdir itself (what ``bench features DIR`` writes); and the feature
+files shipped with tablebench. Loaded by tablebench's ``pytest11`` entry point."""
 
 from __future__ import annotations
 
@@ -24,7 +29,21 @@ def feature_tags(features_dir: Path) -> dict[str, str]:
     return tags
 
 
+def feature_dirs(config: pytest.Config) -> list[Path]:
+    base = config.getini("bdd_features_base_dir")
+    dirs = [config.rootpath / base] if base else [config.rootpath / "features", config.rootpath]
+    try:
+        from importlib import resources
+        dirs.append(Path(str(resources.files("tablebench_features"))))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return [d for d in dirs if d.is_dir()]
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    features_dir = config.rootpath / (config.getini("bdd_features_base_dir") or "features")
-    for tag, first_file in feature_tags(features_dir).items():
+    tags: dict[str, str] = {}
+    for folder in feature_dirs(config):
+        for tag, first_file in feature_tags(folder).items():
+            tags.setdefault(tag, first_file)
+    for tag, first_file in tags.items():
         config.addinivalue_line("markers", f"{tag}: scenarios for this clause (first in {first_file})")

@@ -6,11 +6,14 @@ against a game controller over its link.
     pytest features/ --controller /dev/ttyUSB0 --controller-submission my-rules.yaml
     pytest features/ --controller socket://10.0.0.7:7001 --controller-game sic-bo --controller-paytable B
 
-Active in this repository through the root ``conftest.py``. A test module
-opts in with ``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``); its
-scenarios get the ``controller_tables`` fixture (a ``ControllerTable`` opener)
-and are deselected, with the reason in the terminal summary, when they cannot
-be played on the controller under test (``bench.controller_scope``).
+Loaded by the ``pytest11`` entry point in any project that installs
+tablebench (``-p no:bench.pytest_plugin`` turns it off). A test module opts in with
+``PLAYED_ON_CONTROLLER = True`` (``features/test_*.py``, or what ``bench
+features DIR`` writes); its scenarios get the ``open_table`` fixture, which
+opens a ``ControllerTable``, and are deselected, with the reason in the
+terminal summary, when they cannot be played on the controller under test
+(``bench.controller_scope``). A ``conftest.py`` fixture named ``open_table``
+overrides it (this repository's ``tests/features`` bind the rules engine).
 docs/controller-testing.md is the user's guide.
 """
 
@@ -34,7 +37,6 @@ from bench.rules.submission import default_rules, load_submission
 
 PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
-READINGS = pytest.StashKey[dict]()
 SUMMARY = pytest.StashKey[tuple]()
 EMULATED = "emulated"
 
@@ -54,14 +56,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the controller's paytable when no submission is given (Sic Bo A/B, Dice-Ology 1/2)")
     group.addoption("--controller-seed", type=int, default=7, metavar="N",
                     help="seed of the emulated controllers' Lucky Numbers (default 7)")
+    group.addoption("--controller-key", metavar="FILE", default=None,
+                    help="seal the run's journals with this bench key (bench.key of bench key new); "
+                         "without it they are unsealed")
     group.addoption("--controller-log", default="reports/controller", metavar="DIR",
                     help="where each scenario's wire log is written (default reports/controller)")
 
 
-def use_readings(config: pytest.Config, readings: dict) -> None:
-    """The features' wording of each ambiguous clause -> rules options
-    (``READINGS`` of the step definitions), for the plans and the tables."""
-    config.stash[READINGS] = readings
+def _readings(config: pytest.Config) -> dict:
+    """The features' wording of each ambiguous clause -> rules options."""
+    from bench.rules_table import READINGS
+    return READINGS
 
 
 def target(config: pytest.Config) -> Target:
@@ -89,6 +94,17 @@ def target(config: pytest.Config) -> Target:
     return Target("device", url, game=rules.game, rules=rules)
 
 
+def check_key(config: pytest.Config) -> None:
+    """A sealing key that cannot be used stops the run before any scenario."""
+    key = config.getoption("--controller-key")
+    if key is not None:
+        from bench.keys import load_state
+        try:
+            load_state(key)
+        except BenchError as err:
+            raise pytest.UsageError(f"--controller-key: {err}") from None
+
+
 def _steps(item: pytest.Item) -> list[tuple[str, str]] | None:
     from pytest_bdd.scenario import scenario_wrapper_template_registry
     template = scenario_wrapper_template_registry.get(getattr(item, "function", None))
@@ -106,14 +122,16 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not any(_played_on_controller(item) for item in items):
         return
     tgt = target(config)
-    readings = config.stash.get(READINGS, {})
+    check_key(config)
+    readings = _readings(config)
     keep, deselected, reasons = [], [], Counter()
     for item in items:
         if not _played_on_controller(item):
             keep.append(item)
             continue
         steps = _steps(item)
-        p = plan(steps, readings, tgt) if steps is not None else Plan()
+        tags = [mark.name for mark in item.iter_markers()]
+        p = plan(steps, readings, tgt, tags) if steps is not None else Plan()
         item.stash[PLAN] = p
         if p.runnable:
             keep.append(item)
@@ -139,6 +157,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         tr.write_line(f"  {count:4d}  {REASONS[reason]}")
     tr.write_line(f"wire logs: {config.getoption('--controller-log')}/ (one file per scenario; "
                   f"journal-*.jsonl: the run's journal for bench replay); docs/controller-testing.md")
+    key = config.getoption("--controller-key")
+    tr.write_line(f"journals sealed by {key} (bench replay --pubkey)" if key else
+                  "journals UNSEALED (no --controller-key): whoever holds them can rewrite them consistently")
 
 
 class ControllerPool:
@@ -154,6 +175,7 @@ class ControllerPool:
         self.stack = ExitStack()
         self.connections: dict[tuple, ControllerConnection] = {}
         self.failed: dict[tuple, str] = {}
+        self.key = config.getoption("--controller-key")
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
         key = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
@@ -183,7 +205,7 @@ class ControllerPool:
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
         if self.target.mode == "device":
             conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
-                                        journal=self._journal(self.target.game))
+                                        journal=self._journal(self.target.game), key=self.key)
         else:
             conn = self._emulated(game, rules)
         self.stack.callback(conn.close)
@@ -205,7 +227,8 @@ class ControllerPool:
         command = (f"bench emulate --game {game} --submission {submission} --seed {self.seed}"
                    + (f" --misbehave {misbehave}" if misbehave else ""))
         return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})",
-                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave)
+                                    journal=self._journal(submission.stem), emulated=True, misbehave=misbehave,
+                                    key=self.key)
 
     def _submission(self, game: str, rules) -> Path:
         """A rules submission for the emulated controller: the scenario's
@@ -255,7 +278,7 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
     scenario; at the end each table finishes its round and the oracle's
     verdict on it fails the scenario (in teardown) if it names a clause."""
     p = request.node.stash.get(PLAN, Plan())
-    readings = request.config.stash.get(READINGS, {})
+    readings = _readings(request.config)
     module = Path(str(request.node.path)).stem
     tables: list[ControllerTable] = []
     logs = request.node.stash.setdefault(WIRE_LOGS, [])
@@ -280,6 +303,14 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
             table.journal_scenario(request.node.nodeid)
     if failure is not None:
         raise failure
+
+
+@pytest.fixture
+def open_table(controller_tables):
+    """The table every step goes through (``bench.steps``): here a game
+    controller's. A ``conftest.py`` may override it with another table that
+    has the same methods (``bench.rules_table.RulesTable``)."""
+    return controller_tables
 
 
 @pytest.hookimpl(hookwrapper=True)

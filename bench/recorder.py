@@ -14,13 +14,17 @@ controller, so that this work never delays a reply.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import platform
 from collections import deque
+from importlib import metadata
+from pathlib import Path
 from typing import Any, Callable
 
 import bench
 from bench.journal import SCHEMA_VERSION, JournalWriter, raw_text
-from bench.plant import Reading, file_digest
+from bench.plant import Reading
 from bench.protocol import FrameEvent, Message
 from bench.wire_budget import WireBudget
 
@@ -34,16 +38,44 @@ def oracle_input(direction: str, frame_kind: str, message: Message | None) -> bo
     return message is not None and (direction, frame_kind) in ORACLE_FRAMES
 
 
+def embedded_file(path: str | Path | None) -> tuple[str | None, str | None]:
+    """``(text, SHA-256)`` of a file the session runs with (a design, a rules
+    submission), read once, for the journal's header: with its full text in
+    the journal, replay needs no file of the session's machine."""
+    if not path:
+        return None, None
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:        # not a text file: its digest alone is recorded
+        text = None
+    return text, hashlib.sha256(data).hexdigest()
+
+
+def versions() -> dict[str, str]:
+    """The software a session ran on, for its header (and its report)."""
+    found = {"tablebench": bench.__version__, "python": platform.python_version()}
+    try:
+        found["pybullet"] = metadata.version("pybullet")
+    except metadata.PackageNotFoundError:
+        pass
+    return found
+
+
 def session_header(*, game: str, rules, controller: str, emulated: bool, misbehave: str | None,
-                   phases: dict, **more: Any) -> dict[str, Any]:
+                   phases: dict, design: str | None = None, **more: Any) -> dict[str, Any]:
     """The journal's first record: what the session played and what it is
-    judged by (replay rebuilds its oracle from this). ``more``: what the
-    driver adds (seeds, the plant and its design)."""
+    judged by (replay rebuilds its oracle from this), with the full text of
+    the rules submission and the plant's design so that it replays on any
+    machine. ``more``: what the driver adds (seeds, the plant)."""
     submission = getattr(rules, "source", None)
-    return dict(schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}", game=game,
-                controller=controller, emulated=emulated, misbehave=misbehave,
+    submission_text, submission_sha256 = embedded_file(submission)
+    design_text, design_sha256 = embedded_file(design)
+    return dict(schema=SCHEMA_VERSION, software=f"tablebench/{bench.__version__}", versions=versions(),
+                game=game, controller=controller, emulated=emulated, misbehave=misbehave,
                 paytable=getattr(rules, "paytable", None), options=dict(getattr(rules, "options", {})),
-                submission=submission, submission_sha256=file_digest(submission) if submission else None,
+                submission=submission, submission_sha256=submission_sha256, submission_text=submission_text,
+                design=design, design_sha256=design_sha256, design_text=design_text,
                 phases=phases, **more)
 
 

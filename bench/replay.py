@@ -16,12 +16,15 @@ always decoded again frame by frame.
 from __future__ import annotations
 
 import gc
+import hashlib
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.ending import STOPPED_STATUS, verdict
-from bench.errors import EXIT_PASS, EXIT_VIOLATION, BenchError
+from twin.commandline import Exit
+from bench.errors import BenchError
 from bench.journal import VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.plant import file_digest
@@ -29,6 +32,7 @@ from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
+from bench.seal import SealCheck, SealReport
 
 GAMES = tuple(game_names())
 
@@ -44,24 +48,25 @@ class ReplayOutcome:
     decode_problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
+    seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
     structure_problems: list[str] = field(default_factory=list)   # records out of place
     failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
     ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.ending``)
-    status: int = EXIT_VIOLATION   # the exit status the run had, worked out again from the journal
+    status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
 
     @property
     def intact(self) -> bool:
-        """The journal is what the bench wrote: chain, bytes and structure."""
-        return self.chain.ok and not self.decode_problems and not self.structure_problems
+        """The journal is what the bench wrote: chain, seals, bytes and structure."""
+        return self.chain.ok and self.seals.ok and not self.decode_problems and not self.structure_problems
 
     @property
     def exit_status(self) -> int:
         """The run's status for an intact journal; 1 for one that is not."""
-        return self.status if self.intact else EXIT_VIOLATION
+        return self.status if self.intact else Exit.VIOLATION
 
     @property
     def passed(self) -> bool:
-        return self.intact and self.oracle is not None and self.exit_status == EXIT_PASS
+        return self.intact and self.oracle is not None and self.exit_status == Exit.OK
 
 
 def _records(path):
@@ -70,15 +75,53 @@ def _records(path):
             yield number, record
 
 
-def _rules_from(header: dict, notes: list[str]):
-    submission = header.get("submission")
-    if submission:
-        # A regular file only: a journal's header must not send replay reading /dev/zero.
-        if isinstance(submission, str) and Path(submission).is_file() \
-                and file_digest(submission) == header.get("submission_sha256"):
-            return load_submission(submission)
-        notes.append(f"submission {submission} is missing or changed since the session "
-                     f"(SHA-256 {str(header.get('submission_sha256'))[:16]}…): judged by the regulation's defaults")
+@contextmanager
+def session_file(header: dict, kind: str, given: str | Path | None = None):
+    """A path to the file (``kind``: "design" or "submission") the session ran
+    with, as its journal recorded it: ``given`` if the user names one (it must
+    be the same file: its SHA-256 is checked), else the full text the header
+    carries, written to a temporary folder under its original name (so that
+    replay runs on any machine, from any directory), else the recorded path
+    for a journal too old to carry the text. Yields None when the session had
+    no such file. Raises ``BenchError`` when a file is missing or differs."""
+    recorded, digest, text = header.get(kind), header.get(f"{kind}_sha256"), header.get(f"{kind}_text")
+    if given is not None:
+        if not Path(given).is_file():
+            raise BenchError(f"{given}: no such file")
+        if digest and file_digest(given) != digest:
+            raise BenchError(f"{given}: not the {kind} the session ran with (SHA-256 {file_digest(given)[:16]}…, "
+                             f"recorded {str(digest)[:16]}…)")
+        yield Path(given)
+        return
+    if not recorded:
+        yield None
+        return
+    if isinstance(text, str):
+        data = text.encode("utf-8")
+        if digest and hashlib.sha256(data).hexdigest() != digest:
+            raise BenchError(f"journal header: {kind}_text does not match {kind}_sha256: the copy was altered")
+        with tempfile.TemporaryDirectory(prefix="tablebench-replay-") as folder:
+            path = Path(folder) / (Path(str(recorded)).name or kind)
+            path.write_bytes(data)
+            yield path
+        return
+    if not Path(recorded).is_file():
+        raise BenchError(f"{kind} file {recorded!r} is not here and the journal carries no copy of it; "
+                         f"name it with --{kind} FILE")
+    if digest and file_digest(recorded) != digest:
+        raise BenchError(f"{kind} file {recorded} changed since the session (SHA-256 differs)")
+    yield Path(recorded)
+
+
+def _rules_from(header: dict, notes: list[str], submission: str | Path | None = None):
+    try:
+        with session_file(header, "submission", submission) as path:
+            if path is not None:
+                return load_submission(path)
+    except BenchError as err:
+        if submission is not None:
+            raise
+        notes.append(f"{err}: judged by the regulation's defaults")
     return default_rules(header["game"], header.get("paytable"))
 
 
@@ -115,9 +158,10 @@ class _Judge:
     the header sets up the oracle; each frame the oracle judged live is
     judged again."""
 
-    def __init__(self, path, redecode: bool = False):
+    def __init__(self, path, redecode: bool = False, submission: str | Path | None = None):
         self.path = path
         self.redecode = redecode
+        self.submission = submission
         self.header: dict | None = None
         self.oracle: Oracle | None = None
         self.codec: Codec | None = None
@@ -143,8 +187,8 @@ class _Judge:
             raise BenchError(f"{self.path}: line {number}: phases.reply_s: {reply_s!r} is not a number of "
                              "seconds from 0 to 3600")
         try:
-            rules = _rules_from(header, self.notes)
-        except (BenchError, LookupError, TypeError, ValueError) as err:
+            rules = _rules_from(header, self.notes, self.submission)
+        except (LookupError, TypeError, ValueError) as err:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
         self.header = header
         self.codec = Codec(game)
@@ -261,11 +305,20 @@ def _cycle_collector_paused():
             gc.enable()
 
 
-def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False) -> ReplayOutcome:
-    """Verify the chain and judge every frame again, reading the file once."""
-    judge = _Judge(path, redecode)
+def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool = False,
+           submission: str | Path | None = None, pubkey: str | None = None) -> ReplayOutcome:
+    """Verify the chain and judge every frame again, reading the file once;
+    by the rules the journal carries, or ``submission`` (the same file); with
+    ``pubkey`` (the bench key's fingerprint, ``bench.keys.trusted_fingerprint``)
+    verify every seal too."""
+    judge = _Judge(path, redecode, submission)
+    seals = SealCheck(pubkey)
+
+    def visit(number: int, record: dict) -> None:
+        seals(number, record)
+        judge(number, record)
     with _cycle_collector_paused():
-        chain = verify_journal(path, expected_head=expected_head, visit=judge)
+        chain = verify_journal(path, expected_head=expected_head, visit=visit)
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     end = judge.end
@@ -275,7 +328,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
                         else judge.last_mono)
     notes = judge.notes
     outcome = ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
-                            judge.structure_problems, judge.failed_rounds)
+                            seals.report, judge.structure_problems, judge.failed_rounds)
     _verdict(outcome, judge)
     return outcome
 
@@ -286,9 +339,10 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
     against what the bench wrote."""
     end, oracle = judge.end, outcome.oracle
     if end is None:
-        outcome.notes.append("the journal ends without its session-end record: the session was cut off "
-                             "(the round in flight, if any, is lost)")
-        outcome.ending, outcome.status = CUT_OFF, EXIT_VIOLATION
+        if not outcome.chain.torn_tail:
+            outcome.notes.append("the journal ends without its session-end record: the session was cut off "
+                                 "(the round in flight, if any, is lost)")
+        outcome.ending, outcome.status = CUT_OFF, Exit.VIOLATION
         return
     stopped = end.get("ending") if end.get("ending") in STOPPED_STATUS else None
     outcome.ending, outcome.status = verdict(stopped, len(oracle.violations), len(outcome.failed_rounds))
@@ -297,7 +351,7 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
     if "status" in end and end.get("status") != outcome.status:
         outcome.structure_problems.append(
             f"the session-end record says exit status {end.get('status')!r} ({end.get('ending')}); "
-            f"the journal's rounds and verdicts give {outcome.status} ({outcome.ending})")
+            f"the journal's rounds and verdicts give {int(outcome.status)} ({outcome.ending})")
     if "ending" in end and stopped != "crashed":
         replayed = sorted(v.clause for v in oracle.violations)
         if sorted(judge.live_clauses) != replayed:
@@ -318,43 +372,46 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
     return found
 
 
-def resimulate(path: str | Path, round_no: int, gif: str | None = None) -> tuple[bool, str]:
+def resimulate(path: str | Path, round_no: int, gif: str | None = None,
+               design: str | Path | None = None) -> tuple[bool, str]:
     """Simulate round ``round_no``'s last drop or spin again from its recorded
-    seed; True if the physics gives the recorded outcome. Draws a GIF if asked."""
+    seed, on the design the journal carries (or ``design``, which must be the
+    same file); True if the physics gives the recorded outcome. Draws a GIF if
+    asked. Raises ``BenchError`` when the round cannot be simulated again (no
+    such round, no physics plant, no design)."""
     records = _records(path)
     _, header = next(records)
     plants = plant_records(path, round_no)
     if not plants:
-        return False, f"round {round_no}: no plant record in the journal"
+        raise BenchError(f"--round {round_no}: the journal has no plant reading for round {round_no}")
     record = plants[-1]
-    design_path = header.get("design")
     if header.get("plant") not in ("tower", "wheel"):
-        return False, f"round {round_no}: plant {header.get('plant')!r} has no physics to simulate again"
-    if not isinstance(design_path, str) or not Path(design_path).is_file():
-        return False, f"round {round_no}: design file {design_path!r} is not here"
-    if file_digest(design_path) != header.get("design_sha256"):
-        return False, f"round {round_no}: design file {design_path} changed since the session (SHA-256 differs)"
+        raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
+    if gif:
+        Path(gif).parent.mkdir(parents=True, exist_ok=True)
     seed = record["seed"]
-    if header["plant"] == "tower":
-        from twin.tower import drop_traced, load_design
-        design = load_design(design_path)
-        loaded = record.get("detail", {}).get("loaded")
-        result, trace = drop_traced(design, seed, loaded=loaded)
-        same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
-        told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
-                f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
-        if gif:
-            from twin.tower.picture import drop_gif
-            drop_gif(design, result, trace, gif)
-    else:
-        from twin.wheel import load_design, trace as spin_trace
-        design = load_design(design_path)
-        traced = spin_trace(design, seed)
-        same = traced.result.number == record["pocket"]
-        told = f"round {round_no}: seed {seed}: simulated pocket {traced.result.number}; recorded {record['pocket']}"
-        if gif:
-            from twin.wheel.picture import save_gif
-            save_gif(design, traced, gif)
+    with session_file(header, "design", design) as design_path:
+        if header["plant"] == "tower":
+            from twin.tower import drop_traced, load_design
+            twin_design = load_design(design_path)
+            loaded = record.get("detail", {}).get("loaded")
+            result, trace = drop_traced(twin_design, seed, loaded=loaded)
+            same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
+            told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
+                    f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
+            if gif:
+                from twin.tower.picture import drop_gif
+                drop_gif(twin_design, result, trace, gif)
+        else:
+            from twin.wheel import load_design, trace as spin_trace
+            twin_design = load_design(design_path)
+            traced = spin_trace(twin_design, seed)
+            same = traced.result.number == record["pocket"]
+            told = (f"round {round_no}: seed {seed}: simulated pocket {traced.result.number}; "
+                    f"recorded {record['pocket']}")
+            if gif:
+                from twin.wheel.picture import save_gif
+                save_gif(twin_design, traced, gif)
     return same, told + (" — the same" if same else " — DIFFERENT")
 
 
@@ -363,7 +420,9 @@ def describe(outcome: ReplayOutcome) -> str:
     chain = outcome.chain
     lines.append(f"hash chain: {chain.records} records, " + ("intact" if chain.ok else "BROKEN"))
     for problem in chain.problems:
-        lines.append(f"  line {problem.line}: {problem.what}")
+        epoch = outcome.seals.epoch_at(problem.line)
+        lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
+                     + f": {problem.what}")
     if chain.torn_tail:
         lines.append("  the last line was cut off mid-write (a crash): that round is lost")
     if chain.incomplete_rounds:
@@ -374,6 +433,7 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  structure: {problem}")
     for note in outcome.notes:
         lines.append(f"  note: {note}")
+    lines.extend(describe_seals(outcome.seals))
     oracle = outcome.oracle
     if oracle is not None:
         lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
@@ -386,3 +446,20 @@ def describe(outcome: ReplayOutcome) -> str:
                  + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
     lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
+
+
+def describe_seals(seals: SealReport) -> list[str]:
+    if seals.sealed is False:
+        return ["seals: none: the journal is unsealed (recorded without a key)"] + [f"  {p}" for p in seals.problems]
+    if not seals.checked:
+        return [f"seals: not checked (no --pubkey); the journal names key {seals.fingerprint}, "
+                f"session {seals.session}: anyone can write that into a forged journal"]
+    lines = [f"seals: key {seals.expected}, session {seals.session}: {seals.epochs} epochs verified, "
+             + ("BROKEN" if seals.problems else "sealed to the end" if seals.final else "no final seal")]
+    lines.extend(f"  {problem}" for problem in seals.problems)
+    if not seals.problems and seals.unsealed_records:
+        rounds = seals.unsealed_rounds
+        lines.append(f"  {seals.unsealed_records} records after the last seal are UNSEALED (not evidence: "
+                     "the session was cut off or its end removed)"
+                     + (f"; rounds {', '.join(map(str, rounds))}" if rounds else ""))
+    return lines

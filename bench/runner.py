@@ -15,7 +15,7 @@ from pathlib import Path
 
 import simpy
 import simpy.rt
-from tqdm import tqdm
+from twin import progress
 
 import bench
 from bench.controller_process import emulated_controller
@@ -34,6 +34,7 @@ from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report import Summary, summarise, write_junit
 from bench.recorder import Recorder, session_header
 from bench.rules.submission import default_rules, load_submission
+from bench.seal import sealer_for
 
 DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
 
@@ -58,6 +59,8 @@ class SessionConfig:
     probes: bool = True                    # stage the edge cases of bench.probes in early rounds
     progress: bool = True
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
+    key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
+    seal_every: int = 10                   # rounds an epoch of seals (bench.seal)
 
 
 @dataclass
@@ -72,6 +75,7 @@ class SessionOutcome:
     sim_seconds: float
     wall_seconds: float
     rules: object
+    seal: dict | None = None               # the key's fingerprint, the session's index, rounds an epoch; None: unsealed
     ending: str = COMPLETED
     status: int = 0
     reason: str | None = None            # why the session stopped early
@@ -80,9 +84,10 @@ class SessionOutcome:
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
-        return {**self.summary.to_json(), "ending": self.ending, "status": self.status, "reason": self.reason,
-                "passed": self.status == 0, "seed": self.seed, "journal": str(self.journal), "head": self.head,
-                "sim_seconds": round(self.sim_seconds, 1), "wall_seconds": round(self.wall_seconds, 2)}
+        return {"tablebench": bench.__version__, **self.summary.to_json(), "ending": self.ending,
+                "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
+                "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
+                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal}
 
 
 def _rules(config: SessionConfig):
@@ -124,6 +129,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         cycle_probes = {}      # recorded outcomes cannot be staged
     started = time.monotonic()
     stopped = reason = None
+    sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
         if config.controller:
@@ -134,12 +140,11 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                 extra=tuple(config.emulator_args),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
-        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True))
-        journal.append("session", **session_header(
+        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
+        journal.append("session", seal=sealer.header if sealer else None, **session_header(
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
-            design_sha256=file_digest(plant.design_path) if plant.design_path else None,
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
@@ -158,8 +163,8 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes)
-        bar = stack.enter_context(tqdm(total=config.rounds, unit="round", disable=not config.progress,
-                                       desc=f"{config.game}", leave=False)) if config.progress else None
+        bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
+                                               desc=f"{config.game}", leave=False))
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         try:
             env.run()
@@ -201,8 +206,9 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         head = journal.head
     write_durably(out / "session.head", head + "\n")
     outcome = SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
-                             float(env.now), time.monotonic() - started, rules, ending=ending, status=status,
-                             reason=reason)
+                             float(env.now), time.monotonic() - started, rules,
+                             {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
+                             if sealer else None, ending=ending, status=status, reason=reason)
     outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
                                 ignore_incomplete=set(oracle.incomplete_rounds) - set(failures))
     write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)

@@ -27,7 +27,7 @@ Feature: Dice-Ology side bets (S.D. Admin. R. 20:18:33:14)
   Dice-Ology is a variation of craps. The game offers the player a group of
   side bets during the game of craps: Little Ones, Big Ones, and Boom or Bust.
 
-  @sd.20.18.33.14
+  @sd.20.18.33.14 @off-controller.layout
   Scenario: There are three side bets: Little Ones, Big Ones, and Boom or Bust
     Given a Dice-Ology table using pay table 1
     Then the layout offers exactly the wagers "little-ones", "big-ones" and "boom-or-bust"
@@ -192,7 +192,7 @@ Feature: Dice-Ology side bets (S.D. Admin. R. 20:18:33:14)
       | Big Ones     | big-ones     | 2         | 30   | 2-6, 3-6, 4-6, 5-6, 6-6                                 |
       | Boom or Bust | boom-or-bust | 2         | 150  | 1-1, 1-2, 2-2, 1-4, 3-3, 2-6, 3-6, 4-6, 5-6, 6-6        |
 
-  @sd.20.18.33.14.pay-tables
+  @sd.20.18.33.14.pay-tables @off-controller.submission
   Scenario Outline: A rules submission selecting Pay Table <pay table> is accepted and the table pays by it
     When the certificate holder files this rules submission:
       """
@@ -209,7 +209,7 @@ Feature: Dice-Ology side bets (S.D. Admin. R. 20:18:33:14)
       | 1         | 175  |
       | 2         | 150  |
 
-  @sd.20.18.33.14.pay-tables
+  @sd.20.18.33.14.pay-tables @off-controller.submission
   Scenario Outline: A rules submission selecting a pay table the rule does not have is refused (<pay table>)
     When the certificate holder files this rules submission:
       """
@@ -226,7 +226,7 @@ Feature: Dice-Ology side bets (S.D. Admin. R. 20:18:33:14)
   # The chance of winning follows from the text alone: every number of the bet
   # rolled before a seven, whatever else is rolled; the step computes it
   # from the 36 two-dice outcomes, independently of the rules engine.
-  @sd.20.18.33.14.1.a @sd.20.18.33.14.2.b @sd.20.18.33.14.3.a @sd.20.18.33.14.pay-tables
+  @sd.20.18.33.14.1.a @sd.20.18.33.14.2.b @sd.20.18.33.14.3.a @sd.20.18.33.14.pay-tables @off-controller.exact-figures
   Scenario Outline: The chance of winning <side bet> is the chance that all of <numbers> are rolled before a seven
     Given a Dice-Ology table using pay table <pay table>
     Then the chance of winning "<bet>" is the chance that all of <numbers> are rolled before a seven

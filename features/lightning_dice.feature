@@ -41,7 +41,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | a face of 0     | 0, 5 and 6    |
       | a face of 7     | 7, 2 and 2    |
 
-  @625b.2.b.1 @625b.2.d.1 @625b.2.e
+  @625b.2.b.1 @625b.2.d.1 @625b.2.e @off-controller.layout
   Scenario Outline: The layout has an area for <wager>, a wager authorized under subsection (e)
     Given a Lightning Dice table
     And the rules submission reads the total value bets as "totals 3 to 18, as the paytables (f) and (g)(3) list them"
@@ -117,7 +117,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | totals 3 to 18, as the paytables (f) and (g)(3) list them | accepted |
       | the total value bet under § 625a.3(4), totals 4 to 17     | refused  |
 
-  @625b.2.b.2 @625b.2.d.2 @625b.2.g.1
+  @625b.2.b.2 @625b.2.d.2 @625b.2.g.1 @off-controller.seeded-draws
   Scenario: The random number generator reveals between two and four Lucky Numbers, each shown on its betting position with its payout odds
     Given a Lightning Dice table
     When the random number generator reveals the Lucky Numbers of 300 rounds, seeds 1 to 300
@@ -127,7 +127,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
     And each round's Lucky Numbers pass the checks of § 625b.2(d)(2) and (g)(3)
     And the same seed reveals the same Lucky Numbers
 
-  @625b.2.d.2 @625b.2.g.1
+  @625b.2.d.2 @625b.2.g.1 @off-controller.dictated-announcement
   Scenario Outline: <count> Lucky Numbers <verdict>
     Given a Lightning Dice table
     When the random number generator tries to reveal the Lucky Numbers <lucky>
@@ -141,7 +141,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | Four  | accepted                         | "total:11" at 49 to 1, "total:10" at 4 to 1, "any-triple" at 249 to 1 and "total:4" at 499 to 1    |
       | Five  | refused under § 625b.2(d)(2)     | "total:11" at 49 to 1, "total:10" at 4 to 1, "any-triple" at 249 to 1, "total:4" at 499 to 1 and "total:17" at 49 to 1 |
 
-  @625b.2.d.2 @625b.2.g.1 @625b.2.g.3
+  @625b.2.d.2 @625b.2.g.1 @625b.2.g.3 @off-controller.submission
   Scenario Outline: A rules submission outside (d)(2) or (g)(3) is refused under § <clause> (<why>)
     When the certificate holder files this rules submission:
       """
@@ -160,7 +160,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | total 10 at 50 to 1, above 4—49      | 3     | 50   | 625b.2(g)(3) |
       | total 10 at 3 to 1, below 4—49       | 3     | 3    | 625b.2(g)(3) |
 
-  @625b.2.d.2 @625b.2.g.3
+  @625b.2.d.2 @625b.2.g.3 @off-controller.submission
   Scenario: The shipped rules submission is accepted and draws lawful Lucky Numbers
     When the certificate holder files the rules submission "fixtures/submissions/lightning-dice.yaml"
     Then the rules submission is accepted
@@ -168,13 +168,13 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
     Then every round reveals between 2 and 4 Lucky Numbers
     And each round's Lucky Numbers pass the checks of § 625b.2(d)(2) and (g)(3)
 
-  @625b.2.d.2
+  @625b.2.d.2 @off-controller.dictated-announcement
   Scenario: The same betting position cannot be selected twice in one round
     Given a Lightning Dice table
     When the random number generator tries to reveal the Lucky Numbers "total:11" at 49 to 1 and "total:11" at 9 to 1
     Then the Lucky Numbers are refused
 
-  @625b.2.g.3
+  @625b.2.g.3 @off-controller.dictated-announcement
   Scenario Outline: A Lucky Numbers multiplier on <wager> falls within <lowest>—<highest> to 1
     Given a Lightning Dice table
     And the rules submission reads the total value bets as "totals 3 to 18, as the paytables (f) and (g)(3) list them"
@@ -235,7 +235,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | Total value bet of 17 | total:17   | 5, 6 and 6    | 49   | "total:3" at 999 to 1 and "total:18" at 999 to 1 |
       | Total value bet of 18 | total:18   | 6, 6 and 6    | 149  | "total:3" at 999 to 1 and "any-triple" at 249 to 1 |
 
-  @625b.2.g.3 @625b.2.e.4 @625b.2.e.5
+  @625b.2.g.3 @625b.2.e.4 @625b.2.e.5 @off-controller.dictated-lucky-pays
   Scenario Outline: With a Lucky Numbers multiplier on it, a winning <wager> is paid the enhanced <odds> to 1
     Given a Lightning Dice table
     And the rules submission reads the total value bets as "totals 3 to 18, as the paytables (f) and (g)(3) list them"
@@ -264,7 +264,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | Total value bet of 17 | total:17   | 6, 6 and 5    | 499  | total:10 | 4          |
       | Total value bet of 18 | total:18   | 6, 6 and 6    | 999  | total:10 | 4          |
 
-  @625b.2.f @625b.2.g.3
+  @625b.2.f @625b.2.g.3 @off-controller.dictated-lucky-pays
   Scenario: Amounts are handed back in whole minor units, the stake included
     Given a Lightning Dice table
     And the player places 75 on "total:10"
@@ -368,7 +368,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
       | 4, 4 and 4 | 12    | loses                   | wins and is paid 1 to 1 |
       | 6, 6 and 6 | 18    | loses                   | wins and is paid 1 to 1 |
 
-  @625b.2.e.1 @625b.2.e.2 @625b.2.g.3
+  @625b.2.e.1 @625b.2.e.2 @625b.2.g.3 @off-controller.dictated-lucky-pays
   Scenario Outline: A Lucky Numbers multiplier on the <bet> bet pays the enhanced odds under either reading (<reading>)
     Given a Lightning Dice table
     And the rules submission reads the low and high bets as "<reading>"
@@ -461,7 +461,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
     Then every wager placed is returned to the player
     And each settlement cites § 625b.2(d)(5)
 
-  @625b.2.d.5
+  @625b.2.d.5 @off-controller.dictated-lucky-pays
   Scenario: A "no roll" returns the wagers even where the dice would have lost them
     Given a Lightning Dice table
     And the player places 100 on "total:17"
@@ -474,7 +474,7 @@ Feature: Lightning Dice (58 Pa. Code § 625b.2)
   # multiplier only ever raises the odds. So, counted over the submission's
   # Lucky Number distribution, no wager returns less than it would at the
   # base paytable alone.
-  @625b.2.f @625b.2.g.2 @625b.2.g.3
+  @625b.2.f @625b.2.g.2 @625b.2.g.3 @off-controller.exact-figures
   Scenario Outline: The return to player of <wager> is no lower than at its base odds of <odds> to 1
     Given a Lightning Dice table
     And the rules submission reads the total value bets as "totals 3 to 18, as the paytables (f) and (g)(3) list them"

@@ -26,7 +26,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
   increased payout based upon the results of a random number generator. The
   game is played on a single zero Roulette wheel.
 
-  @617c.3.a
+  @617c.3.a @off-controller.layout
   Scenario: Lightning Roulette is played on a single zero wheel: a straight wager on each number from 0 to 36
     Given a Lightning Roulette table
     Then the layout offers a straight wager on each number from 0 to 36 and on no other number
@@ -42,9 +42,13 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
     Examples:
       | pocket |
       | 37     |
+
+    @off-controller.unencodable
+    Examples: a pocket the protocol cannot carry
+      | pocket |
       | -1     |
 
-  @617c.3.a @617c.3.c
+  @617c.3.a @617c.3.c @off-controller.layout
   Scenario Outline: A player may place a straight wager on <number>
     Given a Lightning Roulette table
     Then the layout offers the wager "straight:<number>"
@@ -69,7 +73,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       | no 37                        | straight:37 |
       | not a number                 | straight:x  |
 
-  @617c.3.b @617c.3.d @617c.3.g
+  @617c.3.b @617c.3.d @617c.3.g @off-controller.seeded-draws
   Scenario: The random number generator determines between 1 and 5 Lucky Numbers and the payout for each
     Given a Lightning Roulette table
     When the random number generator reveals the Lucky Numbers of 300 rounds, seeds 1 to 300
@@ -79,7 +83,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
     And each Lucky Number's payout is one of 499, 399, 349, 299, 249, 199, 149, 99 or 49 to 1
     And the same seed reveals the same Lucky Numbers
 
-  @617c.3.d
+  @617c.3.d @off-controller.dictated-announcement
   Scenario Outline: <count> Lucky Numbers <verdict>
     Given a Lightning Roulette table
     When the random number generator tries to reveal the Lucky Numbers <lucky>
@@ -92,7 +96,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       | Five  | accepted                  | "straight:7" at 49 to 1, "straight:0" at 499 to 1, "straight:36" at 99 to 1, "straight:12" at 149 to 1 and "straight:25" at 349 to 1 |
       | Six   | refused under § 617c.3(d) | "straight:7" at 49 to 1, "straight:0" at 499 to 1, "straight:36" at 99 to 1, "straight:12" at 149 to 1, "straight:25" at 349 to 1 and "straight:3" at 199 to 1 |
 
-  @617c.3.d
+  @617c.3.d @off-controller.dictated-announcement
   Scenario Outline: A Lucky Number is a number on the layout, selected once (<why>)
     Given a Lightning Roulette table
     When the random number generator tries to reveal the Lucky Numbers <lucky>
@@ -105,7 +109,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       | not a straight wager         | "red" at 49 to 1                                  |
       | not a straight wager         | "split:17-18" at 49 to 1                          |
 
-  @617c.3.e
+  @617c.3.e @off-controller.dictated-lucky-pays
   Scenario Outline: A straight wager on the Lucky Number where the ball comes to rest is paid the increased payout <odds> to 1
     Given a Lightning Roulette table
     And the player places 100 on "straight:17"
@@ -158,7 +162,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       | odds |
       | 49   |
 
-  @617c.3.e
+  @617c.3.e @off-controller.dictated-lucky-pays
   Scenario: A straight wager on zero as a Lucky Number is paid its increased payout
     Given a Lightning Roulette table
     And the player places 20 on "straight:0"
@@ -166,7 +170,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
     When the ball comes to rest in 0
     Then the player receives 7000 for the wager on "straight:0"
 
-  @617c.3.g
+  @617c.3.g @off-controller.dictated-announcement
   Scenario Outline: A payout not listed in subsection (g) is refused (<odds> to 1)
     Given a Lightning Roulette table
     When the random number generator tries to reveal the Lucky Numbers "straight:17" at <odds> to 1
@@ -190,13 +194,13 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
   #   bounds what the generator may select.
   # The rules engine follows reading 1, requiring each of the nine with a
   # positive probability; reading 2 has no option to select it.
-  @617c.3.g
+  @617c.3.g @off-controller.submission
   Scenario: Every payout of (g) is included in the shipped rules submission and selected by the random number generator
     When the certificate holder files the rules submission "fixtures/submissions/lightning-roulette.yaml"
     And the random number generator reveals the Lucky Numbers of 2000 rounds, seeds 1 to 2000
     Then each of the payouts 499, 399, 349, 299, 249, 199, 149, 99 and 49 to 1 is selected in some round
 
-  @617c.3.g
+  @617c.3.g @off-controller.submission
   Scenario: A rules submission that leaves payouts of (g) out is refused
     When the certificate holder files this rules submission:
       """
@@ -208,7 +212,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       """
     Then the rules submission is refused under § 617c.3(g)
 
-  @617c.3.g
+  @617c.3.g @off-controller.submission
   Scenario Outline: A rules submission with a payout not listed in (g) is refused (<odds> to 1)
     When the certificate holder files this rules submission:
       """
@@ -226,7 +230,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
       | 29   |
       | 500  |
 
-  @617c.3.d
+  @617c.3.d @off-controller.submission
   Scenario: A rules submission drawing six Lucky Numbers is refused
     When the certificate holder files this rules submission:
       """
@@ -263,7 +267,7 @@ Feature: Lightning Roulette (58 Pa. Code § 617c.3)
   # (a) gives the increased payout to a player "who placed and wins a straight
   # wager"; a split, street or other wager covering a Lucky Number is paid at
   # its ordinary odds.
-  @617c.3.a @617c.3.e @617a.4
+  @617c.3.a @617c.3.e @617a.4 @off-controller.dictated-lucky-pays
   Scenario: Only a straight wager wins the increased payout of a Lucky Number
     Given a Lightning Roulette table
     And the player places 100 on "straight:17"

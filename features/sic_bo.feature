@@ -89,7 +89,7 @@ Feature: Sic Bo payout odds (58 Pa. Code § 625a.6)
     And the player receives 0 for the wager on "big"
     And the player receives 120 for the wager on "total:12"
 
-  @625a.6.a
+  @625a.6.a @off-controller.submission
   Scenario Outline: The certificate holder selects paytable <paytable> in its Rules Submission, and the table pays by it
     When the certificate holder files this rules submission:
       """
@@ -106,7 +106,7 @@ Feature: Sic Bo payout odds (58 Pa. Code § 625a.6)
       | A        | 150  |
       | B        | 180  |
 
-  @625a.6.a
+  @625a.6.a @off-controller.submission
   Scenario Outline: A Rules Submission selecting a paytable other than A or B is refused (<paytable>)
     When the certificate holder files this rules submission:
       """
@@ -120,7 +120,7 @@ Feature: Sic Bo payout odds (58 Pa. Code § 625a.6)
       | C        |
       | 1        |
 
-  @625a.6.a
+  @625a.6.a @off-controller.layout
   Scenario Outline: The layout offers every wager of the paytables (<bet>)
     Given a Sic Bo table using paytable A
     Then the layout offers the wager "<bet>"
@@ -287,7 +287,7 @@ Feature: Sic Bo payout odds (58 Pa. Code § 625a.6)
       | 4, 4 and 4 | 12    | loses                   | loses                   |
       | 6, 6 and 6 | 18    | loses                   | loses                   |
 
-  @625a.3.6 @625a.3.7 @625a.6.a
+  @625a.3.6 @625a.3.7 @625a.6.a @off-controller.exact-figures
   Scenario Outline: Small and Big at 1 to 1 keep a house edge of 1/36 (<bet>)
     Given a Sic Bo table using paytable <paytable>
     Then the chance of winning "<bet>" is the chance of a total of <totals> that is not a triple

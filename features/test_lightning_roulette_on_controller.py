@@ -2,7 +2,7 @@
 
 from pytest_bdd import scenarios
 
-from table_steps import *  # noqa: F401,F403  (step definitions and fixtures)
+from bench.steps import *  # noqa: F401,F403  (the shipped step library: step definitions and fixtures)
 
 PLAYED_ON_CONTROLLER = True
 

@@ -1,9 +1,20 @@
-"""Sub-command discovery shared by the ``twin`` and ``bench`` console scripts.
+"""The command-line conventions shared by the ``twin`` and ``bench`` console
+scripts: sub-command discovery, ``--version``, ``--progress``, and one table
+of exit statuses.
 
 Each module in a commands package defines ``register(subparsers)``, which adds
 its sub-parser and sets ``func`` (a callable taking the parsed args and
 returning the exit status). Adding a command is adding a module: no central
 list to edit. (``bench`` may import this module; ``twin`` never imports ``bench``.)
+
+Exit statuses (``Exit``), the same for every command of both scripts:
+
+    0  pass: every round compliant, every check passed, the work done
+    1  a violation: a rule broken, tampering found, a design that fails its tests
+    2  bad input or set-up: arguments, a file, a folder, a port that cannot be used
+    3  the controller or its link failed: it died, went silent, or sent only garbage
+    4  interrupted (Ctrl-C, SIGTERM); a session's journal ends with the round in flight
+    5  an internal error (a bug in tablebench): one line here, the traceback in a file
 """
 
 from __future__ import annotations
@@ -11,31 +22,105 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import platform
 import sys
+import tempfile
+import traceback
+from enum import IntEnum
 from types import ModuleType
 from typing import Callable, Sequence
+
+from twin import __version__, progress
+from twin.errors import TwinError
+
+
+class Exit(IntEnum):
+    OK = 0
+    VIOLATION = 1
+    BAD_INPUT = 2
+    LINK = 3
+    INTERRUPTED = 4
+    INTERNAL = 5
+
+
+def version_line(prog: str) -> str:
+    return f"{prog} (tablebench) {__version__}, Python {platform.python_version()}"
 
 
 def build_parser(commands: ModuleType, prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--version", action="version", version=version_line(prog))
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(subparsers)
+    for sub in subparsers.choices.values():
+        sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                         help="draw progress bars on stderr (default: only when stderr is a terminal "
+                              "and the output is not --json)")
     return parser
 
 
-def make_main(commands: ModuleType, prog: str, description: str) -> Callable[[Sequence[str] | None], int]:
+class _ListShipped(argparse.Action):
+    """``--list``: print the shipped files a command can take by name, and exit."""
+
+    def __init__(self, option_strings, dest, kinds=(), **kwargs):
+        self.kinds = kinds
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import tablebench_fixtures
+        print(tablebench_fixtures.listing(*self.kinds))
+        parser.exit(Exit.OK)
+
+
+def add_list_option(parser: argparse.ArgumentParser, *kinds: str) -> None:
+    """Give a command ``--list``: the shipped designs (or submissions) it
+    takes by name instead of a path."""
+    parser.add_argument("--list", action=_ListShipped, kinds=kinds,
+                        help=f"list the shipped {' and '.join(k + 's' for k in kinds)} (usable by name) and exit")
+
+
+def _internal_error(prog: str, err: BaseException) -> int:
+    """One line for the person; the traceback in a file for the bug report."""
+    try:
+        with tempfile.NamedTemporaryFile("w", prefix=f"{prog}-error-", suffix=".txt", delete=False) as out:
+            traceback.print_exception(err, file=out)
+        where = f" (traceback in {out.name})"
+    except OSError:
+        where = ""
+    print(f"{prog}: internal error: {type(err).__name__}: {err}{where}", file=sys.stderr)
+    return Exit.INTERNAL
+
+
+def make_main(commands: ModuleType, prog: str, description: str,
+              user_errors: tuple[type[BaseException], ...] = ()) -> Callable[[Sequence[str] | None], int]:
+    """The console script's ``main``. ``user_errors``: the error classes whose
+    message is meant for a person (bad input: exit 2, one line), beside the
+    twin's own."""
+    user_errors = (TwinError, *user_errors)
+
     def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(commands, prog, description)
         args = parser.parse_args(argv)
+        forced = args.progress
+        progress.configure(forced if forced is not None else
+                           (None if not getattr(args, "json", False) else False))
         try:
             return int(args.func(args) or 0)
         except KeyboardInterrupt:
             print(f"{prog}: interrupted", file=sys.stderr)
-            return 130
+            return Exit.INTERRUPTED
         except BrokenPipeError:
-            return 0
+            return Exit.OK
+        except user_errors as err:
+            print(f"{prog} {args.command}: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        except RecursionError as err:           # input nested past what can be read
+            print(f"{prog} {args.command}: input nested too deeply to read: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        except Exception as err:  # noqa: BLE001 — the last guard: never a traceback on the terminal
+            return _internal_error(prog, err)
     return main

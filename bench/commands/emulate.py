@@ -12,6 +12,7 @@ import textwrap
 from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
+from twin.commandline import Exit
 from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
 from bench.protocol.timeouts import Timeouts
 
@@ -32,7 +33,7 @@ def register(subparsers) -> None:
                     "drawn from a seeded RNG with the submission's distribution, settlement through the "
                     "rules, and on demand faults and named breaches of the regulations.",
         epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=sorted(GAME_KIND))
+    p.add_argument("--game", required=True, choices=sorted(GAME_KIND), help="the game the controller runs")
     p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
     p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
     p.add_argument("--listen", required=True, metavar="ADDRESS",
@@ -47,10 +48,14 @@ def register(subparsers) -> None:
     p.add_argument("--fault", action="append", default=[], metavar="NAME=VALUE",
                    help=f"inject a fault ({', '.join(FAULT_NAMES)}); repeatable")
     defaults = Timeouts()
-    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S")
-    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S")
-    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S")
-    p.add_argument("--retries", type=int, default=defaults.retries)
+    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
+                   help=f"longest silence inside a frame (default {defaults.byte} s; docs/protocol.md)")
+    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S",
+                   help=f"longest a whole frame may take to arrive (default {defaults.frame} s)")
+    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S",
+                   help=f"wait for an ACK before sending again (default {defaults.response} s)")
+    p.add_argument("--retries", type=int, default=defaults.retries,
+                   help=f"sends of a frame before giving it up (default {defaults.retries})")
     p.set_defaults(func=run)
 
 
@@ -80,9 +85,14 @@ def run(args) -> int:
         print(f"bench emulate: {err}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    print(f"bench emulate: {args.game}, seed {seed}, {policy.name}"
-          + (f" (breaks {policy.clause})" if policy.clause else "")
-          + (f", faults {' '.join(args.fault)}" if args.fault else ""), file=sys.stderr, flush=True)
+    banner = (f"bench emulate: {args.game}, seed {seed}, {policy.name}"
+              + (f" (breaks {policy.clause})" if policy.clause else "")
+              + (f", faults {' '.join(args.fault)}" if args.fault else ""))
+
+    def announce(line: str) -> None:
+        # Said once listening: a port that cannot be had gets its one error line alone.
+        print(banner, file=sys.stderr, flush=True)
+        print(line, flush=True)
 
     def on_connection(link) -> None:
         port = FaultyPort(link, faults, seed) if faults.touches_frames else link
@@ -94,11 +104,11 @@ def run(args) -> int:
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        serve(args.listen, on_connection, announce=lambda line: print(line, flush=True))
+        serve(args.listen, on_connection, announce=announce)
     except BenchError as err:
         print(f"bench emulate: {err}", file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"bench emulate: cannot listen on {args.listen!r}: {err}", file=sys.stderr)
-        return 1
-    return 0
+        return Exit.BAD_INPUT
+    except OSError as err:            # the port is taken, the address is not ours: set-up, not a violation
+        print(f"bench emulate: cannot listen on {args.listen!r}: {err.strerror or err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    return Exit.OK

@@ -3,54 +3,69 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from bench.errors import EXIT_BAD_INPUT, EXIT_PASS, EXIT_VIOLATION, BenchError
+from bench.errors import BenchError
+from twin.commandline import Exit
+from twin.errors import TwinError
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "replay", help="verify a session journal's hash chain and re-judge every round",
         description="Verify the journal's hash chain and put every recorded frame past the oracle as the "
-                    "live link did; a frame the oracle faults is decoded again from its raw bytes. "
-                    "Exit status: the run's own (0 pass, 1 a violation or a failed, voided or lost round, "
-                    "3 the controller or link failed, 4 interrupted, 5 the bench failed), worked out again "
-                    "from the journal; 1 for a journal changed, cut off or out of order; 2 for one that "
-                    "cannot be read.")
-    p.add_argument("journal", metavar="JOURNAL")
+                    "live link did; a frame the oracle faults is decoded again from its raw bytes. The journal "
+                    "carries the rules submission and the design the session ran with, so it replays on any "
+                    "machine, from any directory. Exit status: the run's own, worked out again from the journal "
+                    "(0 pass, 1 a violation or a failed, voided or lost round, 3 the controller or link failed, "
+                    "4 interrupted, 5 the bench failed); 1 for a journal changed, cut off or out of order; 2 bad "
+                    "input (no such journal or round, a --design or --submission that is not the session's).")
+    p.add_argument("journal", metavar="JOURNAL", help="a session journal (session.jsonl, or a pytest run's journal)")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
+    p.add_argument("--pubkey", metavar="FILE|FINGERPRINT",
+                   help="the bench key's public key file (bench.pub) or its fingerprint (sha256:...): verify "
+                        "every seal; without it the seals are not checked")
     p.add_argument("--redecode", action="store_true",
                    help="decode every frame again from its raw bytes and judge that (slower; also catches a "
                         "decoder changed since the session)")
     p.add_argument("--round", type=int, metavar="N", help="simulate round N's drop or spin again from its seed")
     p.add_argument("--gif", metavar="FILE", help="with --round: draw the re-simulated drop or spin")
+    p.add_argument("--design", metavar="FILE",
+                   help="with --round: simulate on this design file, which must be the one the session ran with "
+                        "(default: the copy the journal carries)")
+    p.add_argument("--submission", metavar="FILE",
+                   help="judge by this rules submission, which must be the one the session ran with "
+                        "(default: the copy the journal carries)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from bench.keys import trusted_fingerprint
     from bench.replay import describe, replay, resimulate
 
-    if args.gif:
-        folder = Path(args.gif).resolve().parent
-        if not folder.is_dir():
-            print(f"bench replay: --gif {args.gif}: the folder {folder} does not exist", file=sys.stderr)
-            return EXIT_BAD_INPUT
+    if args.gif and args.round is None:
+        print("bench replay: --gif needs --round N", file=sys.stderr)
+        return Exit.BAD_INPUT
     try:
-        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode)
+        pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
+        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
+                         submission=args.submission, pubkey=pubkey)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     print(describe(outcome))
     status = outcome.exit_status
     if args.round is not None:
         try:
-            same, told = resimulate(args.journal, args.round, args.gif)
-        except (BenchError, OSError, LookupError, TypeError, ValueError) as err:
-            print(f"bench replay: --round {args.round}: the journal's record of it cannot be simulated: {err}",
+            same, told = resimulate(args.journal, args.round, args.gif, design=args.design)
+        except (BenchError, TwinError, OSError) as err:
+            print(f"bench replay: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        except (LookupError, TypeError, ValueError) as err:     # a record that is not what a bench writes
+            print(f"bench replay: --round {args.round}: the journal's record of it cannot be simulated: {err!r}",
                   file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return Exit.BAD_INPUT
         print(told)
         if args.gif and same:
             print(f"drawn: {args.gif}")
-        status = status or (EXIT_PASS if same else EXIT_VIOLATION)
+        status = status or (Exit.OK if same else Exit.VIOLATION)
     return status

@@ -7,11 +7,14 @@ import argparse
 import json
 import sys
 
+import bench
+
 from bench.errors import RulesError
 from bench.rules.exact import percent
 from bench.rules.registry import get_game
 from bench.rules.rtp_table import RtpRow, rtp_rows
 from bench.rules.submission import Rules, load_submission
+from twin.commandline import add_list_option
 
 DESCRIPTION = """\
 For every wager of each rules submission: the chance of winning, the exact
@@ -30,7 +33,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("rtp", help="exact RTP and house edge of every wager of a submission",
                                    description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION", help="a rules submission (YAML)")
+    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION",
+                        help="a rules submission (YAML), or a shipped one by name (sic-bo-B; --list)")
+    add_list_option(parser, "submission")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--all", action="store_true", help="one line per bet, none grouped")
     parser.set_defaults(func=run)
@@ -101,7 +106,7 @@ def _table(rules: Rules, show_all: bool) -> str:
 
 def _json(rules: Rules) -> dict:
     return {
-        "submission": rules.source, "game": rules.game, "paytable": rules.paytable,
+        "tablebench": bench.__version__, "submission": rules.source, "game": rules.game, "paytable": rules.paytable,
         "options": dict(rules.options),
         "bets": [{"bet": r.bet, "win_probability": _fraction(r.win_probability), "rtp": _fraction(r.rtp),
                   "house_edge": _fraction(r.house_edge), "rtp_percent": float(r.rtp * 100),

@@ -9,7 +9,9 @@ import signal
 import sys
 from contextlib import contextmanager
 
-from bench.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, BenchError
+import bench
+from bench.errors import BenchError
+from twin.commandline import Exit, add_list_option
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -26,17 +28,23 @@ def register(subparsers) -> None:
                "(--force moves it aside to DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation\n"
                "or a failed or voided round, 2 bad arguments or set-up, 3 the controller or link failed,\n"
                "4 interrupted (SIGINT, SIGTERM), 5 the bench failed (traceback in DIR/crash.txt).")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES)
+    p.add_argument("--game", default="lightning-dice", choices=GAMES, help="the game to play (default lightning-dice)")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
-    p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--submission", metavar="FILE", help="rules submission (YAML)")
-    p.add_argument("--design", metavar="FILE", help="tower or wheel design; with --plant recorded, the outcomes file")
+    p.add_argument("--rounds", type=int, default=20, help="rounds to play (default 20)")
+    p.add_argument("--submission", metavar="FILE",
+                   help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
+    p.add_argument("--design", metavar="FILE",
+                   help="tower or wheel design, or a shipped one by name (default: standard); "
+                        "with --plant recorded, the outcomes file")
+    add_list_option(p, "tower", "wheel", "submission")
     p.add_argument("--plant", default="physics", choices=("physics", "tower", "wheel", "dice", "recorded"),
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
-    p.add_argument("--out", default="out/session", metavar="DIR")
+    p.add_argument("--out", default="out/session", metavar="DIR",
+                   help="where the journal, its head, JUnit XML and the summary go (default out/session); "
+                        "refused if it holds a session")
     p.add_argument("--force", action="store_true",
                    help="if --out holds a finished or crashed session, move it aside (DIR.old-N) instead of refusing")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
@@ -49,6 +57,10 @@ def register(subparsers) -> None:
                         "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
                    help="do not stage the edge-case rounds (a cocked die, a triple, a straight up) of bench.probes")
+    p.add_argument("--key", metavar="FILE",
+                   help="seal the journal with this bench key (bench.key of bench key new); without it the "
+                        "journal is unsealed")
+    p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
@@ -92,41 +104,52 @@ def run(args) -> int:
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     try:
         phases = parse_phases(args.phase)
         mix = parse_mix(args.bets, args.game, args.wagers)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           phases=phases, players=mix, probes=not args.no_probes, force=args.force)
+                           phases=phases, players=mix, probes=not args.no_probes, key=args.key,
+                           seal_every=args.seal_every, force=args.force)
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     except KeyboardInterrupt as err:      # before the journal started: nothing to keep
         print(f"bench run: interrupted ({err or 'SIGINT'}) before the session started", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
     if args.json:
         print(json.dumps(outcome.to_json()))
+        print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
         print(format_summary(outcome.summary, str(outcome.journal), outcome.head, ending=outcome.ending,
                              reason=outcome.reason))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
+        print(seal_line(outcome.seal))
     if outcome.reason:
         crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
         print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
     return outcome.status
+
+
+def seal_line(seal: dict | None) -> str:
+    if seal is None:
+        return ("  journal UNSEALED (no --key): whoever holds the file can rewrite it and compute its chain "
+                "again; keep session.head apart")
+    return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
+            f"bench replay --pubkey {seal['fingerprint']}")
 
 
 @contextmanager

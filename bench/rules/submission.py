@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+import tablebench_fixtures
+
 from bench.errors import RulesError
 from bench.rules.lucky import LuckyDistribution, parse_lucky
 from bench.rules.registry import game_names, get_game
@@ -113,7 +115,9 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
 
 
 def load_submission(path) -> Rules:
-    """Read and validate a YAML rules submission."""
+    """Read and validate a YAML rules submission: a file, or a shipped one by
+    name (``sic-bo-B``; ``bench rtp --list``)."""
+    path = tablebench_fixtures.resolve(str(path), "submission")
     return parse_rules(read_yaml(path, RulesError), file=str(path))
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.cycle import Phases, RoundCycle, RoundFailed
-from bench.errors import EXIT_CRASHED, EXIT_INTERRUPTED, EXIT_LINK, EXIT_PASS, EXIT_VIOLATION
+from twin.commandline import Exit
 from bench.journal import verify_journal
 from bench.replay import replay
 from bench.runner import SessionConfig, run_session
@@ -52,7 +52,7 @@ def assert_replay_agrees(outcome):
 
 def test_a_compliant_session_completes_and_replays_to_pass(tmp_path):
     outcome = play(tmp_path)
-    assert (outcome.ending, outcome.status) == ("completed", EXIT_PASS)
+    assert (outcome.ending, outcome.status) == ("completed", Exit.OK)
     assert_ends_with_its_files(outcome)
     assert assert_replay_agrees(outcome).passed
 
@@ -61,7 +61,7 @@ def test_a_compliant_session_completes_and_replays_to_pass(tmp_path):
 def test_a_controller_that_cannot_be_heard_is_a_lost_link_not_bad_input(tmp_path, fault):
     started = time.monotonic()
     outcome = play(tmp_path, emulator_args=("--fault", fault), phases=QUICK)
-    assert (outcome.ending, outcome.status) == ("link-lost", EXIT_LINK)
+    assert (outcome.ending, outcome.status) == ("link-lost", Exit.LINK)
     assert "not acknowledged" in outcome.reason or "no message" in outcome.reason
     assert time.monotonic() - started < 30
     assert_ends_with_its_files(outcome)
@@ -88,7 +88,7 @@ def test_a_controller_killed_mid_session_is_a_lost_link_with_every_file(tmp_path
 
     monkeypatch.setattr(RoundCycle, "_sensor_fields", kill_controller_in_round_2)
     outcome = play(tmp_path, phases=QUICK, probes=False)
-    assert (outcome.ending, outcome.status) == ("link-lost", EXIT_LINK)
+    assert (outcome.ending, outcome.status) == ("link-lost", Exit.LINK)
     assert 2 in outcome.round_failures
     assert_ends_with_its_files(outcome)
     assert_replay_agrees(outcome)
@@ -102,7 +102,7 @@ def test_failed_rounds_fail_the_run_and_the_replay(tmp_path, monkeypatch):
 
     monkeypatch.setattr(RoundCycle, "_expect_reply_to", never_answered)
     outcome = play(tmp_path, rounds=2, probes=False)
-    assert (outcome.ending, outcome.status) == ("failed-rounds", EXIT_VIOLATION)
+    assert (outcome.ending, outcome.status) == ("failed-rounds", Exit.VIOLATION)
     assert_ends_with_its_files(outcome)
     replayed = assert_replay_agrees(outcome)
     assert not replayed.passed and set(replayed.failed_rounds) == set(outcome.round_failures)
@@ -119,12 +119,12 @@ def test_a_failure_of_the_bench_itself_still_writes_every_file(tmp_path, monkeyp
 
     monkeypatch.setattr(Oracle, "observe", broken)
     outcome = play(tmp_path, probes=False)
-    assert (outcome.ending, outcome.status) == ("crashed", EXIT_CRASHED)
+    assert (outcome.ending, outcome.status) == ("crashed", Exit.INTERNAL)
     assert "a bug in the oracle" in (Path(outcome.config.out) / "crash.txt").read_text()
     assert_ends_with_its_files(outcome)
     monkeypatch.undo()
     replayed = replay(outcome.journal, expected_head=outcome.head)
-    assert (replayed.ending, replayed.exit_status) == ("crashed", EXIT_CRASHED)
+    assert (replayed.ending, replayed.exit_status) == ("crashed", Exit.INTERNAL)
 
 
 def test_a_controller_reset_voids_the_round_and_play_goes_on_at_once(tmp_path):
@@ -135,7 +135,7 @@ def test_a_controller_reset_voids_the_round_and_play_goes_on_at_once(tmp_path):
     outcome = play(tmp_path, rounds=3, emulator_args=("--fault", "reset=2"), phases=Phases(reply_s=2.0))
     assert time.monotonic() - started < 20
     assert list(outcome.round_failures) == [2] and "voided" in outcome.round_failures[2]
-    assert (outcome.ending, outcome.status) == ("failed-rounds", EXIT_VIOLATION)
+    assert (outcome.ending, outcome.status) == ("failed-rounds", Exit.VIOLATION)
     records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
     rounds = {r["round"]: r for r in records if r["kind"] == "round"}
     assert rounds[2]["void"] is True and "failure" not in rounds[3]
@@ -188,7 +188,7 @@ def test_sigterm_stops_the_session_like_ctrl_c_with_every_file(tmp_path):
     emulator = _emulator_of(bench.pid)
     bench.send_signal(signal.SIGTERM)
     _, stderr = bench.communicate(timeout=60)
-    assert bench.returncode == EXIT_INTERRUPTED, stderr
+    assert bench.returncode == Exit.INTERRUPTED, stderr
     assert "SIGTERM" in stderr and "Traceback" not in stderr
     assert _gone(emulator)
     for name in FILES:
@@ -197,7 +197,7 @@ def test_sigterm_stops_the_session_like_ctrl_c_with_every_file(tmp_path):
     head = (out / "session.head").read_text().strip()
     replayed = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(out / "session.jsonl"),
                                "--head", head], capture_output=True, text=True, timeout=120)
-    assert replayed.returncode == EXIT_INTERRUPTED, replayed.stdout
+    assert replayed.returncode == Exit.INTERRUPTED, replayed.stdout
     assert "interrupted" in replayed.stdout
 
 
@@ -211,5 +211,5 @@ def test_the_emulated_controller_dies_with_the_bench_even_on_kill_9(tmp_path):
     # What was journalled stands; replay says the session was cut off and fails.
     replayed = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(tmp_path / "out" / "session.jsonl")],
                               capture_output=True, text=True, timeout=120)
-    assert replayed.returncode == EXIT_VIOLATION
+    assert replayed.returncode == Exit.VIOLATION
     assert "cut off" in replayed.stdout and "FAIL" in replayed.stdout

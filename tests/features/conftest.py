@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules_table import RulesTable
+from bench.rules_table import RulesTable
 
 
 @pytest.fixture

@@ -2,6 +2,6 @@
 
 from pytest_bdd import scenarios
 
-from table_steps import *  # noqa: F401,F403  (step definitions and fixtures)
+from bench.steps import *  # noqa: F401,F403  (the shipped step library: step definitions and fixtures)
 
 scenarios("dice_ology.feature")

@@ -6,8 +6,9 @@ import argparse
 import sys
 from collections import Counter
 
-from tqdm import tqdm
+from twin.progress import bar as progress_bar
 
+from twin.commandline import add_list_option
 from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 
@@ -31,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "tumble against the obstacles and come to rest in the tray; a die not flat makes a "
                     "'no roll' (625b.2(d)(5)). Drops use seeds N, N+1, ..., N+K-1; the same seed and load "
                     "give the same drop.")
-    parser.add_argument("design", help="tower design YAML, e.g. fixtures/towers/standard.yaml")
+    parser.add_argument("design", help="tower design: a YAML file, or the name of a shipped one (standard; --list)")
+    add_list_option(parser, "tower")
     add_series_arguments(parser, "drop", png="picture of the first drop's tray from above",
                          gif="side-view animation of the first drop")
     parser.add_argument("--loaded", type=_faces, metavar="A,B,C",
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     no_roll = unsettled = 0
     faces: Counter[int] = Counter()
     seeds = range(args.seed, args.seed + args.count)
-    for seed in tqdm(seeds, desc="drops", unit="drop", file=sys.stderr, disable=args.count < PROGRESS_FROM):
+    for seed in progress_bar(seeds, desc="drops", unit="drop", disable=args.count < PROGRESS_FROM):
         if seed == args.seed and args.gif:
             result, trace = drop_traced(design, seed, args.loaded)
             drop_gif(design, result, trace, args.gif)

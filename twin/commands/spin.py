@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tqdm import tqdm
+from twin.progress import bar as progress_bar
 
+from twin.commandline import add_list_option
 from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 
@@ -19,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Spin a single-zero roulette wheel design: the ball rides the track (an ODE), "
                     "leaves it, and PyBullet takes it over the deflectors and frets into a pocket. "
                     "Spins use seeds N, N+1, ..., N+K-1; the same seed gives the same spin.")
-    parser.add_argument("design", help="wheel design YAML, e.g. fixtures/wheels/standard.yaml")
+    parser.add_argument("design", help="wheel design: a YAML file, or the name of a shipped one (standard; --list)")
+    add_list_option(parser, "wheel")
     add_series_arguments(parser, "spin", png="picture of the first spin's wheel at rest",
                          gif="animation of the first spin")
     parser.set_defaults(func=run)
@@ -38,8 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     invalid = 0
     seeds = range(args.seed, args.seed + args.count)
-    for seed in tqdm(seeds, desc="spins", unit="spin", file=sys.stderr,
-                     disable=args.count < PROGRESS_FROM):
+    for seed in progress_bar(seeds, desc="spins", unit="spin", disable=args.count < PROGRESS_FROM):
         result = spin(design, seed)
         invalid += not result.valid
         if args.json:

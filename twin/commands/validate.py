@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from twin.commandline import add_list_option
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 
@@ -31,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "bias it could detect. Run i uses seed S+i whatever the number of workers; records are "
                     "appended to a file as they come, so an interrupted campaign resumes. Exit status: 0 the "
                     "design passes, 1 it fails, 2 the campaign could not run.")
-    parser.add_argument("design", help="tower or wheel design YAML, e.g. fixtures/towers/standard.yaml")
+    parser.add_argument("design", help="tower or wheel design: a YAML file, or a shipped one by name "
+                                       "(towers/standard, wheels/tilted; --list)")
+    add_list_option(parser, "tower", "wheel")
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--drops", type=positive_int, metavar="N", help="drops of a tower design (default 2000)")
     size.add_argument("--spins", type=positive_int, metavar="N", help="spins of a wheel design (default 2000)")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from twin.errors import DesignError
+from twin.shipped import shipped_design
 from twin.yamlfile import read_yaml
 
 # Body axes of a die, in the order the pip table is written.
@@ -354,5 +355,7 @@ def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
 
 
 def load_design(path: str | Path) -> TowerDesign:
-    """Read and check a tower design file; raise ``DesignError`` naming the field."""
+    """Read and check a tower design file (or a shipped one, by name: ``standard``);
+    raise ``DesignError`` naming the field."""
+    path = shipped_design(path, "tower")
     return parse_design(read_yaml(path, DesignError), str(path))

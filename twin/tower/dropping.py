@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 import numpy as np
-import pybullet as pb
+from twin.physics_engine import pybullet as pb
 
 from twin.errors import DesignError
 from twin.tower.design import AXES, TowerDesign

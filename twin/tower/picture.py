@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
-import pybullet as pb
+from twin.physics_engine import pybullet as pb
 from PIL import Image, ImageDraw, ImageFont
 
 from twin.tower.design import TowerDesign

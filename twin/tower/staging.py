@@ -9,10 +9,9 @@ can replay it with ``drop(design, seed, loaded)`` and get the same result.
 
 from __future__ import annotations
 
-import sys
 from typing import Sequence
 
-from tqdm import tqdm
+from twin.progress import bar as progress_bar
 
 from twin.errors import TwinError
 from twin.tower.design import TowerDesign
@@ -63,8 +62,7 @@ def stage(design: TowerDesign, faces: Sequence[int] | None = None, cocked_die: i
     if faces is None and cocked_die is None:
         raise ValueError("give faces, cocked_die or both")
     seeds = range(start_seed, start_seed + max_drops)
-    bar = tqdm(seeds, desc=f"staging on {design.name}", unit="drop", file=sys.stderr,
-               disable=not progress, leave=False)
+    bar = progress_bar(seeds, desc=f"staging on {design.name}", unit="drop", disable=not progress, leave=False)
     for seed in bar:
         result = drop(design, seed, loaded)
         if _wanted(result, faces, in_order, cocked_die, against):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import pybullet as pb
+from twin.physics_engine import pybullet as pb
 
 from twin.tower.design import Material, TowerDesign
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
+from twin.progress import bar as progress_bar
 
 from twin.errors import TwinError
 from twin.validate.engines import Engine
@@ -115,8 +114,8 @@ def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = Tru
     results.parent.mkdir(parents=True, exist_ok=True)
     done = read_records(results, plan)
     todo = [s for s in plan.seeds if s not in done]
-    with tqdm(total=plan.runs, initial=plan.runs - len(todo), desc=f"{plan.unit}s", unit=plan.unit,
-              file=sys.stderr, disable=not progress, dynamic_ncols=True) as bar, \
+    with progress_bar(total=plan.runs, initial=plan.runs - len(todo), desc=f"{plan.unit}s", unit=plan.unit,
+                      disable=not progress, dynamic_ncols=True) as bar, \
             results.open("a", encoding="utf-8") as out:
         if out.tell() == 0:
             out.write(json.dumps(plan.header(), sort_keys=True) + "\n")

@@ -14,6 +14,7 @@ file travels with the tasks as text, so it need not exist on the nodes.
 from __future__ import annotations
 
 import itertools
+import socket
 import multiprocessing as mp
 import os
 import signal
@@ -93,6 +94,8 @@ class RayEngine:
             raise EngineError("the Ray engine needs Ray: pip install 'tablebench[ray]'") from None
         self._ray = ray
         self._started_here = False
+        if address:
+            _reachable(address)
         if not ray.is_initialized():
             try:
                 if address:
@@ -120,6 +123,26 @@ class RayEngine:
         if self._started_here:
             self._ray.shutdown()
             self._started_here = False
+
+
+RAY_CONNECT_TIMEOUT_S = 10.0
+
+
+def _reachable(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """Fail fast on a cluster address nothing answers at: ``ray.init`` itself
+    retries an unreachable head for minutes. ``auto`` (a cluster on this
+    machine, found by Ray) is left to Ray."""
+    if address == "auto":
+        return
+    target = address.split("://", 1)[-1]
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit():
+        raise EngineError(f"--ray-address {address}: expected HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout_s).close()
+    except OSError as err:
+        raise EngineError(f"cannot reach Ray at {address}: {err.strerror or err} "
+                          f"(no answer within {timeout_s:g} s)") from None
 
 
 def make_engine(name: str, workers: int, address: str | None = None) -> Engine:

@@ -9,6 +9,8 @@ from pathlib import Path
 from twin.errors import DesignError
 from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
+from twin import __version__
+from twin.shipped import shipped_design
 from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
 from twin.validate.verdict import Check, judge, meaning_of
 from twin.yamlfile import read_yaml
@@ -16,7 +18,8 @@ from twin.yamlfile import read_yaml
 
 def design_kind(path: str | Path) -> str:
     """"tower" or "wheel", from what the design file holds (a wheel lists
-    its pockets, a tower its dice)."""
+    its pockets, a tower its dice); a shipped design by name too."""
+    path = shipped_design(path)
     data = read_yaml(path, DesignError)
     if isinstance(data, dict) and "pockets" in data:
         return WHEEL
@@ -55,6 +58,7 @@ class Outcome:
     def to_json(self) -> dict:
         tested = [c for c in self.checks if c.tested]
         return {
+            "tablebench": __version__,
             "design": self.design_path, "design_name": self.design_name, "kind": self.kind,
             "runs": self.runs, "first_seed": self.first_seed, "confidence": self.confidence,
             "correction": f"Holm over the {len(tested)} tests of the family: a fair design fails any "
@@ -76,7 +80,7 @@ def validate(design: str | Path, runs: int, *, kind: str | None = None, workers:
     judge it. Raises ``DesignError`` for a design that cannot be built,
     ``CampaignError`` for a results file of another campaign, ``EngineError``
     for an engine that cannot start."""
-    path = str(design)
+    path = shipped_design(design, *((kind,) if kind else ()))
     kind = kind or design_kind(path)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")

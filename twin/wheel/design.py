@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from twin.errors import DesignError
+from twin.shipped import shipped_design
 from twin.yamlfile import read_yaml
 
 # The standard single-zero order, read clockwise from the zero (617a.1(c)
@@ -135,7 +136,9 @@ class WheelDesign:
 
 
 def load_design(path: str | Path) -> WheelDesign:
-    """Read and check a wheel design; raise ``DesignError`` naming file and field."""
+    """Read and check a wheel design (or a shipped one, by name: ``tilted``);
+    raise ``DesignError`` naming file and field."""
+    path = shipped_design(path, "wheel")
     data = read_yaml(path, DesignError)
     try:
         return design_from_mapping(data, source=str(path))

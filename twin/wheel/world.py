@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import pybullet as p
+from twin.physics_engine import pybullet as p
 
 from twin.wheel.design import POCKET_COUNT, WheelDesign
 

@@ -1,9 +1,19 @@
-"""Step definitions shared by the regulation features in ``features/``.
+"""The step library: every step sentence of the regulation features
+(``features/*.feature``, shipped with tablebench; ``bench features DIR``
+writes them out).
 
 The steps speak the regulations' language; every action goes through the
-``table`` (a ``RulesTable`` today, a controller-backed table later), and the
-"then" steps check what the player is handed back. A test module binds a
-feature with ``from table_steps import *`` and ``scenarios("x.feature")``.
+table the ``open_table`` fixture opens: a game controller over its link
+(``bench.pytest_plugin``, the default wherever tablebench is installed) or
+the rules engine (``bench.rules_table.RulesTable``, which this repository's
+own ``tests/features`` use). The "then" steps check what the player is
+handed back. A test module binds a feature with one import line and one call::
+
+    from bench.steps import *
+    scenarios("lightning_dice.feature")
+
+A project adds scenarios of its own in new ``.feature`` files using these
+sentences, and steps of its own beside them.
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from bench.errors import RulesError
 from bench.rules import Lucky
 from bench.rules.submission import load_submission
 
-from rules_table import refusal
+from bench.rules_table import refusal
 
 NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}

@@ -2,10 +2,11 @@
 
 Every "when" step goes through one ``RulesTable``: the player places wagers,
 the random number generator reveals the Lucky Numbers, the dice come to rest
-(or the ball, or the shooter's rolls), and the table settles. A later issue
-swaps in a table with the same methods that drives a game controller over a
-serial link (see the ``open_table`` fixture in ``conftest.py``), so the
-scenarios run unchanged against real or emulated hardware.
+(or the ball, or the shooter's rolls), and the table settles.
+``bench.controller_table.ControllerTable`` has the same methods and drives a
+game controller over its link instead, so the scenarios run unchanged against
+the rules engine, real or emulated hardware (the ``open_table`` fixture
+decides which).
 
 Settlement goes through ``bench.rules.settle_json.settle_line``: the same JSON
 line ``bench settle`` reads, so a scenario checks the path a journal records.

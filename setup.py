@@ -1,0 +1,22 @@
+"""Which packages the wheel holds. Everything else is in pyproject.toml.
+
+Kept in code because the list is computed: ``bench`` and ``twin`` with their
+subpackages (not ``benchmarks``), plus the shipped data, which lives in the
+repository's top-level ``fixtures/`` and ``features/`` folders and is installed
+under names of its own (``tablebench_fixtures``, ``tablebench_features``) so
+that ``importlib.resources`` finds it in an installed wheel and in an editable
+install alike.
+"""
+
+from setuptools import find_packages, setup
+
+SHIPPED = {"tablebench_fixtures": "fixtures", "tablebench_features": "features"}
+
+setup(
+    packages=find_packages(include=["bench", "bench.*", "twin", "twin.*"]) + sorted(SHIPPED),
+    package_dir=SHIPPED,
+    package_data={
+        "tablebench_fixtures": ["towers/*.yaml", "wheels/*.yaml", "submissions/*.yaml", "games/*.yaml"],
+        "tablebench_features": ["*.feature"],
+    },
+)
