@@ -188,7 +188,7 @@ class _Judge:
                              "seconds from 0 to 3600")
         try:
             rules = _rules_from(header, self.notes, self.submission)
-        except (LookupError, TypeError, ValueError) as err:
+        except (BenchError, LookupError, TypeError, ValueError) as err:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
         self.header = header
         self.codec = Codec(game)
