@@ -197,10 +197,10 @@ class _Judge:
     def _place(self, number: int, record: dict) -> None:
         """The structure a bench writes, checked without the head: one
         header first, round numbers never going back, one session-end record
-        and nothing after it."""
+        and nothing after it but its seal."""
         kind = record.get("kind")
         where = f"line {number}"
-        if self.end is not None:
+        if self.end is not None and kind != "seal":       # the final seal follows the session-end record
             self.structure_problems.append(f"{where}: a {kind!r} record after the session-end record")
         if kind == "session":
             self.structure_problems.append(f"{where}: a second session header")
