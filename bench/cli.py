@@ -1,4 +1,4 @@
-"""The ``bench`` console script: rtp, settle, emulate, run, replay, key."""
+"""The ``bench`` console script: rtp, settle, emulate, run, replay, key, conformance."""
 
 import sys
 

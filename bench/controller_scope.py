@@ -123,7 +123,8 @@ def _on_target(p: Plan, target: Target) -> Plan:
             except RulesError as err:
                 return Plan("misbehaviour-elsewhere", str(err), p.game, p.paytable, p.options)
         return p
-    if p.game != target.game:
+    from bench.rules import describe
+    if p.game != describe(target.game).built_in:     # a game file's variant plays its base game's scenarios
         return Plan("other-game", f"{p.game}, the controller runs {target.game}", p.game)
     rules = target.rules
     if p.paytable is not None and str(p.paytable) != str(getattr(rules, "paytable", None)):

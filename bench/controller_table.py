@@ -38,23 +38,21 @@ from bench.link import open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
 from bench.protocol.errors import ProtocolViolation
-from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal import JournalWriter
 from bench.recorder import Recorder, oracle_input, session_header
-from bench.rules import Lucky, get_game
+from bench.rules import Lucky, describe, get_game
+from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.rules.submission import Rules, default_rules
 from bench.seal import sealer_for
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
 MAX_EXTRA_ROLLS = 50     # Dice-Ology: sevens thrown at the end of a scenario to settle every side bet
-REPLY_S = 3.0            # seconds the bench waits for each controller reply (checked by the oracle too)
-# A wager the bench places after no more bets in every round, when the scenario
-# placed none to copy: a compliant controller refuses it (625b.2(d)(1),
-# 625a.5(c), 617c.3(c), 20:18:33:14(1)(d)); the oracle flags an ACCEPT.
-LATE_BET = {"lightning-dice": "total:10", "sic-bo": "big", "lightning-roulette": "red", "dice-ology": "little-ones"}
-# The reading the bench reports to finish a round the scenario left unplayed.
-QUIET_OUTCOME = {"dice3": {"dice": [1, 2, 4]}, "wheel": {"pocket": 5}, "craps": {"rolls": [[3, 4]]}}
-COMMAND = {"dice3": "RELEASE", "wheel": "SPIN", "craps": "ROLL"}
+REPLY_S = DEFAULT_REPLY_S   # seconds the bench waits for each controller reply (checked by the oracle too)
+# Each game's descriptor gives the wager the bench places after no more bets
+# in every round when the scenario placed none to copy (``late_bet``: a
+# compliant controller refuses it, the oracle flags an ACCEPT) and the reading
+# that finishes a round the scenario left unplayed (``quiet_outcome``).
 
 
 class ControllerViolation(AssertionError):
@@ -70,14 +68,12 @@ class WireLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open(self.path, "w", encoding="utf-8")
         self._file.write(f"# {title}\n# mono_s dir kind frame | decoded\n")
-        self._tail: list[str] = []
 
     def line(self, text: str) -> None:
         if self._file.closed:
             return
         self._file.write(text + "\n")
         self._file.flush()
-        self._tail = (self._tail + [text])[-40:]
 
     def frame(self, event: FrameEvent) -> None:
         raw = event.raw.decode("ascii", errors="backslashreplace").rstrip("\r\n")
@@ -86,9 +82,6 @@ class WireLog:
 
     def verdict(self, violation: Violation) -> None:
         self.line(f"VIOLATION [{violation.clause}] round {violation.round}: {violation.message}")
-
-    def tail(self, lines: int = 20) -> str:
-        return "\n".join(self._tail[-lines:])
 
     def close(self) -> None:
         if not self._file.closed:
@@ -104,7 +97,7 @@ class ControllerConnection:
                  emulated: bool = False, misbehave: str | None = None, key: str | None = None):
         self.url = url
         self.game = game
-        self.kind = GAME_KIND[game]
+        self.descriptor = describe(game)
         self.rules = rules
         self.reply_s = reply_s
         self.software = software
@@ -247,7 +240,7 @@ class ControllerTable:
                  plain_bets: Iterable[str] = ()):
         self.game = get_game(game)
         self.rules = rules if rules is not None else default_rules(game, paytable)
-        self.kind = GAME_KIND[self.game.name]
+        self.descriptor = self.game.descriptor
         self.readings = readings or {}
         self.plain_bets = frozenset(plain_bets)   # bets the scenario pays at base odds: no Lucky Number on them
         self.wagers: list[PlacedWager] = []
@@ -396,7 +389,7 @@ class ControllerTable:
         frames: ``returned``, ``open`` and ``clause`` (what the controller
         announced). A reading the controller refuses raises RulesError."""
         if self._settlements is None:
-            self._settlements = self._play(self.outcome or QUIET_OUTCOME[self.kind])
+            self._settlements = self._play(self.outcome or self.descriptor.quiet_outcome)
         return self._settlements
 
     def settlement_for(self, bet: str):
@@ -436,28 +429,28 @@ class ControllerTable:
         conn.expect("NOMORE")
         self._phase = "closed"
         # One wager after no more bets: a compliant controller refuses it.
-        late_bet = self.wagers[0].bet if self.wagers else LATE_BET[self.game.name]
+        late_bet = self.wagers[0].bet if self.wagers else self.descriptor.late_bet
         self._send_wager(late_bet, self.wagers[0].stake if self.wagers else 100)
-        if self.game.name in LIGHTNING_GAMES:
+        if self.descriptor.lightning:
             self.lucky = tuple(conn.expect("LUCKY")["lucky"])
             self.log.line(f"# bench: the controller's Lucky Numbers: "
                           f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.lucky)}"
                           + (f"; the scenario's (not imposed): "
                              f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.dictated)}" if self.dictated else ""))
         self._check()
-        if self.kind == "craps":
+        if self.descriptor.rolls:
             return self._throw_rolls(outcome), False
         conn.send("TRIGGER", round=round_no)
-        conn.expect(COMMAND[self.kind])
+        conn.expect(self.descriptor.command)
         self._phase = "released"
-        if self.kind == "wheel":
+        if self.descriptor.pocket:
             reply = self._report(outcome["pocket"], field="pocket", pocket=outcome["pocket"])
         else:
             dice = list(outcome["dice"])
             flat = [False] * len(dice) if outcome.get("no_roll") else list(outcome.get("flat") or [True] * len(dice))
             reply = self._report(dice, field="dice", dice=dice, flat=flat)
-            while reply.type == "NOROLL" and self.game.name != "lightning-dice":
-                conn.expect(COMMAND[self.kind])          # Sic Bo: the dice are shaken again
+            while reply.type == "NOROLL" and self.descriptor.no_roll != NO_ROLL_VOIDS:
+                conn.expect(self.descriptor.command)          # Sic Bo: the dice are shaken again
                 reply = self._report(dice, field="dice", dice=dice, flat=[True] * len(dice))
         no_roll = reply.type == "NOROLL"
         self._collect_until_cleared()
@@ -536,9 +529,9 @@ class ControllerTable:
             wire_id = self._wire[wager.id]
             if wire_id in self._settled:
                 out[wager.id] = {"id": wager.id, "returned": self._settled[wire_id], "clause": clause}
-                if self.kind == "craps":
+                if self.descriptor.rolls:
                     out[wager.id]["open"] = False
-            elif self.kind == "craps" and self._phase == "rolling":
+            elif self.descriptor.rolls and self._phase == "rolling":
                 out[wager.id] = {"id": wager.id, "returned": 0, "open": True, "clause": "still up after the rolls"}
         return out
 
@@ -576,7 +569,7 @@ class ControllerTable:
 
     def _complete_round(self) -> None:
         if self._phase == "betting" and self.wagers:
-            self._play_round(QUIET_OUTCOME[self.kind])
+            self._play_round(self.descriptor.quiet_outcome)
         elif self._phase == "released":
             self._finish_reading()
         if self._phase == "rolling":
@@ -586,8 +579,8 @@ class ControllerTable:
                 self._throw([3, 4])
 
     def _finish_reading(self) -> None:
-        quiet = QUIET_OUTCOME[self.kind]
-        if self.kind == "craps":
+        quiet = self.descriptor.quiet_outcome
+        if self.descriptor.rolls:
             reply = self._report("3-4", field="rolls", roll=self._pending_roll, dice=[3, 4], flat=[True, True])
             self._collect_settles(len(self._unsettled) - reply["open"])
             if reply["open"] == 0:
@@ -595,7 +588,7 @@ class ControllerTable:
             else:
                 self._phase = "rolling"
             return
-        if self.kind == "wheel":
+        if self.descriptor.pocket:
             reply = self._report(quiet["pocket"], field="pocket", pocket=quiet["pocket"])
         else:
             reply = self._report(quiet["dice"], field="dice", dice=quiet["dice"], flat=[True] * 3)

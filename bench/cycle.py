@@ -32,10 +32,11 @@ from bench.players import PlayerMix
 from bench.probes import Probe
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkError
-from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
+from bench.protocol.timeouts import DEFAULT_REPLY_S
+from bench.rules import describe
+from bench.rules.descriptor import NO_ROLL_VOIDS
 
-COMMANDS = ("RELEASE", "SPIN", "ROLL")
-DICE_COUNT = {"dice3": 3, "craps": 2, "wheel": 0}
+COMMANDS = ("RELEASE", "SPIN", "ROLL")   # any of them answers TRIGGER; the oracle judges which one was due
 MAX_ATTEMPTS = 500   # releases in one round before giving up: Sic Bo re-shakes after a no roll; a Dice-Ology sequence ends at the first seven (P(no seven in 500 rolls) < 1e-39)
 
 
@@ -46,7 +47,7 @@ class Phases:
     lucky_s: float = 4.0         # (d)(2): the Lucky Numbers and their odds are displayed
     result_s: float = 3.0        # the outcome is announced
     clear_s: float = 5.0         # (d)(6): the dice go back to the compartment
-    reply_s: float = 3.0         # wall seconds to wait for each controller reply
+    reply_s: float = DEFAULT_REPLY_S   # wall seconds to wait for each controller reply
 
 
 class RoundFailed(Exception):
@@ -70,7 +71,7 @@ class RoundCycle:
         self.session = session
         self.game = game
         self.rules = rules                          # what the controller must run (checked at HELLO)
-        self.kind = GAME_KIND[game]
+        self.descriptor = describe(game)
         self.plant = plant
         self.players = players
         self.phases = phases
@@ -178,7 +179,7 @@ class RoundCycle:
         if self.probe_late_wager:
             self._expect_reply_to(f"r{round_no}late")
         lucky_bets: tuple[str, ...] = ()
-        if self.game in LIGHTNING_GAMES:
+        if self.descriptor.lightning:
             lucky = self._expect("LUCKY")
             lucky_bets = tuple(entry.bet for entry in lucky["lucky"])
             yield self._pause(phases.lucky_s)
@@ -187,7 +188,7 @@ class RoundCycle:
         self._send("TRIGGER", round=round_no)
         for attempt in range(MAX_ATTEMPTS):
             command = self._expect(*COMMANDS)
-            reading = self.plant.read(round_no, attempt, DICE_COUNT[self.kind],
+            reading = self.plant.read(round_no, attempt, self.descriptor.dice_count,
                                       stage=probe.stage if probe else None, lucky_bets=lucky_bets)
             self.on_plant(round_no, attempt, reading)
             yield self._pause(reading.duration_s)
@@ -195,10 +196,10 @@ class RoundCycle:
             outcome = self._expect("RESULT", "NOROLL")
             yield self._pause(phases.result_s)
             if outcome.type == "NOROLL":
-                if self.game == "lightning-dice":
-                    break               # every wager is returned, 625b.2(d)(5)
+                if self.descriptor.no_roll == NO_ROLL_VOIDS:
+                    break               # Lightning Dice: every wager is returned, 625b.2(d)(5)
                 continue                # the controller commands the dice again
-            if self.kind == "craps" and outcome["open"] > 0:
+            if self.descriptor.rolls and outcome["open"] > 0:
                 self._send("TRIGGER", round=round_no)   # the next roll of the sequence
                 continue
             break
@@ -215,10 +216,10 @@ class RoundCycle:
         return reply_to(self.session, wager_id, self.phases.reply_s)
 
     def _sensor_fields(self, round_no: int, command: Message, reading: Reading) -> dict:
-        if self.kind == "wheel":
+        if self.descriptor.pocket:
             return {"round": round_no, "pocket": reading.pocket}
         fields = {"round": round_no, "dice": reading.dice, "flat": reading.flat}
-        if self.kind == "craps":
+        if self.descriptor.rolls:
             fields["roll"] = command["roll"]
         return fields
 

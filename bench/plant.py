@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench.errors import BenchError
-from bench.probes import Stage
+from bench.rules.descriptor import Stage
 
 
 @dataclass(frozen=True)
@@ -280,23 +280,33 @@ def _describe(stage: Stage | None) -> str | None:
 
 
 DEFAULT_DESIGNS = {"tower": "standard", "wheel": "standard"}     # shipped designs (tablebench_fixtures)
-# Which physics plant a game uses by default.
-GAME_PLANT = {"lightning-dice": "tower", "sic-bo": "tower", "lightning-roulette": "wheel", "dice-ology": "dice"}
+
+
+def _recorded(design: str | None, session_seed: int):
+    if not design:
+        raise BenchError("--plant recorded needs --design FILE: outcomes from 'twin drop --json' or 'twin spin --json'")
+    return RecordedPlant(design)
+
+
+# Plants by name: each makes a plant from (design or None, session seed). A
+# game names its physics plant in its descriptor (``GameDescriptor.plant``).
+PLANTS: dict[str, Callable[[str | None, int], object]] = {
+    "tower": lambda design, seed: TowerPlant(design or DEFAULT_DESIGNS["tower"], seed),
+    "wheel": lambda design, seed: WheelPlant(design or DEFAULT_DESIGNS["wheel"], seed),
+    "dice": lambda design, seed: FairDicePlant(seed),
+    "recorded": _recorded,
+}
 
 
 def make_plant(kind: str, *, game: str, session_seed: int, design: str | None = None):
-    """The plant a session uses: ``kind`` is "physics" (the game's twin),
-    "recorded" (with ``design`` naming the outcomes file) or a plant name."""
+    """The plant a session uses: ``kind`` is "physics" (the game's own plant,
+    from its descriptor), "recorded" (with ``design`` naming the outcomes
+    file) or a plant name of ``PLANTS``."""
+    from bench.rules import describe
     if kind == "physics":
-        kind = GAME_PLANT[game]
-    if kind == "tower":
-        return TowerPlant(design or DEFAULT_DESIGNS["tower"], session_seed)
-    if kind == "wheel":
-        return WheelPlant(design or DEFAULT_DESIGNS["wheel"], session_seed)
-    if kind == "dice":
-        return FairDicePlant(session_seed)
-    if kind == "recorded":
-        if not design:
-            raise BenchError("--plant recorded needs --design FILE: outcomes from 'twin drop --json' or 'twin spin --json'")
-        return RecordedPlant(design)
-    raise BenchError(f"unknown plant {kind!r}: physics, tower, wheel, dice or recorded")
+        kind = describe(game).plant
+    try:
+        maker = PLANTS[kind]
+    except KeyError:
+        raise BenchError(f"unknown plant {kind!r}: physics, {', '.join(PLANTS)}") from None
+    return maker(design, session_seed)

@@ -12,18 +12,8 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from bench.rules import Wager
+from bench.rules import Wager, describe
 
-DEFAULT_MIXES: dict[str, tuple[tuple[str, int], ...]] = {
-    "lightning-dice": (("total:10", 3), ("total:11", 3), ("total:4", 1), ("total:17", 1), ("low", 2),
-                       ("high", 2), ("any-double", 1), ("any-triple", 1), ("total:3", 1), ("total:18", 1)),
-    "sic-bo": (("small", 3), ("big", 3), ("single:2", 2), ("double:5", 1), ("triple:6", 1),
-               ("any-triple", 1), ("total:9", 1), ("combo:1-2", 1)),
-    "lightning-roulette": (("straight:17", 3), ("straight:0", 1), ("split:1-2", 1), ("street:4", 1),
-                           ("corner:1-2-4-5", 1), ("six-line:7", 1), ("dozen:2", 1), ("column:3", 1),
-                           ("red", 2), ("black", 2), ("odd", 1), ("even", 1), ("1-18", 1), ("19-36", 1)),
-    "dice-ology": (("little-ones", 2), ("big-ones", 2), ("boom-or-bust", 1)),
-}
 DEFAULT_STAKES = (100, 200, 500, 1000)
 
 
@@ -35,7 +25,8 @@ class PlayerMix:
 
     @classmethod
     def default(cls, game: str, wagers_per_round: int = 10) -> "PlayerMix":
-        return cls(DEFAULT_MIXES[game], wagers_per_round)
+        """The game's default mix (its descriptor's ``players``)."""
+        return cls(describe(game).players, wagers_per_round)
 
     def wagers(self, session_seed: int, round_no: int) -> list[Wager]:
         digest = hashlib.sha256(f"{session_seed}:players:{round_no}".encode()).digest()

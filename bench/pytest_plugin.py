@@ -20,7 +20,6 @@ docs/controller-testing.md is the user's guide.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import re
 from collections import Counter
 from contextlib import ExitStack
@@ -32,13 +31,19 @@ import yaml
 from bench.controller_scope import REASONS, Plan, Target, plan
 from bench.controller_table import ControllerConnection, ControllerTable, WireLog
 from bench.errors import BenchError
-from bench.rules import get_game
+from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
 
 PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
 SUMMARY = pytest.StashKey[tuple]()
 EMULATED = "emulated"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The conformance checks (bench.conformance.test_controller) are run with -m conformance in any project.
+    config.addinivalue_line("markers", "conformance: a protocol conformance check of a controller "
+                                       "(docs/protocol.md, section 16)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,7 +56,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the rules submission the controller runs (game, paytable, readings); "
                          "its digest is checked against the controller's HELLO")
     group.addoption("--controller-game", metavar="GAME", default=None,
-                    help="the controller's game when no submission is given (its default rules apply)")
+                    help="the controller's game when no submission is given (its default rules apply): "
+                         "a game name or a game file (docs/rules.md); a variant plays its base game's scenarios")
     group.addoption("--controller-paytable", metavar="P", default=None,
                     help="the controller's paytable when no submission is given (Sic Bo A/B, Dice-Ology 1/2)")
     group.addoption("--controller-seed", type=int, default=7, metavar="N",
@@ -88,7 +94,13 @@ def target(config: pytest.Config) -> Target:
             if not game:
                 raise pytest.UsageError(f"--controller {url}: say what it runs with --controller-submission FILE "
                                         f"or --controller-game GAME")
-            rules = default_rules(game, config.getoption("--controller-paytable"))
+            from bench.rules import describe
+            from bench.rules.variant import resolve_game
+            game = resolve_game(game)
+            paytable = config.getoption("--controller-paytable")
+            if describe(game).base:          # a game file's variant has its own default paytable
+                paytable = paytable or describe(game).default_paytable
+            rules = default_rules(game, paytable)
     except BenchError as err:
         raise pytest.UsageError(f"--controller {url}: {err}") from None
     return Target("device", url, game=rules.game, rules=rules)
@@ -190,7 +202,7 @@ class ControllerPool:
             except BenchError as err:       # link errors too: every scenario of it fails at once
                 self.failed[key] = str(err)
                 raise
-        if self.target.mode == "device" and game != conn.game:
+        if self.target.mode == "device" and game != describe(conn.game).built_in:
             raise AssertionError(f"the controller at {conn.url} runs {conn.game}, not {game}")
         conn.log = log
         return conn
@@ -238,12 +250,11 @@ class ControllerPool:
         raw: dict = {"game": game, "options": dict(rules.options)}
         if rules.paytable is not None:
             raw["paytable"] = str(rules.paytable)
-        if getattr(spec, "lucky_count_range", None):
+        if spec.lucky_count_range:
             lucky = dict(spec.DEFAULT_LUCKY)
             positions = lucky.get("positions")
             if isinstance(positions, list):
-                takes_rules = "rules" in inspect.signature(spec.bet_names).parameters
-                offered = set(spec.bet_names(rules=rules) if takes_rules else spec.bet_names())
+                offered = set(spec.bet_names(rules))
                 lucky["positions"] = [p for p in positions if p in offered]
                 if isinstance(lucky.get("odds"), dict):
                     lucky["odds"] = {b: o for b, o in lucky["odds"].items() if b == "all" or b in offered}

@@ -15,6 +15,7 @@ controller, so that this work never delays a reply.
 from __future__ import annotations
 
 import hashlib
+
 import math
 import platform
 from collections import deque
@@ -77,6 +78,17 @@ def session_header(*, game: str, rules, controller: str, emulated: bool, misbeha
                 submission=submission, submission_sha256=submission_sha256, submission_text=submission_text,
                 design=design, design_sha256=design_sha256, design_text=design_text,
                 phases=phases, **more)
+
+
+def game_file_fields(game: str) -> dict[str, Any]:
+    """A game file's variant: the file, its text and digest for the header, so
+    that the journal alone replays it; nothing for a built-in game."""
+    from bench.rules import describe
+    descriptor = describe(game)
+    if descriptor.source_text is None:
+        return {}
+    return dict(game_file=descriptor.source, game_file_text=descriptor.source_text,
+                game_file_sha256=hashlib.sha256(descriptor.source_text.encode()).hexdigest())
 
 
 class Recorder:

@@ -30,11 +30,10 @@ from bench.oracle import Oracle
 from bench.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
 from bench.seal import SealCheck, SealReport
-
-GAMES = tuple(game_names())
 
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
@@ -177,12 +176,19 @@ class _Judge:
 
     def _start(self, number: int, header: dict) -> None:
         """The header sets up the oracle as the session's was."""
+        if header.get("game_file_text") is not None:     # a game file's variant, as the journal keeps it
+            from bench.rules.variant import game_from_text
+            try:
+                game_from_text(str(header["game_file_text"]), str(header.get("game_file") or "<journal game file>"))
+            except BenchError as err:
+                raise BenchError(f"{self.path}: line {number}: game_file_text: {err}") from None
         game = header.get("game")
-        if not isinstance(game, str) or game not in GAMES:
+        known = game_names()
+        if not isinstance(game, str) or game not in known:
             raise BenchError(f"{self.path}: line {number}: game: {game!r} is not a game the bench knows "
-                             f"({', '.join(GAMES)}); the session header must name one")
+                             f"({', '.join(known)}); the session header must name one")
         phases = header.get("phases")
-        reply_s = phases.get("reply_s", 3.0) if isinstance(phases, dict) else 3.0
+        reply_s = phases.get("reply_s", DEFAULT_REPLY_S) if isinstance(phases, dict) else DEFAULT_REPLY_S
         if isinstance(reply_s, bool) or not isinstance(reply_s, (int, float)) or not 0 < reply_s <= 3600:
             raise BenchError(f"{self.path}: line {number}: phases.reply_s: {reply_s!r} is not a number of "
                              "seconds from 0 to 3600")

@@ -32,16 +32,16 @@ from bench.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, ve
 from bench.out_folder import claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report import Summary, summarise, write_junit
-from bench.recorder import Recorder, session_header
+from bench.recorder import Recorder, game_file_fields, session_header
+from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.seal import sealer_for
-
-DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
 
 
 @dataclass
 class SessionConfig:
-    game: str = "lightning-dice"
+    game: str = DEFAULT_GAME
+    game_file: str | None = None           # the game file ``game`` was loaded from (a variant)
     controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
     rounds: int = 20
     submission: str | None = None
@@ -97,7 +97,7 @@ def _rules(config: SessionConfig):
             raise BenchError(f"{config.submission}: game: the submission is for {rules.game}, "
                                           f"not {config.game}")
         return rules
-    return default_rules(config.game, DEFAULT_PAYTABLE.get(config.game))
+    return default_rules(config.game, describe(config.game).default_paytable)
 
 
 def run_session(config: SessionConfig) -> SessionOutcome:
@@ -136,7 +136,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             url = config.controller
         else:
             url = stack.enter_context(emulated_controller(
-                config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
+                config.game_file or config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
                 extra=tuple(config.emulator_args),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
@@ -145,7 +145,8 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
-            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()}))
+            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
+            **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)

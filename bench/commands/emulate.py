@@ -10,10 +10,12 @@ import sys
 import textwrap
 
 from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
+from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
 from twin.commandline import Exit
-from bench.protocol.messages import CONTROLLER, GAME_KIND, PROTOCOL_VERSIONS
+from bench.protocol.messages import CONTROLLER, PROTOCOL_VERSIONS
+from bench.rules import game_names
 from bench.protocol.timeouts import Timeouts
 
 
@@ -23,6 +25,8 @@ def register(subparsers) -> None:
         for cls in sorted(MISBEHAVIOURS.values(), key=lambda c: (len(c.games) > 1, sorted(c.games), c.name)))
     epilog = (
         "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
+        "link-level misbehaviours (--misbehave-link NAME; each breaks a rule of docs/protocol.md):\n"
+        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n\n"
         "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
         "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
         "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"
@@ -33,7 +37,8 @@ def register(subparsers) -> None:
                     "drawn from a seeded RNG with the submission's distribution, settlement through the "
                     "rules, and on demand faults and named breaches of the regulations.",
         epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=sorted(GAME_KIND), help="the game the controller runs")
+    p.add_argument("--game", required=True, metavar="GAME",
+                   help=f"the game the controller runs: {', '.join(game_names())}, or a game file (YAML, docs/rules.md)")
     p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
     p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
     p.add_argument("--listen", required=True, metavar="ADDRESS",
@@ -41,6 +46,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
     p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
                    help="break one regulation on purpose (see the list below)")
+    p.add_argument("--misbehave-link", metavar="NAME", choices=sorted(LINK_MISBEHAVIOURS),
+                   help="break one rule of the link layer on purpose (see the list below)")
     p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, default=None, metavar="VERSION",
                    help="speak only this protocol version (1: a version-1 controller, which answers a "
                         "version-2 HELLO with ERROR code=version); default: every version, answering in "
@@ -66,8 +73,8 @@ def _rules(args):
         if rules.game != args.game:
             raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
         return rules
-    paytable = args.paytable or {"sic-bo": "A", "dice-ology": "1"}.get(args.game)
-    return default_rules(args.game, paytable)
+    from bench.rules import describe
+    return default_rules(args.game, args.paytable or describe(args.game).default_paytable)
 
 
 def run(args) -> int:
@@ -79,8 +86,10 @@ def run(args) -> int:
     try:
         faults = parse_faults(args.fault)
         timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        from bench.rules.variant import resolve_game
+        args.game = resolve_game(args.game)
         rules = _rules(args)
-        policy = policy_for(args.misbehave, args.game, getattr(rules, "paytable", None))
+        policy = policy_for(args.misbehave, args.game, rules.paytable)
     except (BenchError, ValueError) as err:
         print(f"bench emulate: {err}", file=sys.stderr)
         return 2
@@ -96,6 +105,8 @@ def run(args) -> int:
 
     def on_connection(link) -> None:
         port = FaultyPort(link, faults, seed) if faults.touches_frames else link
+        if args.misbehave_link:
+            port = LINK_MISBEHAVIOURS[args.misbehave_link](port)
         session = Session(port, args.game, role=CONTROLLER, timeouts=timeouts)
         controller = EmulatedController(session, game=args.game, rules=rules, seed=seed, policy=policy,
                                         reset_round=faults.reset_round,

@@ -13,7 +13,8 @@ from bench.errors import RulesError
 from bench.rules.exact import percent
 from bench.rules.registry import get_game
 from bench.rules.rtp_table import RtpRow, rtp_rows
-from bench.rules.submission import Rules, load_submission
+from bench.rules.submission import Rules
+from bench.rules.variant import load_rules_file
 from twin.commandline import add_list_option
 
 DESCRIPTION = """\
@@ -33,8 +34,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("rtp", help="exact RTP and house edge of every wager of a submission",
                                    description=DESCRIPTION,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION",
-                        help="a rules submission (YAML), or a shipped one by name (sic-bo-B; --list)")
+    parser.add_argument("submissions", nargs="+", metavar="FILE",
+                        help="a rules submission or a game file (YAML; docs/rules.md), or a shipped submission "
+                             "by name (sic-bo-B; --list)")
     add_list_option(parser, "submission")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--all", action="store_true", help="one line per bet, none grouped")
@@ -121,7 +123,7 @@ def run(args) -> int:
     texts = []
     for path in args.submissions:
         try:
-            rules = load_submission(path)
+            rules = load_rules_file(path)
         except RulesError as err:
             print(f"bench rtp: {err}", file=sys.stderr)
             status = 2

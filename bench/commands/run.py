@@ -11,9 +11,8 @@ from contextlib import contextmanager
 
 import bench
 from bench.errors import BenchError
+from bench.rules import game_names
 from twin.commandline import Exit, add_list_option
-
-GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
 
 def register(subparsers) -> None:
@@ -28,7 +27,9 @@ def register(subparsers) -> None:
                "(--force moves it aside to DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation\n"
                "or a failed or voided round, 2 bad arguments or set-up, 3 the controller or link failed,\n"
                "4 interrupted (SIGINT, SIGTERM), 5 the bench failed (traceback in DIR/crash.txt).")
-    p.add_argument("--game", default="lightning-dice", choices=GAMES, help="the game to play (default lightning-dice)")
+    p.add_argument("--game", default="lightning-dice", metavar="GAME",
+                   help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
+                        "default lightning-dice")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
@@ -65,9 +66,10 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def parse_phases(items: list[str]):
+def parse_phases(items: list[str], game_phases=None):
+    """Phases from ``--phase`` items over the game's own phase lengths (a game file's)."""
     from bench.cycle import Phases
-    values = {}
+    values = {f"{name}_s": seconds for name, seconds in (game_phases or {}).items()}
     names = {"betting": "betting_s", "lucky": "lucky_s", "result": "result_s", "clear": "clear_s", "reply": "reply_s"}
     for item in items:
         name, _, seconds = item.partition("=")
@@ -109,12 +111,16 @@ def run(args) -> int:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return Exit.BAD_INPUT
     try:
-        phases = parse_phases(args.phase)
+        from bench.rules import describe
+        from bench.rules.variant import is_game_file, resolve_game
+        game_file = args.game if is_game_file(args.game) else None
+        args.game = resolve_game(args.game)
+        phases = parse_phases(args.phase, describe(args.game).phases)
         mix = parse_mix(args.bets, args.game, args.wagers)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
-    config = SessionConfig(game=args.game, controller=args.controller, rounds=args.rounds,
+    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes, key=args.key,

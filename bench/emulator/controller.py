@@ -17,19 +17,10 @@ from bench.errors import RulesError
 from bench.greeting import rules_digest
 from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSIONS, Session, make
 from bench.protocol.session import WINDOW
-from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES, is_token
+from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
+from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.emulator.misbehaviours import Policy
-
-# The clause that closes betting, cited when a late wager is refused.
-BETTING_CLOSED_CLAUSE = {
-    "lightning-dice": "625b.2(d)(1)",
-    "sic-bo": "625a.5(c)",
-    "lightning-roulette": "617c.3(c)",
-    "dice-ology": "20:18:33:14(1)(d)",
-}
-COMMAND = {"dice3": "RELEASE", "wheel": "SPIN", "craps": "ROLL"}
-DICE_COUNT = {"dice3": 3, "craps": 2}
 
 
 def software_version() -> str:
@@ -46,7 +37,7 @@ class EmulatedController:
         self.versions = versions        # the protocol versions it answers in (a v1-only controller: (1,))
         self.game_name = game
         self.game = get_game(game)
-        self.kind = GAME_KIND[game]
+        self.descriptor = self.game.descriptor
         self.rules = rules
         self.seed = seed
         self.policy = policy
@@ -100,7 +91,7 @@ class EmulatedController:
         version = self.session.version
         fields = dict(proto=version, role="controller", sw=software_version(), game=self.game_name,
                       rules=rules_digest(self.rules), seed=self.seed)
-        if getattr(self.rules, "paytable", None):
+        if self.rules.paytable:
             fields["paytable"] = str(self.rules.paytable)
         if version >= 2:
             fields["window"] = WINDOW
@@ -155,7 +146,7 @@ class EmulatedController:
             self._reveal_lucky()
 
     def _reveal_lucky(self) -> None:
-        if self.game_name in LIGHTNING_GAMES and not self.lucky:
+        if self.descriptor.lightning and not self.lucky:
             # One RNG per round, from the recorded seed: round r's Lucky Numbers
             # do not depend on what happened in earlier rounds.
             rng = random.Random(f"{self.seed}:lucky:{self.round}")
@@ -170,7 +161,7 @@ class EmulatedController:
             return self._refuse(m, "duplicate-id")
         late = self.state != "betting"
         if late and not (self.policy.accept_late_wager() and self.state in ("closed", "released")):
-            return self._refuse(m, "betting-closed", BETTING_CLOSED_CLAUSE[self.game_name])
+            return self._refuse(m, "betting-closed", self.descriptor.betting_clause)
         if m["stake"] <= 0:
             return self._refuse(m, "bad-stake")
         try:
@@ -207,9 +198,9 @@ class EmulatedController:
 
     def _command(self) -> None:
         fields = {"round": self.round}
-        if self.kind == "craps":
+        if self.descriptor.rolls:
             fields["roll"] = len(self.rolls) + 1
-        self._send(COMMAND[self.kind], **fields)
+        self._send(self.descriptor.command, **fields)
 
     def _on_sensor(self, m: Message) -> None:
         if self.state != "released" or m["round"] != self.round:
@@ -218,38 +209,37 @@ class EmulatedController:
         problem = self._check_reading(m)
         if problem:
             return self._error("bad-sensor", problem)
-        if self.kind == "wheel":
+        if self.descriptor.pocket:
             self._send("RESULT", round=self.round, pocket=m["pocket"])
             round_ = Round(self.game_name, pocket=m["pocket"], lucky=self.lucky)
             return self._settle_and_clear(round_)
         dice, flat = m["dice"], m["flat"]
-        if self.kind == "craps":
+        if self.descriptor.rolls:
             return self._craps_roll(m["roll"], dice, all(flat))
         if not self._no_roll(flat):
             self._send("RESULT", round=self.round, dice=dice)
             return self._settle_and_clear(self._dice_round(dice, no_roll=False))
         self._send("NOROLL", round=self.round)
-        if self.game_name == "lightning-dice":   # 625b.2(d)(5): every wager returned
+        if self.descriptor.no_roll == NO_ROLL_VOIDS:   # Lightning Dice, 625b.2(d)(5): every wager returned
             return self._settle_and_clear(self._dice_round(dice, no_roll=True))
         self._command()                          # Sic Bo: the dice are shaken again
 
     def _check_reading(self, m: Message) -> str | None:
-        if self.kind == "wheel":
+        if self.descriptor.pocket:
             return None if 0 <= m["pocket"] <= 36 else f"pocket {m['pocket']} is not on a single-zero wheel"
-        count = DICE_COUNT[self.kind]
+        count = self.descriptor.dice_count
         if len(m["dice"]) != count or len(m["flat"]) != count:
             return f"expected {count} dice and {count} flat flags, got {len(m['dice'])} and {len(m['flat'])}"
         if not all(1 <= face <= 6 for face in m["dice"]):
             return f"faces {m['dice']} are not all from 1 to 6"
-        if self.kind == "craps" and m["roll"] != len(self.rolls) + 1:
+        if self.descriptor.rolls and m["roll"] != len(self.rolls) + 1:
             return f"reading for roll {m['roll']}, expected roll {len(self.rolls) + 1}"
         return None
 
     def _no_roll(self, flat) -> bool:
         """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo
         re-shakes whenever a die is not flat."""
-        is_no_roll = getattr(self.game, "is_no_roll", None)
-        return is_no_roll(flat, self.rules) if is_no_roll else not all(flat)
+        return self.game.is_no_roll(flat, self.rules)
 
     def _dice_round(self, dice, *, no_roll: bool) -> Round:
         return Round(self.game_name, dice=tuple(dice), no_roll=no_roll, lucky=self.lucky,
@@ -314,5 +304,5 @@ class EmulatedController:
 
 
 def _paytable(rules) -> str | None:
-    paytable = getattr(rules, "paytable", None)
+    paytable = rules.paytable
     return None if paytable is None else str(paytable)

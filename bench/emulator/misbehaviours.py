@@ -68,7 +68,8 @@ def policy_for(name: str | None, game: str, paytable: str | None) -> Policy:
     except KeyError:
         raise RulesError(f"unknown misbehaviour {name!r}; known: {', '.join(sorted(MISBEHAVIOURS))}",
                          field="--misbehave") from None
-    if game not in cls.games:
+    from bench.rules import describe
+    if describe(game).built_in not in cls.games:    # a game file's variant: its base game's misbehaviours
         raise RulesError(f"misbehaviour {name!r} applies to {', '.join(sorted(cls.games))}, not {game}",
                          field="--misbehave", clause=cls.clause)
     if name == OneOfAKindTwelveToOne.name and str(paytable).upper() != "A":

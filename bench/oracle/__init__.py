@@ -1,13 +1,13 @@
-"""The oracle (issue 6, item 2): the independent judge of every frame between
+"""The oracle: the independent judge of every frame between
 the bench and a game controller.
 
-    oracle = Oracle(game, rules, response_timeout=2.0)
+    oracle = Oracle(game, rules, response_timeout=3.0)
     for event in frames:                      # FrameEvents with a message, journal records...
         oracle.observe(event.direction, event.message, event.mono)   # -> [Violation, ...]
     oracle.finish(last_mono)                  # overdue replies; a round in flight -> incomplete_rounds
     oracle.violations, oracle.rounds, oracle.incomplete_rounds, oracle.voided_rounds
 
-Checks (clauses for Lightning Dice; bench/oracle/clauses.py has every game's):
+Checks (clauses for Lightning Dice; each game's descriptor in bench/rules has its own):
 betting open until the bench's CLOSE: a wager placed later and accepted, or a
 lawful one placed in time and refused, (d)(1); an unlawful bet accepted, the
 rules' clause; Lucky Numbers after no more bets and before the drop (g)(1),

@@ -1,5 +1,5 @@
 """The oracle: judges every frame between the bench and a game controller,
-independently of the controller (issue 6, item 2).
+independently of the controller.
 
 Feed it every decoded message in stream order, as the bench sees the link
 (``direction`` "tx": bench -> controller, "rx": controller -> bench), from a
@@ -23,26 +23,28 @@ from __future__ import annotations
 from collections import deque
 
 from bench.errors import RulesError
-from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
-from bench.rules import Lucky, Settlement, Wager
+from bench.protocol.timeouts import DEFAULT_REPLY_S
+from bench.rules import Lucky, Settlement, Wager, get_game
+from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.settlement import Recompute
 
-DEFAULT_PAYTABLE = {"sic-bo": "A", "dice-ology": "1"}
 _UNSEEN = object()
 
 
 class Oracle:
-    def __init__(self, game: str, rules=None, *, response_timeout: float = 2.0):
-        if game not in GAME_KIND:
-            raise RulesError(f"unknown game {game!r}; known games: {', '.join(sorted(GAME_KIND))}", field="game")
+    def __init__(self, game: str, rules=None, *, response_timeout: float = DEFAULT_REPLY_S):
+        descriptor = get_game(game).descriptor     # RulesError naming the known games
         if rules is None:
             from bench.rules.submission import default_rules
-            rules = default_rules(game, DEFAULT_PAYTABLE.get(game))
+            rules = default_rules(game, descriptor.default_paytable)
         self.game = game
-        self.kind = GAME_KIND[game]
-        self.lightning = game in LIGHTNING_GAMES
+        self.kind = descriptor.kind
+        self.lightning = descriptor.lightning
+        self.pocket = descriptor.pocket             # the outcome is a pocket, not dice
+        self.rolls = descriptor.rolls               # numbered rolls until every bet resolves
+        self.no_roll_voids = descriptor.no_roll == NO_ROLL_VOIDS   # else the dice are thrown again
         self.rules = rules
         self.response_timeout = response_timeout
         self.recompute = Recompute(game, rules)
@@ -334,7 +336,7 @@ class Oracle:
             self._flag(clause, frame, f"{m.type} after the round's outcome was established")
         elif not (r.trigger_armed or r.rethrow_armed):
             self._flag(clause, frame, f"{m.type} without the dealer's TRIGGER")
-        if self.kind == "craps":
+        if self.rolls:
             self._kept_open(r, frame, f"before roll {len(r.rolls) + 1}")
             if m.get("roll") != len(r.rolls) + 1:
                 self._flag(self._clause("result"), frame, f"ROLL {m.get('roll')}, expected roll {len(r.rolls) + 1}")
@@ -351,7 +353,7 @@ class Oracle:
         self._ask("SENSOR", m, mono, frame, "result")
 
     def _due_no_roll(self, reading) -> bool:
-        return self.kind != "wheel" and self.recompute.is_no_roll(reading["flat"])
+        return not self.pocket and self.recompute.is_no_roll(reading["flat"])
 
     def _outcome_round(self, m, frame: int, phase: str):
         """RESULT or NOROLL: it answers the bench's SENSOR; the round it
@@ -376,27 +378,27 @@ class Oracle:
         if reading is not m and self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
-        if self.kind == "craps":
+        if self.rolls:
             return self._craps_result(r, m, reading, frame)
         if r.resolved:
             self._flag(self._clause("result"), frame, "a second outcome for one round")
             return
-        r.outcome = reading["pocket"] if self.kind == "wheel" else tuple(reading["dice"])
+        r.outcome = reading["pocket"] if self.pocket else tuple(reading["dice"])
         r.resolved = True
         self._judge_one_throw(r)
 
     def _outcome_of(self, m):
         """What ``_shown`` says, to compare (formatting it every round cost more than the rest)."""
-        if self.kind == "wheel":
+        if self.pocket:
             return m.get("pocket")
         dice = tuple(m.get("dice") or ())
-        return (m.get("roll"), dice) if self.kind == "craps" else dice
+        return (m.get("roll"), dice) if self.rolls else dice
 
     def _shown(self, m) -> str:
-        if self.kind == "wheel":
+        if self.pocket:
             return f"pocket {m.get('pocket')}"
         dice = f"dice {list(m.get('dice') or ())}"
-        return f"roll {m.get('roll')} {dice}" if self.kind == "craps" else dice
+        return f"roll {m.get('roll')} {dice}" if self.rolls else dice
 
     def _rx_noroll(self, m, mono, frame):
         r, reading = self._outcome_round(m, frame, "no_roll")
@@ -407,7 +409,7 @@ class Oracle:
         elif not self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"NOROLL although the dice landed flat={list(reading['flat'])} ({self._shown(reading)})")
-        if self.game != "lightning-dice":
+        if not self.no_roll_voids:
             r.rethrow_armed = True        # Sic Bo: shaken again; craps: thrown again
             return
         if r.resolved:
@@ -423,7 +425,7 @@ class Oracle:
         todo = [w for w in r.accepted.values() if w.id not in r.expected]
         if not todo:
             return
-        if self.kind == "wheel":
+        if self.pocket:
             found = self.recompute.one_throw(todo, pocket=r.outcome, lucky=r.lucky or (), lucky_lawful=r.lucky_lawful)
         else:
             found = self.recompute.one_throw(todo, dice=r.outcome, no_roll=r.no_roll, lucky=r.lucky or (),
@@ -495,7 +497,7 @@ class Oracle:
             r.early_clear_reported = True
             self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled after the table was cleared")
         if wager_id not in r.expected:
-            if self.kind == "craps":
+            if self.rolls:
                 still = self.recompute.over_rolls(r.accepted[wager_id], r.rolls[r.counting_from[wager_id]:])
                 clause = still.clause if still else self._clause("settlement")
                 self._flag(clause, frame, f"wager {wager_id} settled ({returned}) while the rules keep it open")
@@ -515,7 +517,7 @@ class Oracle:
         r = self._current(m, frame, "settlement")
         if r is None:
             return
-        if self.kind == "craps":
+        if self.rolls:
             self._kept_open(r, frame, "at SETTLED")
             for w in r.accepted.values():
                 if w.id not in r.expected and w.id not in r.settled:
@@ -553,7 +555,7 @@ class Oracle:
         if not (r.settled_seen and r.cleared) or r.complete:
             return
         r.complete = True
-        outcome = tuple(r.rolls) if self.kind == "craps" else r.outcome
+        outcome = tuple(r.rolls) if self.rolls else r.outcome
         expected = sum(s.returned for s in r.expected.values() if s is not None)
         self.rounds.append(RoundSummary(
             round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),

@@ -18,9 +18,7 @@ import random
 from typing import Iterable, Sequence
 
 from bench.errors import RulesError
-from bench.protocol.messages import LIGHTNING_GAMES
 from bench.rules import Lucky, Round, Settlement, Wager, get_game
-from bench.oracle.clauses import LUCKY_WIN_CLAUSE
 
 STAND_IN_SEED = 625   # the stand-in Lucky draws are seeded: the same stream gives the same verdicts
 STAND_IN_TRIES = 200
@@ -31,7 +29,7 @@ class Recompute:
         self.game_name = game
         self.game = get_game(game)
         self.rules = rules
-        self.lightning = game in LIGHTNING_GAMES
+        self.lightning = self.game.descriptor.lightning
         self._stand_ins: dict[str, tuple[Lucky, ...] | None] = {}
         self._bet_problems: dict[str, RulesError | None] = {}
 
@@ -61,8 +59,7 @@ class Recompute:
     def is_no_roll(self, flat: Sequence[bool]) -> bool:
         """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo and
         Dice-Ology (craps) need every die flat for an outcome."""
-        judge = getattr(self.game, "is_no_roll", None)
-        return bool(judge(tuple(flat), self.rules)) if judge else not all(flat)
+        return bool(self.game.is_no_roll(tuple(flat), self.rules))
 
     # -- one throw: Lightning Dice, Sic Bo, Lightning Roulette -------------
     def one_throw(self, wagers: Iterable[Wager], *, dice=None, pocket=None, no_roll: bool = False,
@@ -98,7 +95,7 @@ class Recompute:
         entry = announced[wager.bet]
         if not self._entry_lawful(entry):
             return None
-        return Settlement(wager.id, wager.stake * (entry.pays + 1), LUCKY_WIN_CLAUSE[self.game_name])
+        return Settlement(wager.id, wager.stake * (entry.pays + 1), self.game.descriptor.lucky_win_clause)
 
     def _entry_lawful(self, entry: Lucky) -> bool:
         try:

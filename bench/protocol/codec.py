@@ -14,7 +14,8 @@ from typing import NamedTuple, Union
 
 from bench.protocol import frame as framing
 from bench.protocol.frame import FrameError, MAX_FRAME
-from bench.protocol.messages import (BOTH, FLAG, FLAGS, GAME_KIND, INT, INTS, SPECS, TOKEN, TOKEN_CHARS,
+from bench.rules import game_names
+from bench.protocol.messages import (BOTH, FLAG, FLAGS, INT, INTS, SPECS, TOKEN, TOKEN_CHARS,
                                      FieldError, Message, spec_for)
 
 _PRINTABLE = re.compile(rb"[\x20-\x7e]*")
@@ -24,9 +25,9 @@ class Codec:
     """The message codec of one game (SENSOR and RESULT differ per game)."""
 
     def __init__(self, game: str):
-        if game not in GAME_KIND:
+        if game not in game_names():
             raise ValueError(f"the protocol has no messages for game {game!r}; "
-                             f"games: {', '.join(sorted(GAME_KIND))}")
+                             f"games: {', '.join(game_names())}")
         self.game = game
         self._specs: dict[str, tuple] = {}     # type -> (spec, its field types), built once
 

@@ -1,6 +1,9 @@
 """The message set of the protocol (versions 1 and 2 share it; version 2 adds
 only HELLO's optional ``window``): who sends each message, and its fields
-with their types, per game.
+with their types, per kind of outcome (three dice, a wheel, two-dice rolls).
+The kind-keyed field tables below are one of the two places outside
+``bench/rules`` that dispatch on a game's shape; the other is the plant
+registry in ``bench.plant``.
 
 The schema checks form only (a field is present and is an integer); whether
 the value is lawful (dice 1..6, Lucky odds in range, the order of a round) is
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 from urllib.parse import quote, unquote
 
+from bench.rules import describe, game_names
 from bench.rules.base import Lucky
 
 PROTOCOL_VERSIONS = (1, 2)      # every version this implementation speaks
@@ -24,14 +28,10 @@ BENCH = "bench"        # plays the players, the dealer and the plant
 CONTROLLER = "controller"  # the game controller under test
 BOTH = "both"
 
-# Each game's round shape. A game not listed here cannot be spoken.
-GAME_KIND = {
-    "lightning-dice": "dice3",      # three dice from a tower, Lucky Numbers
-    "sic-bo": "dice3",              # three dice from a shaker
-    "lightning-roulette": "wheel",  # single-zero wheel, Lucky Numbers
-    "dice-ology": "craps",          # two-dice rolls until every side bet resolves
-}
-LIGHTNING_GAMES = frozenset({"lightning-dice", "lightning-roulette"})
+# Each game's round shape, read from its descriptor (bench.rules.descriptor):
+# views for callers that need the whole mapping, not per-game tables.
+GAME_KIND = {name: describe(name).kind for name in game_names()}
+LIGHTNING_GAMES = frozenset(name for name in game_names() if describe(name).lightning)
 
 TOKEN_CHARS = "A-Za-z0-9._:@/+()-"
 _TOKEN = re.compile(f"[{TOKEN_CHARS}]{{1,48}}")
@@ -187,10 +187,11 @@ def spec_for(type_: str, game: str) -> Spec:
     """The spec of ``type_`` as ``game`` uses it (SENSOR and RESULT differ per kind).
     Raises KeyError for an unknown type, LookupError if the game does not use it."""
     spec = SPECS[type_]
-    kind = GAME_KIND[game]
+    descriptor = describe(game)
+    kind = descriptor.kind
     if spec.kinds is not None and kind not in spec.kinds:
         raise LookupError(f"{type_} is not a message of {game}")
-    if type_ == "LUCKY" and game not in LIGHTNING_GAMES:
+    if type_ == "LUCKY" and not descriptor.lightning:
         raise LookupError(f"{type_} is not a message of {game}")
     if type_ == "RESULT":
         return Spec(type_, spec.sender, DICE_FIELDS[kind], meaning=spec.meaning)

@@ -13,6 +13,10 @@ from typing import Callable
 
 Clock = Callable[[], float]
 
+# Wall seconds the bench waits for each controller reply, and the deadline the
+# oracle judges a late reply by, unless a session says otherwise.
+DEFAULT_REPLY_S = 3.0
+
 
 class Deadline:
     """A point in monotonic time; ``remaining()`` never goes below zero."""

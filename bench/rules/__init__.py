@@ -1,6 +1,7 @@
 """The four games' rules as data and code, every regulated number citing its clause."""
 
 from bench.rules.base import Game, Lucky, Round, Settlement, Wager
-from bench.rules.registry import game_names, get_game, register
+from bench.rules.descriptor import GameDescriptor, Probe, Stage
+from bench.rules.registry import DEFAULT_GAME, describe, game_names, get_game, register
 
-__all__ = ["Game", "Lucky", "Round", "Settlement", "Wager", "game_names", "get_game", "register"]
+__all__ = ["DEFAULT_GAME", "Game", "GameDescriptor", "Probe", "Stage", "describe", "Lucky", "Round", "Settlement", "Wager", "game_names", "get_game", "register"]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
+
+if TYPE_CHECKING:
+    from bench.rules.descriptor import GameDescriptor
 
 
 @dataclass(frozen=True, slots=True)   # slots: made in every round by the oracle and the controller
@@ -53,12 +56,20 @@ class Settlement:
 
 class Game(Protocol):
     """What every game module registers. Implementations live one per module
-    in ``bench/rules/`` and are looked up by name through the registry."""
+    in ``bench/rules/`` and are looked up by name through the registry; every
+    member below is present on every game (no probing with getattr)."""
 
     name: str         # "lightning-dice", "sic-bo", "lightning-roulette", "dice-ology"
     regulation: str   # e.g. "58 Pa. Code § 625b.2"
+    descriptor: "GameDescriptor"                 # everything besides settlement: bench.rules.descriptor
+    paytables: tuple[str, ...]                   # the paytables a submission chooses from; () for one
+    option_choices: dict[str, tuple[str, ...]]   # ambiguous clause -> readings, the default first
+    option_clauses: dict[str, str]
+    lucky_count_range: tuple[int, int] | None    # how many Lucky Numbers a round reveals; None: not lightning
 
-    def bet_names(self) -> list[str]: ...
+    def bet_names(self, rules: "object | None" = None) -> list[str]: ...
+    def check_bet(self, bet: str, rules: "object | None" = None) -> None: ...
+    def is_no_roll(self, flat: Sequence[bool], rules: "object") -> bool: ...
     def settle(self, round_: Round, wagers: Iterable[Wager], rules: "object") -> list[Settlement]: ...
     def win_probability(self, bet: str, rules: "object") -> Fraction: ...
     def rtp(self, bet: str, rules: "object") -> Fraction: ...

@@ -26,6 +26,11 @@ class DiceGame:
     option_choices: dict[str, tuple[str, ...]] = {}
     option_clauses: dict[str, str] = {}
     has_no_roll = False      # Lightning Dice: a "no roll" returns every wager, 625b.2(d)(5)
+    lucky_count_range: tuple[int, int] | None = None   # a lightning game: how many Lucky Numbers
+
+    def is_no_roll(self, flat, rules) -> bool:
+        """A die not flat shows no outcome: the dice are thrown again."""
+        return not all(flat)
 
     # -- to implement -------------------------------------------------------
     def bet_names(self, rules=None) -> list[str]:

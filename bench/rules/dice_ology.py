@@ -16,6 +16,7 @@ from typing import Iterable, Sequence
 
 from bench.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
+from bench.rules.descriptor import CRAPS, NO_ROLL_AGAIN, GameDescriptor, clauses, frozen
 from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
 
@@ -85,6 +86,11 @@ class DiceOlogy:
     outcome_field = "rolls"
     option_choices: dict[str, tuple[str, ...]] = {}
     option_clauses: dict[str, str] = {}
+    lucky_count_range = None
+
+    def is_no_roll(self, flat, rules) -> bool:
+        """Craps: a die not flat is no roll, thrown again."""
+        return not all(flat)
 
     def bet_names(self, rules=None) -> list[str]:
         return list(SIDE_BETS)
@@ -136,5 +142,22 @@ class DiceOlogy:
             raise RulesError("dice-ology needs a pay table: 1 or 2", field="paytable", clause=PAY_TABLE_CLAUSE)
         return self.win_probability(bet, rules) * (SIDE_BETS[bet].odds[rules.paytable] + 1)
 
+
+# What the bench needs besides settlement: bench.rules.descriptor.
+DiceOlogy.descriptor = GameDescriptor(
+    name="dice-ology", kind=CRAPS, command="ROLL", plant="dice", default_paytable="1",
+    no_roll=NO_ROLL_AGAIN,                      # craps: a die not flat is no roll, thrown again
+    phase_clauses=clauses(
+        betting="20:18:33:14(1)(d)",  # "A player may bet this feature at the beginning of the roll only"
+        trigger="20:18:33:14",        # a variation of craps: the shooter throws on the dealer's call
+        result="20:18:33:14(1)(e)",   # the dealer marks the number rolled
+        no_roll="20:18:33:14",        # craps: a die not flat is no roll, thrown again
+        settlement="20:18:33:14(1)(f)",  # paid (or lost) and taken down as each bet resolves
+    ),
+    late_bet="little-ones", quiet_outcome=frozen({"rolls": [[3, 4]]}),
+    players=(("little-ones", 2), ("big-ones", 2), ("boom-or-bust", 1)),
+    # None: every sequence ends at a seven, which settles every side bet.
+    probes=(),
+)
 
 GAME = register(DiceOlogy())

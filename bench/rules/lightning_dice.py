@@ -18,6 +18,7 @@ from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.dice_bets import is_triple, largest_group, parse_number, total
 from bench.rules.dice_game import DiceGame
 from bench.rules.lucky import check_round_lucky, require_distribution
+from bench.rules.descriptor import DICE3, NO_ROLL_VOIDS, GameDescriptor, Probe, Stage, clauses, frozen
 from bench.rules.registry import register
 from bench.rules.wagers import paid
 
@@ -91,6 +92,8 @@ class LightningDice(DiceGame):
     lucky_pays_clause = ENHANCED_CLAUSE
     DEFAULT_LUCKY = DEFAULT_LUCKY
     has_no_roll = True
+    base_paytable: Mapping[str, int] = BASE_PAYTABLE         # (f); a game file may change rows
+    enhanced_ranges: Mapping[str, tuple[int, int]] = ENHANCED_RANGES   # (g)(3); likewise
 
     # -- bets ---------------------------------------------------------------
     def _total_range(self, rules) -> tuple[int, int]:
@@ -126,18 +129,18 @@ class LightningDice(DiceGame):
                 # (e)(1),(2): the small/big bet of § 625a.3(6),(7): 4–10 / 11–17, losing on any triple.
                 low, high = (4, 10) if bet == "low" else (11, 17)
                 won = low <= t <= high and not is_triple(dice)
-                return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
+                return (self.base_paytable[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
             # (f)'s labels "Low (3—9)", "High (12—18)", read literally: every roll of those totals.
             low, high = (3, 9) if bet == "low" else (12, 18)
-            return (BASE_PAYTABLE[bet], BASE_CLAUSE) if low <= t <= high else (None, BASE_CLAUSE)
+            return (self.base_paytable[bet], BASE_CLAUSE) if low <= t <= high else (None, BASE_CLAUSE)
         if bet == "any-double":
             group = largest_group(dice)
             won = group == 2 or (group == 3 and rules.option("any_double_on_triple") == "wins")
-            return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
+            return (self.base_paytable[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES[bet])
         if bet == "any-triple":
-            return (BASE_PAYTABLE[bet], BASE_CLAUSE) if is_triple(dice) else (None, WAGER_CLAUSES[bet])
+            return (self.base_paytable[bet], BASE_CLAUSE) if is_triple(dice) else (None, WAGER_CLAUSES[bet])
         won = t == int(bet.partition(":")[2])
-        return (BASE_PAYTABLE[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES["total"])
+        return (self.base_paytable[bet], BASE_CLAUSE) if won else (None, WAGER_CLAUSES["total"])
 
     # -- Lucky Numbers ------------------------------------------------------
     def lucky_positions(self, options: Mapping[str, str]) -> tuple[str, ...]:
@@ -145,7 +148,7 @@ class LightningDice(DiceGame):
         return _LUCKY_POSITIONS["3-18" if options.get("totals", "3-18") == "3-18" else "4-17"]
 
     def check_lucky_pays(self, bet: str, pays: int) -> None:
-        low, high = ENHANCED_RANGES[bet]
+        low, high = self.enhanced_ranges[bet]
         if not low <= pays <= high:
             raise RulesError(f"enhanced odds for {bet} must lie in {low}—{high} to 1, got {pays} to 1",
                              field="pays", clause=ENHANCED_CLAUSE)
@@ -197,5 +200,30 @@ class LightningDice(DiceGame):
 # Checked every round by the oracle and the controller: made once.
 _LUCKY_POSITIONS = {totals: ("low", "high", "any-double", "any-triple") + tuple(f"total:{t}" for t in range(low, high + 1))
                     for totals, (low, high) in (("3-18", (3, 18)), ("4-17", (4, 17)))}
+
+# What the bench needs besides settlement: bench.rules.descriptor.
+LightningDice.descriptor = GameDescriptor(
+    name="lightning-dice", kind=DICE3, command="RELEASE", plant="tower", lightning=True,
+    no_roll=NO_ROLL_VOIDS,                      # 625b.2(d)(5): every wager returned
+    lucky_win_clause=ENHANCED_CLAUSE,
+    phase_clauses=clauses(
+        betting="625b.2(d)(1)",      # wagers "prior to the time allotted ... having expired"
+        lucky="625b.2(g)(1)",        # after "no more bets", before the winning wager is established
+        lucky_count="625b.2(d)(2)",  # the RNG "shall be activated to reveal between two and four"
+        trigger="625b.2(d)(3)",      # "The dealer shall trigger the release of the dice"
+        result="625b.2(d)(4)",       # the dice at rest reveal the outcome
+        no_roll=NO_ROLL_CLAUSE,      # dice not flat: "no roll", every wager returned
+        settlement="625b.2(d)(6)",   # settled before the dice are removed from the tray
+    ),
+    late_bet="total:10", quiet_outcome=frozen({"dice": [1, 2, 4]}),
+    players=(("total:10", 3), ("total:11", 3), ("total:4", 1), ("total:17", 1), ("low", 2),
+             ("high", 2), ("any-double", 1), ("any-triple", 1), ("total:3", 1), ("total:18", 1)),
+    probes=(
+        Probe("a die comes to rest cocked", "625b.2(d)(5)",
+              ("total:10", "low", "high", "any-double", "any-triple"), Stage(cocked=True)),
+        Probe("a triple", "625b.2(e)(1)-(4)",
+              ("any-triple", "any-double", "low", "high", "total:6"), Stage(faces=(2, 2, 2))),
+    ),
+)
 
 GAME = register(LightningDice())

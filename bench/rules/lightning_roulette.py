@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Sequence
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.lucky import check_round_lucky, require_distribution
+from bench.rules.descriptor import WHEEL, GameDescriptor, Probe, Stage, clauses, frozen
 from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
 
@@ -113,6 +114,10 @@ class LightningRoulette:
     lucky_pays_required = LUCKY_PAYS
     DEFAULT_LUCKY = DEFAULT_LUCKY
 
+    def is_no_roll(self, flat, rules) -> bool:
+        """A ball always comes to rest in a pocket."""
+        return False
+
     def bet_names(self, rules=None) -> list[str]:
         return list(COVERED)
 
@@ -185,5 +190,27 @@ class LightningRoulette:
             returned += 1 + expected
         return returned / len(POCKETS)
 
+
+# What the bench needs besides settlement: bench.rules.descriptor.
+LightningRoulette.descriptor = GameDescriptor(
+    name="lightning-roulette", kind=WHEEL, command="SPIN", plant="wheel", lightning=True,
+    lucky_win_clause="617c.3(e)",
+    phase_clauses=clauses(
+        betting="617c.3(c)",         # straight wagers "before the croupier calls no more bets"
+        lucky="617c.3(d)",           # "After all wagers have been placed, the RNG shall be initiated"
+        lucky_count="617c.3(d)",     # "between 1 and 5 numbers"
+        trigger="617a.5",            # rotation of wheel and ball, cited by 617c.3(c)
+        result="617c.3(e)",          # where the ball "comes to rest"
+        settlement="617c.3(e)",      # the winning straight "shall win and be paid"
+    ),
+    late_bet="red", quiet_outcome=frozen({"pocket": 5}),
+    players=(("straight:17", 3), ("straight:0", 1), ("split:1-2", 1), ("street:4", 1),
+             ("corner:1-2-4-5", 1), ("six-line:7", 1), ("dozen:2", 1), ("column:3", 1),
+             ("red", 2), ("black", 2), ("odd", 1), ("even", 1), ("1-18", 1), ("19-36", 1)),
+    probes=(
+        Probe("a winning straight up that is not a Lucky Number", "617c.3(f)",
+              ("straight:17", "straight:5", "straight:32", "straight:26"), Stage(pockets=(17, 5, 32, 26))),
+    ),
+)
 
 GAME = register(LightningRoulette())

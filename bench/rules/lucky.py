@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Mapping, Protocol
 
 from bench.errors import RulesError
+from tablebench_io.fields import refuse_unknown
 from bench.rules.base import Lucky
 from bench.rules.exact import draw, parse_int, parse_probability
 
@@ -91,10 +92,7 @@ def parse_lucky(raw: object, game: LuckyLimits, options: Mapping[str, str], *,
     """Validate the ``lucky`` section of a submission against the game's regulation."""
     if not isinstance(raw, Mapping):
         raise RulesError("expected a mapping with count, positions and odds", file=file, field=field)
-    unknown = set(raw) - _TOP_FIELDS
-    if unknown:
-        raise RulesError(f"unknown field(s) {sorted(map(str, unknown))}; expected {sorted(_TOP_FIELDS)}",
-                         file=file, field=field)
+    refuse_unknown(raw, _TOP_FIELDS, error=RulesError, file=file, prefix=field)
     missing = _TOP_FIELDS - set(raw)
     if missing:
         raise RulesError(f"missing field(s) {sorted(missing)}", file=file, field=field)

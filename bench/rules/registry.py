@@ -17,11 +17,19 @@ GAME_MODULES = (
 
 _GAMES: dict[str, object] = {}
 
+# The game a session plays when none is named (the bench's command-line default).
+DEFAULT_GAME = "lightning-dice"
+
 
 def register(game):
     """Register a game object (or class instance) under ``game.name``."""
     _GAMES[game.name] = game
     return game
+
+
+def unregister(name: str) -> None:
+    """Forget a game (a game file's variant that failed its last check)."""
+    _GAMES.pop(name, None)
 
 
 def _load_all() -> None:
@@ -41,3 +49,8 @@ def get_game(name: str):
     except KeyError:
         raise RulesError(f"unknown game {name!r}; known games: {', '.join(sorted(_GAMES))}",
                          field="game") from None
+
+
+def describe(name: str):
+    """The game's ``GameDescriptor``: everything the bench knows about it besides settlement."""
+    return get_game(name).descriptor

@@ -8,9 +8,12 @@ Bets: ``triple:N`` (three of a kind), ``double:N`` (two of a kind),
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from bench.errors import RulesError
 from bench.rules.dice_bets import FACES, is_triple, parse_combo, parse_number, shows, total
 from bench.rules.dice_game import DiceGame
+from bench.rules.descriptor import DICE3, NO_ROLL_AGAIN, GameDescriptor, Probe, Stage, clauses, frozen
 from bench.rules.registry import register
 
 # § 625a.6(a): "N to 1" odds, paytable A and paytable B.
@@ -57,6 +60,7 @@ class SicBo(DiceGame):
     outcome_field = "dice"
     option_choices = {"double_on_triple": ("wins", "loses")}
     option_clauses = {"double_on_triple": "625a.3(2)"}
+    paytable_tables: Mapping[str, Mapping[str, object]] = PAYTABLES   # a game file may change rows
 
     def bet_names(self, rules=None) -> list[str]:
         names = [f"triple:{n}" for n in FACES] + [f"double:{n}" for n in FACES] + ["any-triple"]
@@ -90,9 +94,10 @@ class SicBo(DiceGame):
 
     def decide(self, bet, dice, rules):
         kind, arg = self._parse(bet)
-        if rules.paytable not in PAYTABLES:
-            raise RulesError("Sic Bo needs a paytable: A or B", field="paytable", clause=PAYTABLE_CLAUSE)
-        table = PAYTABLES[rules.paytable]
+        if rules.paytable not in self.paytable_tables:
+            raise RulesError(f"Sic Bo needs a paytable: {' or '.join(self.paytable_tables)}", field="paytable",
+                             clause=PAYTABLE_CLAUSE)
+        table = self.paytable_tables[rules.paytable]
         loss = (None, WAGER_CLAUSES[kind])
         if kind == "triple":
             won = is_triple(dice) and dice[0] == arg
@@ -114,5 +119,22 @@ class SicBo(DiceGame):
             return table["single"][count] if count else loss
         return (table[kind], PAYTABLE_CLAUSE) if won else loss
 
+
+# What the bench needs besides settlement: bench.rules.descriptor.
+SicBo.descriptor = GameDescriptor(
+    name="sic-bo", kind=DICE3, command="RELEASE", plant="tower", default_paytable="A",
+    no_roll=NO_ROLL_AGAIN,                      # the shaker's dice must show an outcome
+    # § 625a.5 (procedures for opening and dealing the game) is cited by 625b.2(g)(1)
+    # for "no more bets" in (c); its text is not among the seed regulations.
+    phase_clauses=clauses(betting="625a.5(c)", trigger="625a.5", result="625a.5",
+                          no_roll="625a.5", settlement="625a.5"),
+    late_bet="big", quiet_outcome=frozen({"dice": [1, 2, 4]}),
+    players=(("small", 3), ("big", 3), ("single:2", 2), ("double:5", 1), ("triple:6", 1),
+             ("any-triple", 1), ("total:9", 1), ("combo:1-2", 1)),
+    probes=(
+        Probe("a triple", "625a.3(6),(7); 625a.6(b)(3)",
+              ("small", "big", "single:2", "double:2", "triple:2", "any-triple", "total:6"), Stage(faces=(2, 2, 2))),
+    ),
+)
 
 GAME = register(SicBo())

@@ -26,7 +26,8 @@ import tablebench_fixtures
 from bench.errors import RulesError
 from bench.rules.lucky import LuckyDistribution, parse_lucky
 from bench.rules.registry import game_names, get_game
-from twin.yamlfile import read_yaml
+from tablebench_io.fields import refuse_unknown, suggestion
+from tablebench_io.yamlfile import read_yaml
 
 _FIELDS = {"game", "paytable", "description", "options", "lucky"}
 
@@ -74,8 +75,8 @@ def _options(game, raw: object, *, file: str | None) -> dict[str, str]:
     for name, value in raw.items():
         if name not in game.option_choices:
             known = ", ".join(game.option_choices) or "none"
-            raise RulesError(f"unknown option {name!r} for {game.name}; known options: {known}",
-                             file=file, field=f"options.{name}")
+            raise RulesError(f"unknown option {name!r} for {game.name}; known options: {known}"
+                             f"{suggestion(name, game.option_choices)}", file=file, field=f"options.{name}")
         choices = game.option_choices[name]
         if value not in choices:
             raise RulesError(f"unknown choice {value!r}; choose one of {', '.join(choices)}",
@@ -88,10 +89,7 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
     """Rules from an already parsed submission mapping (``file`` names it in errors)."""
     if not isinstance(raw, Mapping):
         raise RulesError("a rules submission is a YAML mapping with at least 'game'", file=file)
-    unknown = set(raw) - _FIELDS
-    if unknown:
-        raise RulesError(f"unknown field(s) {sorted(map(str, unknown))}; expected {sorted(_FIELDS)}",
-                         file=file, field=sorted(map(str, unknown))[0])
+    refuse_unknown(raw, _FIELDS, error=RulesError, file=file)
     name = raw.get("game")
     if name not in game_names():
         raise RulesError(f"unknown game {name!r}; known games: {', '.join(game_names())}",
@@ -103,7 +101,7 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
     if description is not None and not isinstance(description, str):
         raise RulesError("expected text", file=file, field="description")
     lucky = None
-    if getattr(game, "lucky_count_range", None):
+    if game.lucky_count_range:
         if "lucky" not in raw:
             raise RulesError(f"{name} needs the Lucky Number distribution", file=file, field="lucky",
                              clause=game.lucky_count_clause)
@@ -129,6 +127,6 @@ def default_rules(game: str, paytable: object = None) -> Rules:
     raw = {"game": game}
     if paytable is not None:
         raw["paytable"] = paytable
-    if getattr(spec, "lucky_count_range", None):
+    if spec.lucky_count_range:
         raw["lucky"] = spec.DEFAULT_LUCKY
     return parse_rules(raw)

@@ -11,7 +11,6 @@ file and the dotted field.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,8 @@ from typing import Any, Mapping
 
 from twin.errors import DesignError
 from twin.shipped import shipped_design
-from twin.yamlfile import read_yaml
+from tablebench_io.fields import Fields
+from tablebench_io.yamlfile import read_yaml
 
 # Body axes of a die, in the order the pip table is written.
 AXES = ("+x", "-x", "+y", "-y", "+z", "-z")
@@ -130,70 +130,7 @@ class TowerDesign:
 
 # ---------------------------------------------------------------- loading
 
-class _Fields:
-    """Reads one YAML mapping, naming the dotted field in every error."""
-
-    def __init__(self, data: Any, path: str, file: str):
-        if not isinstance(data, Mapping):
-            raise DesignError(f"must be a mapping, got {type(data).__name__}", file=file, field=path or None)
-        self.data, self.path, self.file = data, path, file
-        self.used: set[str] = set()
-
-    def field(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
-    def error(self, key: str, message: str) -> DesignError:
-        return DesignError(message, file=self.file, field=self.field(key))
-
-    def raw(self, key: str, default: Any = ...) -> Any:
-        self.used.add(key)
-        if key not in self.data:
-            if default is ...:
-                near = difflib.get_close_matches(key, [str(k) for k in self.data], n=1)
-                if near:     # a misspelt name is the likely cause: name that field
-                    raise self.error(near[0], f"is not a known field; did you mean {key!r}?")
-                raise self.error(key, "is required")
-            return default
-        return self.data[key]
-
-    def sub(self, key: str) -> "_Fields":
-        return _Fields(self.raw(key), self.field(key), self.file)
-
-    def number(self, key: str, default: Any = ..., *, low: float | None = None,
-               high: float | None = None, low_open: bool = False) -> float:
-        value = self.raw(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.error(key, f"must be a finite number, got {value!r}")
-        if low is not None and (value < low or (low_open and value == low)):
-            raise self.error(key, f"must be {'>' if low_open else '>='} {low}, got {value}")
-        if high is not None and value > high:
-            raise self.error(key, f"must be <= {high}, got {value}")
-        return float(value)
-
-    def positive(self, key: str, default: Any = ..., high: float | None = None) -> float:
-        return self.number(key, default, low=0.0, low_open=True, high=high)
-
-    def integer(self, key: str, default: Any = ..., *, low: int, high: int) -> int:
-        value = self.raw(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, f"must be a whole number, got {value!r}")
-        if not low <= value <= high:
-            raise self.error(key, f"must be between {low} and {high}, got {value}")
-        return value
-
-    def choice(self, key: str, options: tuple[str, ...], default: Any = ...) -> str:
-        value = self.raw(key, default)
-        if value not in options:
-            raise self.error(key, f"must be one of {', '.join(options)}, got {value!r}")
-        return value
-
-    def done(self) -> None:
-        unknown = sorted(set(map(str, self.data)) - self.used)
-        if unknown:
-            raise self.error(unknown[0], "is not a known field (a typo?)")
-
-
-def _material(f: _Fields) -> Material:
+def _material(f: Fields) -> Material:
     m = Material(
         restitution=f.number("restitution", low=0.0, high=1.0),
         lateral_friction=f.number("lateral_friction", low=0.0, high=2.0),
@@ -206,7 +143,7 @@ def _material(f: _Fields) -> Material:
     return m
 
 
-def _dice(f: _Fields) -> Dice:
+def _dice(f: Fields) -> Dice:
     count = f.integer("count", 3, low=3, high=3)   # Sic Bo and 625b.2 use three dice
     edge = f.number("edge_m", low=0.005, high=0.1)
     radius = f.number("corner_radius_m", low=0.0, high=edge * 0.25)
@@ -229,7 +166,7 @@ def _dice(f: _Fields) -> Dice:
     return Dice(count, edge, radius, mass, tuple(pips), material)
 
 
-def _obstacle(f: _Fields) -> Obstacle:
+def _obstacle(f: Fields) -> Obstacle:
     kind = f.choice("kind", OBSTACLE_KINDS)
     z = f.positive("z_m")
     if kind == "ramp":
@@ -246,7 +183,7 @@ def _obstacle(f: _Fields) -> Obstacle:
     return o
 
 
-def _body(f: _Fields, dice: Dice) -> Body:
+def _body(f: Fields, dice: Dice) -> Body:
     width = f.positive("width_m")
     depth = f.positive("depth_m")
     bottom = f.positive("bottom_z_m")
@@ -263,7 +200,7 @@ def _body(f: _Fields, dice: Dice) -> Body:
         raise f.error("obstacles", "must be a list (it may be empty)")
     obstacles = []
     for i, item in enumerate(items):
-        o = _obstacle(_Fields(item, f.field(f"obstacles[{i}]"), f.file))
+        o = _obstacle(Fields(item, f.field(f"obstacles[{i}]"), f.file, error=DesignError))
         key = f"obstacles[{i}]"
         if not bottom < o.z_m < top:
             raise DesignError(f"z_m must lie inside the shaft ({bottom} to {top}), got {o.z_m}",
@@ -288,7 +225,7 @@ def _body(f: _Fields, dice: Dice) -> Body:
     return Body(width, depth, bottom, top, wall, tuple(obstacles), material)
 
 
-def _tray(f: _Fields, body: Body) -> Tray:
+def _tray(f: Fields, body: Body) -> Tray:
     width = f.positive("width_m")
     depth = f.positive("depth_m")
     if width < body.width_m:
@@ -301,7 +238,7 @@ def _tray(f: _Fields, body: Body) -> Tray:
     return Tray(width, depth, wall, material)
 
 
-def _physics(f: _Fields) -> Physics:
+def _physics(f: Fields) -> Physics:
     p = Physics(
         timestep_s=f.number("timestep_s", 1 / 240, low=1 / 2000, high=1 / 60),
         solver_iterations=f.integer("solver_iterations", 10, low=1, high=200),
@@ -315,7 +252,7 @@ def _physics(f: _Fields) -> Physics:
     return p
 
 
-def _loading(f: _Fields, dice: Dice) -> Loading:
+def _loading(f: Fields, dice: Dice) -> Loading:
     mode = f.choice("mode", LOADING_MODES, "random")
     faces = None
     if mode == "faces":
@@ -330,7 +267,7 @@ def _loading(f: _Fields, dice: Dice) -> Loading:
 
 def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
     """Check a design already read from YAML; ``file`` names it in errors."""
-    f = _Fields(data, "", file)
+    f = Fields(data, "", file, error=DesignError)
     name = f.raw("name")
     if not isinstance(name, str) or not name.strip():
         raise f.error("name", "must be a non-empty string")
@@ -347,8 +284,8 @@ def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
                           f"({dice.count * dice.edge_m * 1.2:.4f} m), got {body.width_m}",
                           file=file, field="body.width_m")
     tray = _tray(f.sub("tray"), body)
-    physics = _physics(f.sub("physics") if "physics" in data else _Fields({}, "physics", file))
-    loading = _loading(f.sub("loading") if "loading" in data else _Fields({}, "loading", file), dice)
+    physics = _physics(f.sub("physics") if "physics" in data else Fields({}, "physics", file, error=DesignError))
+    loading = _loading(f.sub("loading") if "loading" in data else Fields({}, "loading", file, error=DesignError), dice)
     f.done()
     return TowerDesign(name=name, source=file, dice=dice, compartment=compartment, body=body,
                        tray=tray, physics=physics, loading=loading)

@@ -13,7 +13,7 @@ from twin import __version__
 from twin.shipped import shipped_design
 from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
 from twin.validate.verdict import Check, judge, meaning_of
-from twin.yamlfile import read_yaml
+from tablebench_io.yamlfile import read_yaml
 
 
 def design_kind(path: str | Path) -> str:

@@ -20,11 +20,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from twin.errors import DesignError
 from twin.shipped import shipped_design
-from twin.yamlfile import read_yaml
+from tablebench_io.fields import Fields
+from tablebench_io.yamlfile import read_yaml
 
 # The standard single-zero order, read clockwise from the zero (617a.1(c)
 # wheels as built by every major maker).
@@ -147,68 +148,71 @@ def load_design(path: str | Path) -> WheelDesign:
 
 
 def design_from_mapping(data: Any, source: str = "<design>") -> WheelDesign:
-    fields = _Fields(data, "")
-    pockets = _pockets(fields.get("pockets"))
-    ball = fields.section("ball")
-    bowl = fields.section("bowl")
-    rotor = fields.section("rotor")
-    launch = fields.section("launch")
-    tilt = fields.section("tilt")
-    sim = fields.section("simulation")
+    fields = Fields(data, "", error=DesignError)
+    pockets = _pockets(fields.raw("pockets"))
+    ball = fields.sub("ball")
+    bowl = fields.sub("bowl")
+    rotor = fields.sub("rotor")
+    launch = fields.sub("launch")
+    tilt = fields.sub("tilt")
+    sim = fields.sub("simulation")
 
     the_ball = Ball(
-        mass_kg=ball.number("mass_kg", 0.001, 0.2),
-        radius_m=ball.number("radius_m", 0.005, 0.02),
-        drag_coefficient=ball.number("drag_coefficient", 0.0, 2.0),
-        restitution=ball.number("restitution", 0.0, 1.0),
-        lateral_friction=ball.number("lateral_friction", 0.0, 2.0),
-        rolling_friction=ball.number("rolling_friction", 0.0, 0.1),
+        mass_kg=ball.number("mass_kg", low=0.001, high=0.2),
+        radius_m=ball.number("radius_m", low=0.005, high=0.02),
+        drag_coefficient=ball.number("drag_coefficient", low=0.0, high=2.0),
+        restitution=ball.number("restitution", low=0.0, high=1.0),
+        lateral_friction=ball.number("lateral_friction", low=0.0, high=2.0),
+        rolling_friction=ball.number("rolling_friction", low=0.0, high=0.1),
     )
-    deflector_fields = bowl.section("deflectors")
-    count = deflector_fields.integer("count", 0, 16)
-    first = deflector_fields.number("first_angle_deg", -360.0, 360.0)
+    deflector_fields = bowl.sub("deflectors")
+    count = deflector_fields.integer("count", low=0, high=16)
+    first = deflector_fields.number("first_angle_deg", low=-360.0, high=360.0)
     deflectors = tuple(Deflector(angle_deg=first + 360.0 * k / count, along_track=(k % 2 == 0))
                        for k in range(count))
     the_bowl = Bowl(
-        track_radius_m=bowl.number("track_radius_m", 0.2, 0.6),
-        incline_deg=bowl.number("incline_deg", 5.0, 40.0),
-        rim_friction=bowl.number("rim_friction", 0.0, 1.0),
-        rolling_resistance=bowl.number("rolling_resistance", 0.0, 0.05),
-        air_density_kg_m3=bowl.number("air_density_kg_m3", 0.0, 2.0),
-        deflector_radius_m=deflector_fields.number("radius_m", 0.1, 0.6),
-        deflector_length_m=deflector_fields.number("length_m", 0.005, 0.1),
-        deflector_width_m=deflector_fields.number("width_m", 0.003, 0.05),
-        deflector_height_m=deflector_fields.number("height_m", 0.002, 0.03),
+        track_radius_m=bowl.number("track_radius_m", low=0.2, high=0.6),
+        incline_deg=bowl.number("incline_deg", low=5.0, high=40.0),
+        rim_friction=bowl.number("rim_friction", low=0.0, high=1.0),
+        rolling_resistance=bowl.number("rolling_resistance", low=0.0, high=0.05),
+        air_density_kg_m3=bowl.number("air_density_kg_m3", low=0.0, high=2.0),
+        deflector_radius_m=deflector_fields.number("radius_m", low=0.1, high=0.6),
+        deflector_length_m=deflector_fields.number("length_m", low=0.005, high=0.1),
+        deflector_width_m=deflector_fields.number("width_m", low=0.003, high=0.05),
+        deflector_height_m=deflector_fields.number("height_m", low=0.002, high=0.03),
         deflectors=deflectors,
     )
     the_rotor = Rotor(
-        pocket_outer_radius_m=rotor.number("pocket_outer_radius_m", 0.1, 0.5),
-        pocket_inner_radius_m=rotor.number("pocket_inner_radius_m", 0.05, 0.5),
-        fret_height_m=rotor.number("fret_height_m", 0.003, 0.03),
-        fret_thickness_m=rotor.number("fret_thickness_m", 0.001, 0.01),
-        rim_height_m=rotor.number("rim_height_m", 0.003, 0.05),
-        step_m=rotor.number("step_m", 0.003, 0.08),
-        cone_height_m=rotor.number("cone_height_m", 0.0, 0.2),
-        cone_top_radius_m=rotor.number("cone_top_radius_m", 0.01, 0.3),
-        lateral_friction=rotor.number("lateral_friction", 0.0, 2.0),
-        restitution=rotor.number("restitution", 0.0, 1.0),
-        decay_time_s=rotor.number("decay_time_s", 1.0, 10000.0),
+        pocket_outer_radius_m=rotor.number("pocket_outer_radius_m", low=0.1, high=0.5),
+        pocket_inner_radius_m=rotor.number("pocket_inner_radius_m", low=0.05, high=0.5),
+        fret_height_m=rotor.number("fret_height_m", low=0.003, high=0.03),
+        fret_thickness_m=rotor.number("fret_thickness_m", low=0.001, high=0.01),
+        rim_height_m=rotor.number("rim_height_m", low=0.003, high=0.05),
+        step_m=rotor.number("step_m", low=0.003, high=0.08),
+        cone_height_m=rotor.number("cone_height_m", low=0.0, high=0.2),
+        cone_top_radius_m=rotor.number("cone_top_radius_m", low=0.01, high=0.3),
+        lateral_friction=rotor.number("lateral_friction", low=0.0, high=2.0),
+        restitution=rotor.number("restitution", low=0.0, high=1.0),
+        decay_time_s=rotor.number("decay_time_s", low=1.0, high=10000.0),
     )
     the_launch = Launch(
-        ball_speed_rev_s=launch.span("ball_speed_rev_s", 0.2, 5.0),
-        ball_angle_deg=launch.span("ball_angle_deg", -360.0, 720.0),
-        rotor_speed_rev_s=launch.span("rotor_speed_rev_s", 0.0, 3.0),
+        ball_speed_rev_s=launch.span("ball_speed_rev_s", low=0.2, high=5.0),
+        ball_angle_deg=launch.span("ball_angle_deg", low=-360.0, high=720.0),
+        rotor_speed_rev_s=launch.span("rotor_speed_rev_s", low=0.0, high=3.0),
     )
-    the_tilt = Tilt(angle_deg=tilt.number("angle_deg", 0.0, 5.0),
-                    low_side_deg=tilt.number("low_side_deg", -360.0, 360.0))
+    the_tilt = Tilt(angle_deg=tilt.number("angle_deg", low=0.0, high=5.0),
+                    low_side_deg=tilt.number("low_side_deg", low=-360.0, high=360.0))
     the_sim = Simulation(
-        time_step_s=sim.number("time_step_s", 1e-4, 1.0 / 500.0),  # 1/240 s lets the ball tunnel
-        max_track_time_s=sim.number("max_track_time_s", 1.0, 600.0),
-        max_descent_time_s=sim.number("max_descent_time_s", 1.0, 120.0),
-        settle_time_s=sim.number("settle_time_s", 0.05, 5.0),
+        time_step_s=sim.number("time_step_s", low=1e-4, high=1.0 / 500.0),  # 1/240 s lets the ball tunnel
+        max_track_time_s=sim.number("max_track_time_s", low=1.0, high=600.0),
+        max_descent_time_s=sim.number("max_descent_time_s", low=1.0, high=120.0),
+        settle_time_s=sim.number("settle_time_s", low=0.05, high=5.0),
     )
+    for section in (ball, deflector_fields, bowl, rotor, launch, tilt, sim):
+        section.done()
     _check_geometry(the_ball, the_bowl, the_rotor, the_launch)
-    name = fields.get("name", "unnamed wheel")
+    name = fields.raw("name", "unnamed wheel")
+    fields.done()
     return WheelDesign(name=str(name), source=source, pockets=pockets, ball=the_ball,
                        bowl=the_bowl, rotor=the_rotor, launch=the_launch, tilt=the_tilt,
                        simulation=the_sim)
@@ -277,54 +281,3 @@ def _check_geometry(ball: Ball, bowl: Bowl, rotor: Rotor, launch: Launch) -> Non
             math.sqrt(9.81 * math.tan(math.radians(bowl.incline_deg + 1.0))):
         raise DesignError("the slowest launch would not hold the ball on the track",
                           field="launch.ball_speed_rev_s")
-
-
-class _Fields:
-    """A mapping read field by field, naming the dotted path in every error."""
-
-    def __init__(self, data: Any, prefix: str):
-        if not isinstance(data, Mapping):
-            raise DesignError("must be a mapping of fields", field=prefix or None)
-        self.data = data
-        self.prefix = prefix
-
-    def _name(self, key: str) -> str:
-        return f"{self.prefix}.{key}" if self.prefix else key
-
-    def get(self, key: str, default: Any = ...) -> Any:
-        if key not in self.data:
-            if default is ...:
-                raise DesignError("missing", field=self._name(key))
-            return default
-        return self.data[key]
-
-    def section(self, key: str) -> "_Fields":
-        return _Fields(self.get(key), self._name(key))
-
-    def number(self, key: str, low: float, high: float) -> float:
-        value = self.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise DesignError(f"must be a number, got {value!r}", field=self._name(key))
-        if not low <= value <= high:
-            raise DesignError(f"must be between {low:g} and {high:g}, got {value:g}",
-                              field=self._name(key))
-        return float(value)
-
-    def integer(self, key: str, low: int, high: int) -> int:
-        value = self.get(key)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise DesignError(f"must be a whole number, got {value!r}", field=self._name(key))
-        if not low <= value <= high:
-            raise DesignError(f"must be between {low} and {high}, got {value}", field=self._name(key))
-        return value
-
-    def span(self, key: str, low: float, high: float) -> tuple[float, float]:
-        value = self.get(key)
-        if (not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-            raise DesignError(f"must be a pair [low, high], got {value!r}", field=self._name(key))
-        first, last = float(value[0]), float(value[1])
-        if not (low <= first <= last <= high):
-            raise DesignError(f"must satisfy {low:g} <= low <= high <= {high:g}, got {value!r}",
-                              field=self._name(key))
-        return first, last

@@ -1,0 +1,115 @@
+"""``bench conformance``: the link and session layers of a controller, checked
+against docs/protocol.md before any regulation scenario is run."""
+
+from __future__ import annotations
+
+import sys
+
+from bench.errors import BenchError
+from bench.protocol.messages import GAME_KIND, PROTOCOL_VERSIONS
+from bench.protocol.timeouts import Timeouts
+from twin.commandline import Exit
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "conformance", help="check a controller's link and session layers against docs/protocol.md",
+        description="Run the protocol conformance checks against a controller: frames and CRC both ways, "
+                    "ACK and NAK, duplicates and gaps, retransmission and give-up, the byte, frame and "
+                    "response timeouts, over-long lines, version 2's window and cumulative ACK, version "
+                    "fallback, RESET in every phase, the HELLO variants. The bench injects the faults on its "
+                    "own side of the link. Each check names the section of docs/protocol.md it tests. "
+                    "Exit status 0 when every required check passes, 1 when one fails, 2 on bad input or a "
+                    "link that cannot be opened.")
+    p.add_argument("--controller", metavar="URL",
+                   help="device path or pyserial URL (/dev/ttyUSB0, socket://HOST:PORT, rfc2217://...); "
+                        "'emulated[:OPTIONS]' starts bench emulate (OPTIONS, comma-separated: protocol=N, "
+                        "seed=N, fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
+    p.add_argument("--game", default="lightning-dice", choices=sorted(GAME_KIND),
+                   help="the game the controller runs (default %(default)s)")
+    p.add_argument("--submission", metavar="FILE",
+                   help="the rules submission the controller runs (its digest is checked against its HELLO)")
+    p.add_argument("--paytable", help="the controller's paytable without a submission (Sic Bo A/B, Dice-Ology 1/2)")
+    p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, action="append", metavar="VERSION",
+                   help="test only this version (repeatable); default: 1, and 2 if the controller speaks it")
+    p.add_argument("--check", action="append", default=[], metavar="NAME",
+                   help="run only the checks whose name starts with NAME (repeatable)")
+    p.add_argument("--list", action="store_true", help="list the checks and the sections they test, and exit")
+    p.add_argument("--junit", metavar="FILE", help="write the results as a JUnit XML file")
+    defaults = Timeouts()
+    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
+                   help="the controller's byte timeout (default %(default)s, as documented)")
+    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S",
+                   help="the controller's frame timeout (default %(default)s)")
+    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S",
+                   help="the controller's response timeout: how long it waits for an ACK before resending "
+                        "(default %(default)s)")
+    p.add_argument("--retries", type=int, default=defaults.retries, metavar="N",
+                   help="how many times the controller resends before it gives up (default %(default)s)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from bench.conformance.checks import CHECKS
+    from bench.conformance.suite import connect, controller_url, junit, line, run_suite
+    from bench.protocol import LinkError
+    from bench.rules import describe
+    from bench.rules.submission import default_rules, load_submission
+
+    if args.list:
+        for check in CHECKS:
+            kind = "optional" if check.optional else "required"
+            versions = ",".join(f"v{v}" for v in check.versions) or "once"
+            print(f"{check.name:<40} {versions:<6} {kind:<9} {check.section}: {check.summary}")
+        return Exit.OK
+    if not args.controller:
+        print("bench conformance: --controller: say which controller to check (a device path, a pyserial URL "
+              "or 'emulated')", file=sys.stderr)
+        return Exit.BAD_INPUT
+    try:
+        timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        if args.submission:
+            rules = load_submission(args.submission)
+            if rules.game != args.game:
+                raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
+        else:
+            rules = default_rules(args.game, args.paytable or describe(args.game).default_paytable)
+        names = {c.name for c in CHECKS}
+        unknown = [n for n in args.check if not any(name.startswith(n) for name in names)]
+        if unknown:
+            raise BenchError(f"--check: no check is called {unknown[0]!r} (bench conformance --list)")
+    except (BenchError, ValueError, OSError) as err:
+        print(f"bench conformance: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+
+    def selected(check) -> bool:
+        return not args.check or any(check.name.startswith(n) for n in args.check)
+
+    def show(result) -> None:
+        print(line(result), flush=True)
+        if result.status == "fail" and result.wire_log:
+            print("    wire log (> bench to controller, < controller to bench, seconds from the check's start):")
+            print("\n".join("    " + text for text in result.wire_log.splitlines()), flush=True)
+
+    try:
+        with controller_url(args.controller, args.game, timeouts) as url:
+            connect(url).close()        # a link that does not open is the user's to fix, not a failed check
+            results = run_suite(url, game=args.game, rules=rules, timeouts=timeouts,
+                                versions=tuple(sorted(set(args.protocol))) if args.protocol else None,
+                                only=selected, on_result=show)
+    except (BenchError, LinkError) as err:
+        print(f"bench conformance: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    if args.junit:
+        try:
+            junit(results, args.junit)
+        except OSError as err:
+            print(f"bench conformance: {args.junit}: cannot write the JUnit file: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
+    failed = [r for r in results if r.counts]
+    optional = [r for r in results if r.status == "fail" and not r.counts]
+    passed = sum(1 for r in results if r.status == "pass")
+    skipped = sum(1 for r in results if r.status == "skip")
+    print(f"{passed} passed, {len(failed)} failed, {len(optional)} optional failed, {skipped} skipped "
+          f"({sum(r.seconds for r in results):.1f} s)")
+    return Exit.VIOLATION if failed else Exit.OK

@@ -1,0 +1,200 @@
+"""Running the conformance checks against a controller: one fresh connection
+and one time budget per check, the versions the controller speaks, a result
+per check and version, and the JUnit file of them.
+
+``--controller emulated[:OPTIONS]`` starts ``bench emulate`` for the run:
+OPTIONS, comma-separated, are ``protocol=N``, ``seed=N``, ``fault=NAME=VALUE``
+(repeatable), ``link=NAME`` (a link-level misbehaviour) and a bare name (a
+game-level misbehaviour, as ``pytest --controller emulated:NAME``).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterator
+from xml.etree import ElementTree
+
+from bench.conformance.checks import CHECKS, Check, Context
+from bench.conformance.wire import CheckFailed, NotSupported, Wire
+from bench.errors import BenchError
+from bench.link import Link, open_link
+from bench.protocol import LinkError, Timeouts
+
+EMULATED = "emulated"
+CONNECT_TIMEOUT_S = 5.0
+CHECK_BUDGET_S = 20.0       # the most one check may take, whatever the controller does
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+PROBES = ("hello-version-1", "hello-version-2")   # which versions the controller speaks
+
+
+@dataclass
+class Result:
+    check: Check
+    version: int
+    status: str             # pass, fail, skip
+    detail: str
+    seconds: float
+    wire_log: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.check.id(self.version)
+
+    @property
+    def counts(self) -> bool:
+        """Does this result decide the exit status? (An optional feature's failure does not.)"""
+        return self.status == FAIL and not self.check.optional
+
+
+def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> list[str]:
+    """``bench emulate`` arguments for ``emulated[:OPTIONS]``, with the
+    timeouts the checks expect; BenchError naming a bad option."""
+    args = ["--game", game, "--byte-timeout", str(timeouts.byte), "--frame-timeout", str(timeouts.frame),
+            "--response-timeout", str(timeouts.response), "--retries", str(timeouts.retries)]
+    options = spec.partition(":")[2]
+    seed = "7"
+    for option in filter(None, options.split(",")):
+        name, eq, value = option.partition("=")
+        if not eq:
+            args += ["--misbehave", name]
+        elif name in ("protocol", "fault", "link"):
+            args += [{"link": "--misbehave-link"}.get(name, f"--{name}"), value]
+        elif name == "seed":
+            seed = value
+        else:
+            raise BenchError(f"--controller {spec}: unknown option {name!r} (protocol=N, seed=N, "
+                             "fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
+    return args + ["--seed", seed]
+
+
+@contextmanager
+def controller_url(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> Iterator[str]:
+    """The URL to connect to: ``spec`` itself, or that of an emulator started for the run."""
+    if spec != EMULATED and not spec.startswith(EMULATED + ":"):
+        yield spec
+        return
+    from bench.controller_process import emulator_process
+    with emulator_process(emulator_args(spec, game, timeouts), listen="127.0.0.1:0") as url:
+        yield url
+
+
+def connect(url: str) -> Link:
+    """The link to the controller. A ``socket://`` URL is opened as a plain
+    socket: pyserial's socket close sleeps 0.3 s, and the suite opens one
+    connection per check."""
+    host_port = url[len("socket://"):] if url.startswith("socket://") else None
+    if host_port and ":" in host_port:
+        host, _, port = host_port.rpartition(":")
+        try:
+            sock = socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S)
+        except (OSError, ValueError) as err:
+            raise LinkError(f"cannot open link {url!r}: {err}") from None
+        return Link.from_socket(sock, url)
+    return open_link(url)
+
+
+def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts: Timeouts,
+            budget_s: float = CHECK_BUDGET_S) -> Result:
+    started = time.monotonic()
+    try:
+        link = connect(url)
+    except LinkError as err:
+        return Result(check, version, FAIL, str(err), 0.0)
+    wire = Wire(link, game, timeouts, budget_s=budget_s)
+    try:
+        note = check.run(Context(wire, version, game, rules, timeouts))
+        status, detail = PASS, note or "passed"
+    except NotSupported as err:
+        status, detail = SKIP, f"{err} (an optional feature)"
+    except CheckFailed as err:
+        status, detail = FAIL, str(err)
+    except LinkError as err:
+        status, detail = FAIL, f"the link failed: {err}"
+    except Exception as err:     # a controller's bytes must never crash the suite: report, go on
+        status, detail = FAIL, f"the check could not go on: {type(err).__name__}: {err}"
+    try:
+        _leave_quiet(wire)
+    except (CheckFailed, LinkError):
+        pass
+    finally:
+        link.close()
+    return Result(check, version, status, detail, time.monotonic() - started,
+                  wire.wire_log() if status == FAIL else "")
+
+
+def _leave_quiet(wire: Wire) -> None:
+    """Acknowledge the last message the controller sent (in version 2 that
+    covers every earlier one; in version 1 it is the one it waits for), and
+    whatever it still says for a moment: a controller whose state outlives
+    the connection must not go on resending into the next check."""
+    said = [a.message for a in wire.arrivals if a.message is not None and a.message.type not in ("ACK", "NAK")]
+    if said:
+        wire.ack(said[-1].seq)
+    wire.settle(0.05)
+
+
+
+
+def run_suite(url: str, *, game: str, rules, timeouts: Timeouts = Timeouts(), versions: tuple[int, ...] | None = None,
+              only: Callable[[Check], bool] = lambda check: True,
+              on_result: Callable[[Result], None] = lambda result: None) -> list[Result]:
+    """Every selected check in every version it applies to. Without ``versions``
+    the controller is asked: version 2 is tested if it answers a version-2 HELLO."""
+    results: list[Result] = []
+
+    def record(result: Result) -> None:
+        results.append(result)
+        on_result(result)
+
+    probes = [c for c in CHECKS if c.name in PROBES]
+    speaks = versions
+    if speaks is None:
+        # Which versions the controller speaks: its answer to a HELLO in each.
+        answered = [run_one(probe, probe.versions[0], url, game=game, rules=rules, timeouts=timeouts)
+                    for probe in probes]
+        speaks = tuple(r.version for r in answered if r.status == PASS) or (1,)
+        for result in answered:
+            if only(result.check):
+                record(result)
+    for check in CHECKS:
+        if not only(check) or (versions is None and check in probes):
+            continue
+        for version in check.versions or speaks[:1]:
+            if version not in speaks:
+                if versions is not None:
+                    continue            # not asked for
+                record(Result(check, version, SKIP, f"the controller does not speak version {version} "
+                                                    "(an optional feature)", 0.0))
+                continue
+            record(run_one(check, version, url, game=game, rules=rules, timeouts=timeouts))
+    return results
+
+
+def junit(results: list[Result], path: str, *, suite: str = "bench conformance") -> None:
+    failures = sum(1 for r in results if r.status == FAIL)
+    skipped = sum(1 for r in results if r.status == SKIP)
+    root = ElementTree.Element("testsuite", name=suite, tests=str(len(results)), failures=str(failures),
+                               skipped=str(skipped), time=f"{sum(r.seconds for r in results):.3f}")
+    for r in results:
+        case = ElementTree.SubElement(root, "testcase", classname=f"conformance.v{r.version}", name=r.id,
+                                      time=f"{r.seconds:.3f}")
+        ElementTree.SubElement(ElementTree.SubElement(case, "properties"), "property", name="section",
+                               value=r.check.section)
+        if r.status == FAIL:
+            kind = "optional feature" if r.check.optional else "required"
+            element = ElementTree.SubElement(case, "failure", message=f"{r.check.section}: {r.detail}",
+                                             type=kind)
+            element.text = r.wire_log
+        elif r.status == SKIP:
+            ElementTree.SubElement(case, "skipped", message=r.detail)
+    ElementTree.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def line(result: Result) -> str:
+    """One line of the report: status, check, section, what happened."""
+    status = {PASS: "PASS", FAIL: "FAIL" if not result.check.optional else "FAIL (optional)",
+              SKIP: "SKIP"}[result.status]
+    return f"{status:<15} {result.id:<42} {result.seconds:5.2f}s {result.check.section}: {result.detail}"

@@ -1,0 +1,135 @@
+"""What the bench needs to know about a game besides its settlement rules:
+how its outcome comes about, what the controller commands on the wire, which
+clause orders each phase of a round, which plant plays it, which edge cases
+every session stages and what the simulated players bet.
+
+Each game module in ``bench/rules`` builds one ``GameDescriptor`` and hangs it
+on its game object (``game.descriptor``); everything outside ``bench/rules``
+asks ``describe(name)`` instead of keeping its own per-game table. The fields
+are plain data (no code), so a game file can change them without a patch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from bench.rules.base import Wager
+
+def frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
+
+# Kinds of outcome. The wire messages a round uses depend on the kind
+# (``bench.protocol.messages``), not on the game.
+DICE3 = "dice3"     # three dice at rest from one drop or shake
+WHEEL = "wheel"     # one pocket of a single-zero wheel
+CRAPS = "craps"     # numbered two-dice rolls until every side bet resolves
+KINDS = (DICE3, WHEEL, CRAPS)
+
+# What a "no roll" (a die not flat) does to the round.
+NO_ROLL_VOIDS = "void"       # every wager returned, the round ends
+NO_ROLL_AGAIN = "again"      # the dice are thrown again, the round goes on
+
+# Where an order-of-events finding cites no regulation (docs/protocol.md).
+PROTOCOL = "protocol"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """An outcome a probe round stages on the plant."""
+    faces: tuple[int, ...] | None = None   # the dice at rest (any order)
+    cocked: bool = False                    # a die not flat
+    pockets: tuple[int, ...] = ()           # the first of these that is not a Lucky Number
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A round staged on purpose: an outcome that puts ``exercises`` to the test
+    with wagers the outcome decides."""
+    name: str
+    exercises: str                          # the clauses the outcome puts to the test
+    bets: tuple[str, ...]
+    stage: Stage
+
+    def wagers(self, round_no: int, stake: int = 100) -> list[Wager]:
+        return [Wager(f"r{round_no}p{i + 1}", bet, stake) for i, bet in enumerate(self.bets)]
+
+
+@dataclass(frozen=True)
+class GameDescriptor:
+    name: str
+    kind: str                                   # DICE3, WHEEL or CRAPS
+    command: str                                # what the controller sends the plant: RELEASE, SPIN, ROLL
+    plant: str                                  # the physics plant that plays it (bench.plant)
+    phase_clauses: Mapping[str, str]            # phase -> the clause ordering it (see PHASES)
+    late_bet: str                               # a lawful bet to place after no more bets
+    quiet_outcome: Mapping[str, object]         # an outcome no default wager cares about much
+    players: tuple[tuple[str, int], ...]        # the default player mix: (bet, weight)
+    lightning: bool = False                     # Lucky Numbers revealed each round
+    lucky_win_clause: str | None = None         # a winning wager on a Lucky Number
+    default_paytable: str | None = None         # when the game has several
+    no_roll: str | None = None                  # NO_ROLL_VOIDS, NO_ROLL_AGAIN or None (a wheel)
+    probes: tuple[Probe, ...] = ()
+    phases: Mapping[str, float] = field(default_factory=lambda: frozen({}))   # phase lengths a game file sets (betting, lucky, result, clear)
+    base: str | None = None                     # a game file's variant: the built-in game it varies
+    source: str | None = None                   # the game file a variant came from
+    source_text: str | None = None              # its text, as read (the journal keeps it)
+    # What the simulated players add so that every bet is covered; None: the
+    # game's default mix only.
+    cover: object | None = None
+
+    @property
+    def built_in(self) -> str:
+        """The built-in game this one is (itself, or the game a game file varies)."""
+        return self.base or self.name
+
+    @property
+    def dice_count(self) -> int:
+        """Dice read per throw: 0 for a wheel."""
+        return {DICE3: 3, CRAPS: 2, WHEEL: 0}[self.kind]
+
+    @property
+    def pocket(self) -> bool:
+        """The outcome is a pocket, not dice."""
+        return self.kind == WHEEL
+
+    @property
+    def rolls(self) -> bool:
+        """A round is a sequence of numbered rolls, each settling what it resolves."""
+        return self.kind == CRAPS
+
+    @property
+    def betting_clause(self) -> str:
+        """The clause that closes betting: cited when a late wager is refused."""
+        return self.phase_clause("betting")
+
+    def phase_clause(self, phase: str) -> str:
+        """The clause ordering ``phase``; ``PROTOCOL`` when no regulation orders it."""
+        return self.phase_clauses.get(phase, PROTOCOL)
+
+
+# Phase names of ``phase_clauses``:
+#   betting      wagers only while betting is open; refusing a lawful one is a finding too
+#   lucky        when the Lucky Numbers may be revealed
+#   lucky_count  how many must be revealed (missing Lucky Numbers)
+#   trigger      the drop / spin / throw only on the dealer's trigger, after no more bets
+#   result       the outcome announced is the one the plant showed
+#   no_roll      a no roll called exactly when a die did not land flat
+#   settlement   every wager settled once, before the table is cleared
+PHASES = ("betting", "lucky", "lucky_count", "trigger", "result", "no_roll", "settlement")
+
+
+def clauses(**by_phase: str) -> Mapping[str, str]:
+    """A read-only phase -> clause mapping, refusing a phase name not in PHASES."""
+    unknown = set(by_phase) - set(PHASES)
+    if unknown:
+        raise ValueError(f"unknown phase(s) {sorted(unknown)}; phases: {', '.join(PHASES)}")
+    return MappingProxyType(dict(by_phase))
+
+
+
+
+__all__ = ["CRAPS", "DICE3", "GameDescriptor", "KINDS", "NO_ROLL_AGAIN", "NO_ROLL_VOIDS", "PHASES",
+           "PROTOCOL", "Probe", "Stage", "WHEEL", "clauses", "frozen"]
