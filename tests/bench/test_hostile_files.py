@@ -99,7 +99,7 @@ def test_a_hostile_file_is_refused_in_one_line(capsys, tmp_path, name, kind):
     check(name, path, capsys, tmp_path)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_a_hostile_value_in_any_field_is_refused_in_one_line(capsys, tmp_path_factory, name, data):
@@ -110,3 +110,24 @@ def test_a_hostile_value_in_any_field_is_refused_in_one_line(capsys, tmp_path_fa
     path = tmp_path / "mutated.yaml"
     path.write_text(yaml.safe_dump(with_value(fixture, field, value)))
     check(name, path, capsys, tmp_path)
+
+
+ROD = {"kind": "rod", "x_m": 0.0, "z_m": 0.14, "radius_m": 0.005}
+
+
+@pytest.mark.parametrize("change,field", [
+    (lambda d: d["body"].update(top_z_m=1e308), "body.top_z_m"),
+    (lambda d: d["body"].update(top_z_m=3.5), "body.top_z_m"),
+    (lambda d: d["body"].update(obstacles=[dict(ROD) for _ in range(5000)]), "body.obstacles"),
+    (lambda d: d["tray"].update(width_m=1e9), "tray.width_m"),
+    (lambda d: d["body"]["obstacles"][0].update(length_m=1e300), "body.obstacles[0].length_m"),
+], ids=["top_z_m-1e308", "a-3.5-m-tower", "5000-rods", "a-1e9-m-tray", "a-1e300-m-ramp"])
+def test_a_design_past_physical_bounds_is_refused_naming_the_field(capsys, tmp_path, change, field):
+    design = yaml.safe_load((ROOT / "fixtures/towers/standard.yaml").read_text())
+    change(design)
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump(design))
+    started = time.monotonic()
+    status, said, took, err = call(twin_main, ["drop", str(path)], capsys)
+    assert status == 2 and len(said) == 1 and f"big.yaml: {field}:" in said[0], said
+    assert took < LIMIT_S
