@@ -7,6 +7,7 @@ exact figure from ``bench.rules``, weighted by stake).
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ class Summary:
     violations: list = field(default_factory=list)
     incomplete_rounds: list[int] = field(default_factory=list)
     failures: dict[int, str] = field(default_factory=dict)
+    played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
 
     @property
     def observed_rtp(self) -> Fraction | None:
@@ -61,7 +63,26 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures))
+                   failures=dict(failures), played=list(oracle.rounds))
+
+
+def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
+    """The confidence interval of the observed return (returned / staked) over
+    ``rounds`` (``RoundSummary``s). The rounds are the independent units, not
+    the wagers: every wager of a round shares its outcome. The ratio
+    estimator's variance, sum((r_i - R s_i)^2) * n / (n - 1) / (sum s_i)^2,
+    with Student's t on n - 1 degrees of freedom: fair for tens of rounds,
+    rough (and wide) for a few. None with fewer than two rounds with stakes."""
+    from scipy.special import stdtrit      # Student's t quantile (scipy.stats takes seconds to import)
+    played = [(r.staked, r.returned) for r in rounds if r.staked > 0]
+    if len(played) < 2:
+        return None
+    staked = sum(s for s, _ in played)
+    ratio = sum(r for _, r in played) / staked
+    n = len(played)
+    variance = sum((r - ratio * s) ** 2 for s, r in played) * n / (n - 1) / staked ** 2
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * math.sqrt(variance)
+    return max(0.0, ratio - half), ratio + half
 
 
 def format_summary(summary: Summary, journal: str | None = None, head: str | None = None, *,
@@ -92,10 +113,37 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
     return "\n".join(lines)
 
 
+def _outcome_words(played) -> str:
+    if played.no_roll:
+        return "no roll"
+    outcome = played.outcome
+    if isinstance(outcome, tuple) and outcome and isinstance(outcome[0], tuple):
+        return "rolls " + ", ".join("-".join(map(str, roll)) for roll in outcome)
+    if isinstance(outcome, (tuple, list)):
+        return "faces " + " ".join(map(str, outcome))
+    return f"pocket {outcome}" if outcome is not None else "none"
+
+
+def _properties(case, clauses, **more) -> None:
+    """A test case's ``<properties>``: each clause it was judged by, then the rest."""
+    properties = ET.SubElement(case, "properties")
+    for clause in clauses:
+        ET.SubElement(properties, "property", name="clause", value=clause)
+    for name, value in more.items():
+        if value is not None:
+            ET.SubElement(properties, "property", name=name, value=str(value))
+
+
 def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None = None,
                 reason: str | None = None) -> None:
-    """One testcase per round; a round fails with every violation in it. A
+    """One testcase per round, named by the round; a round fails with every
+    violation in it. Each carries as properties the clauses it was judged by
+    (every clause ordering a round of the game, and any clause it violated)
+    and its outcome, so a CI server can group the results by clause. A
     session that stopped early (``reason``) adds a ``session`` case in error."""
+    from bench.oracle import PHASE_CLAUSES
+    judged_by = set(PHASE_CLAUSES.get(summary.game, {}).values())
+    played = {r.round: r for r in summary.played}
     by_round: dict[int | None, list] = {}
     for violation in summary.violations:
         by_round.setdefault(violation.round, []).append(violation)
@@ -106,6 +154,9 @@ def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None =
     for round_no in rounds:
         case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name=f"round {round_no}")
         found = by_round.get(round_no, [])
+        _properties(case, sorted(judged_by | {v.clause for v in found}),
+                    outcome=_outcome_words(played[round_no]) if round_no in played else None,
+                    violated=", ".join(sorted({v.clause for v in found})) or None)
         if found:
             failures += 1
             failure = ET.SubElement(case, "failure", message="; ".join(sorted({v.clause for v in found})))
@@ -116,6 +167,7 @@ def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None =
     for violation in by_round.get(None, []):
         failures += 1
         case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
+        _properties(case, [violation.clause], violated=violation.clause)
         ET.SubElement(case, "failure", message=violation.clause).text = violation.message
     if reason:
         errors += 1

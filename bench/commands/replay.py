@@ -35,6 +35,8 @@ def register(subparsers) -> None:
     p.add_argument("--submission", metavar="FILE",
                    help="judge by this rules submission, which must be the one the session ran with "
                         "(default: the copy the journal carries)")
+    p.add_argument("--report", metavar="FILE",
+                   help="write the session report (one self-contained HTML page, as bench run writes it) to FILE")
     p.set_defaults(func=run)
 
 
@@ -47,12 +49,24 @@ def run(args) -> int:
         return Exit.BAD_INPUT
     try:
         pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
-        outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
-                         submission=args.submission, pubkey=pubkey)
+        if args.report:
+            from bench.session_report import read_session, write_facts_report
+            facts = read_session(args.journal, args.head, redecode=args.redecode, submission=args.submission,
+                                 pubkey=pubkey)
+            outcome = facts.replayed
+        else:
+            outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
+                             submission=args.submission, pubkey=pubkey)
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     print(describe(outcome))
+    if args.report:
+        try:
+            print(f"report: {write_facts_report(facts, args.report)}")
+        except OSError as err:
+            print(f"bench replay: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
+            return Exit.BAD_INPUT
     status = outcome.exit_status
     if args.round is not None:
         try:

@@ -23,10 +23,11 @@ def register(subparsers) -> None:
                     "oracle, and journal everything. With no arguments: the emulated controller in its own "
                     "process behind a pty, 20 Lightning Dice rounds with the physics tower.",
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
-               "DIR/junit.xml and DIR/summary.json, however the session ends. DIR must not hold a session\n"
-               "(--force moves it aside to DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation\n"
-               "or a failed or voided round, 2 bad arguments or set-up, 3 the controller or link failed,\n"
-               "4 interrupted (SIGINT, SIGTERM), 5 the bench failed (traceback in DIR/crash.txt).")
+               "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
+               "page), however the session ends. DIR must not hold a session (--force moves it aside to\n"
+               "DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation or a failed or voided round,\n"
+               "2 bad arguments or set-up, 3 the controller or link failed, 4 interrupted (SIGINT, SIGTERM),\n"
+               "5 the bench failed (traceback in DIR/crash.txt).")
     p.add_argument("--game", default="lightning-dice", metavar="GAME",
                    help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
                         "default lightning-dice")
@@ -103,6 +104,7 @@ def parse_mix(text: str | None, game: str, wagers: int):
 def run(args) -> int:
     from bench.report import format_summary
     from bench.runner import SessionConfig, run_session
+    from bench.session_report import write_report_beside
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
@@ -136,6 +138,7 @@ def run(args) -> int:
         return Exit.INTERRUPTED
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
+    report = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head)
     if args.json:
         print(json.dumps(outcome.to_json()))
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
@@ -144,6 +147,8 @@ def run(args) -> int:
                              reason=outcome.reason))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
         print(seal_line(outcome.seal))
+        if report:
+            print(f"  report: {report}")
     if outcome.reason:
         crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
         print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)

@@ -71,6 +71,7 @@ BAD = [
     ("twin", ["drop", "no-such-tower"], "no-such-tower"),
     ("twin", ["spin", "no-such-wheel"], "no-such-wheel"),
     ("twin", ["validate", "standard", "--drops", "2"], "towers/standard or wheels/standard"),
+    ("twin", ["edge", "wheels/standard", "--cutoff-s", "0,400"], "past the spin"),
     # Ray retries an unreachable head for minutes; the bench says so at once.
     ("twin", ["validate", "towers/standard", "--drops", "2", "--engine", "ray", "--ray-address", "127.0.0.1:1"],
      "cannot reach Ray at 127.0.0.1:1"),

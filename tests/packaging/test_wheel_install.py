@@ -83,6 +83,12 @@ def test_a_session_runs_and_replays_from_other_directories(installed, tmp_path):
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "PASS" in replayed.stdout and "— the same" in replayed.stdout
     assert (elsewhere / "round2.gif").stat().st_size > 0
+    # The session report, written from the journal alone where the studio's files are not.
+    reported = sh(bench, "replay", journal, "--head", head, "--report", "R.html", cwd=elsewhere)
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    page = (elsewhere / "R.html").read_text(encoding="utf-8")
+    assert 'data-verdict="pass"' in page and head in page and "data:image/svg+xml;base64," in page
+    assert (here / "S" / "report.html").exists()
 
     drop = sh(installed / "twin", "drop", "standard", "--json", cwd=elsewhere)
     assert drop.returncode == 0, drop.stderr

@@ -50,12 +50,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--results", metavar="FILE",
                         help="JSON-lines file of the runs, read to resume and appended to "
                              "(default .twin-validate/DESIGN-HASH-KIND-seedS.jsonl)")
-    parser.add_argument("--report", metavar="DIR", help="write an HTML report with charts and examples into DIR")
+    parser.add_argument("--report", metavar="DIR", help="write a self-contained HTML report (DIR/index.html: charts and examples inside it) "
+                             "and DIR/validation.json")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.set_defaults(func=run)
 
 
 def _text(outcome) -> str:
+    from twin.pvalue import format_p, p_equals
     from twin.validate.verdict import meaning_of
     unit = "drops" if outcome.kind == "tower" else "spins"
     lines = [f"{outcome.design_path}: {outcome.runs} {unit}, seeds {outcome.first_seed}-"
@@ -64,7 +66,8 @@ def _text(outcome) -> str:
     for c in outcome.checks:
         if c.tested:
             verdict = "pass" if c.passed else "FAIL"
-            lines.append(f"  {verdict:4}  {c.title}: p={c.result.p_value:.3g} (Holm {c.adjusted_p:.3g}); "
+            lines.append(f"  {verdict:4}  {c.title}: {p_equals(c.result.p_value)} "
+                         f"(Holm {format_p(c.adjusted_p)}); "
                          f"{c.finding}; detectable: {c.detectable}")
             if not c.passed:
                 lines.append(f"        why it matters: {meaning_of(c.key)}")
@@ -72,6 +75,9 @@ def _text(outcome) -> str:
             lines.append(f"  info  {c.title}: {c.finding}")
     lines.append(f"{'PASS' if outcome.passed else 'FAIL'}" +
                  (f": {', '.join(outcome.failed)}" if outcome.failed else ""))
+    if outcome.no_more_bets:
+        from twin.edge.pipeline import call_time_text
+        lines.append(call_time_text(outcome.no_more_bets))
     if outcome.report_path:
         lines.append(f"report: {outcome.report_path}")
     return "\n".join(lines)

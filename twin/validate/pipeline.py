@@ -42,6 +42,7 @@ class Outcome:
     records: list[dict] = field(repr=False, default_factory=list)
     elapsed_s: float = 0.0
     report_path: str | None = None
+    no_more_bets: dict | None = None     # a wheel's latest safe call time (twin.edge)
 
     @property
     def runs(self) -> int:
@@ -69,6 +70,7 @@ class Outcome:
             "checks": [c.to_json() for c in self.checks],
             "engine": self.engine, "workers": self.workers, "results_file": self.results_path,
             "elapsed_s": round(self.elapsed_s, 2), "report": self.report_path,
+            **({"no_more_bets": self.no_more_bets} if self.no_more_bets else {}),
         }
 
 
@@ -105,6 +107,9 @@ def validate(design: str | Path, runs: int, *, kind: str | None = None, workers:
     checks = judge(checks_of(records, confidence, loaded), confidence)
     outcome = Outcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, confidence, engine,
                       runner.workers, str(results_path), checks, records, elapsed)
+    if kind == WHEEL:
+        from twin.edge.pipeline import call_time_summary
+        outcome.no_more_bets = call_time_summary(path, records, results_path, workers, confidence, progress)
     if report:
         from twin.validate.report import write_report
         outcome.report_path = str(write_report(outcome, loaded, Path(report)))

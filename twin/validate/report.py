@@ -1,27 +1,32 @@
-"""The validation report: one HTML page with its PNG (and GIF) pictures
-beside it in the report folder, plus ``validation.json`` (what ``--json``
-prints). The page says the verdict first, then why, in words, for every
-failed check, then every check's figures, then the charts, then example
-drops or spins to look at, and how to repeat the campaign."""
+"""The validation report: one self-contained HTML page (``index.html``: every
+chart and picture inside it, so it can be mailed alone and read offline),
+plus ``validation.json`` (what ``--json`` prints, with ``report`` naming the
+page). The page says the verdict first, then where it comes from (date,
+software, the design's full SHA-256, seeds, run counts, engine), then why,
+in words, for every failed check, then every check's figures, the charts,
+example drops or spins to look at, and how to repeat the campaign.
+
+The page is a list of sections (``_sections``); a new kind of evidence is a
+new section, or a new chart in ``_tower_charts`` / ``_wheel_charts``."""
 
 from __future__ import annotations
 
-import html
+import hashlib
 import json
 import sys
+import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
-from twin.validate import plots
+from twin import charts
+from twin.pvalue import format_p, p_equals
+from twin.report_page import (Picture, code, esc, figure, figures, page, picture_of, provenance_table,
+                              software_row, verdict_box)
 from twin.validate.runs import TOWER
 from twin.validate.tower_checks import TOTALS
 from twin.validate.verdict import Check, meaning_of
 
-STYLE = """body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}
-table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top}
-.pass{color:#1b6e2a;font-weight:bold}.fail{color:#b3261e;font-weight:bold}.info{color:#666}
-.verdict{font-size:160%;padding:.4em .8em;display:inline-block;border-radius:6px}
-.vpass{background:#dff3e3}.vfail{background:#fbe0dc}figure{display:inline-block;margin:.5em}
-figcaption{font-size:85%;max-width:560px}"""
+REPORT_PAGE = "index.html"
 
 
 def _fmt(x) -> str:
@@ -29,121 +34,124 @@ def _fmt(x) -> str:
         return "-"
     if isinstance(x, float):
         return f"{x:.3g}" if abs(x) < 1e4 else f"{x:.0f}"
-    return html.escape(str(x))
-
-
-def _p(x: float) -> str:
-    return "< 1e-300" if x == 0 else _fmt(x)
+    return esc(x)
 
 
 def _by_key(checks: list[Check]) -> dict[str, Check]:
     return {c.key: c for c in checks}
 
 
-def _tower_charts(outcome, folder: Path) -> list[tuple[str, str]]:
+def _tower_charts(outcome, design) -> dict[str, Picture]:
     checks = _by_key(outcome.checks)
-    out = []
-    for die in (1, 2, 3):
-        c = checks[f"faces_die_{die}"]
-        observed = c.data["observed"]
-        plots.bars(observed, sum(observed) / 6, [str(f) for f in range(1, 7)],
-                   f"die {die}: faces (drops that count)", failed=c.passed is False).save(folder / f"faces-die-{die}.png")
-        out.append((f"faces-die-{die}.png", f"Die {die}: {c.finding}."))
+    out = {}
+    faces = [checks[f"faces_die_{die}"] for die in (1, 2, 3)]
+    out["faces"] = picture_of(charts.counts_small_multiples(
+        [(f"die {die}", c.data["observed"], sum(c.data["observed"]) / 6, c.passed is False)
+         for die, c in zip((1, 2, 3), faces)],
+        [str(f) for f in range(1, 7)], xlabel="face up", ylabel="drops that count"),
+        "Faces of each die against a fair die (a black tick: expected; grey: what chance allows, ±2 sd): "
+        + "; ".join(f"die {k}: {c.finding}" for k, c in enumerate(faces, 1)) + ".")
     c = checks["totals"]
-    plots.bars(c.data["observed"], c.data["expected"], [str(t) for t in TOTALS],
-               "totals of the three dice", failed=c.passed is False).save(folder / "totals.png")
-    out.append(("totals.png", f"Totals against the exact three-dice distribution: {c.finding}."))
+    out["totals"] = picture_of(charts.counts_against_expected(
+        c.data["observed"], c.data["expected"], [str(t) for t in TOTALS], title="totals of the three dice",
+        xlabel="total of the three dice", ylabel="drops that count", failed=c.passed is False),
+        f"Totals against the exact three-dice distribution: {c.finding}.")
     c = checks["loaded_face_dependence"]
-    plots.grid(c.data["table"], "loaded top face (rows) -> resting face (columns)", "loaded", "resting",
-               failed=c.passed is False).save(folder / "loaded-face.png")
-    out.append(("loaded-face.png", "Each row is one loaded top face; a fair tower spreads it evenly over the "
-                                   f"six resting faces (the diagonal outlined would hold 1/6): {c.finding}."))
+    out["loaded"] = picture_of(charts.share_grid(
+        c.data["table"], title="loaded top face → resting face", row_label="top face as loaded",
+        col_label="face up at rest", row_names=[str(f) for f in range(1, 7)],
+        col_names=[str(f) for f in range(1, 7)], failed=c.passed is False, expected_share=1 / 6),
+        "Each row is one loaded top face, shaded by its share of the row and counted in dice; a tower that "
+        f"randomises spreads it evenly (the outlined diagonal would hold 1/6): {c.finding}.")
     c = checks["no_roll_rate"]
     i = c.data["interval"]
-    plots.rate("no-roll rate with its interval", i["rate"], i["low"], i["high"], c.data["ceiling"],
-               c.passed is False).save(folder / "no-roll.png")
-    out.append(("no-roll.png", f"No rolls: {c.finding}."))
+    out["no_roll"] = picture_of(charts.intervals(
+        [("no-roll rate", i["rate"], i["low"], i["high"])], title="no rolls (625b.2(d)(5))",
+        xlabel="share of drops", reference=c.data["ceiling"],
+        reference_label=f"ceiling {100 * c.data['ceiling']:g}%", failed=c.passed is False),
+        f"No rolls with their {100 * outcome.confidence:g}% interval: {c.finding}.")
     c = checks["settle_time"]
-    plots.histogram(c.data["times"], "settle time", "s").save(folder / "settle-time.png")
-    out.append(("settle-time.png", f"Settle time: {c.finding}."))
+    out["settle"] = picture_of(charts.histogram(
+        c.data["times"], title="time from release to rest", xlabel="settle time (s)", ylabel="drops",
+        resolution=getattr(getattr(design, "physics", None), "timestep_s", None)),
+        f"Settle time, binned in whole physics steps: {c.finding}.")
     return out
 
 
-def _wheel_charts(outcome, folder: Path) -> list[tuple[str, str]]:
+def _wheel_charts(outcome, design) -> dict[str, Picture]:
     checks = _by_key(outcome.checks)
-    out = []
+    out = {}
     c = checks["pocket_uniformity"]
-    plots.bars(c.data["observed_in_wheel_order"], c.data["expected"], [str(p) for p in c.data["wheel_order"]],
-               "pockets, in the wheel's order", failed=c.passed is False,
-               size=(760, 260)).save(folder / "pockets.png")
-    out.append(("pockets.png", f"Pockets: {c.finding}."))
+    out["pockets"] = picture_of(charts.counts_against_expected(
+        c.data["observed_in_wheel_order"], c.data["expected"], [str(p) for p in c.data["wheel_order"]],
+        title="pockets, in the wheel's order", xlabel="pocket (clockwise on the rotor)", ylabel="valid spins",
+        failed=c.passed is False, width_in=8.6), f"Pockets: {c.finding}.")
     arc = checks["leaving_angle_empty_arc"]
     failed = arc.passed is False or checks["leaving_angle_uniformity"].passed is False
-    plots.rose(arc.data["angles"], "where the ball left the track", arc.data["empty_from_deg"],
-               arc.data["empty_to_deg"], failed).save(folder / "leaving-angles.png")
-    out.append(("leaving-angles.png", "A rose of the leaving angles (petal area = count; the circle is what a "
-                                      f"uniform wheel gives; shaded: the widest empty arc): {arc.finding}."))
+    out["angles"] = picture_of(charts.rose(
+        arc.data["angles"], title="where the ball left the track", empty_from=arc.data["empty_from_deg"],
+        empty_to=arc.data["empty_to_deg"], failed=failed),
+        "A rose of the leaving angles on the stator, counter-clockwise from +x (petal area ∝ count; the "
+        f"circle is what a uniform wheel gives; shaded: the widest empty arc): {arc.finding}.")
     c = checks["sector_bias"]
-    labels = [f"{s[0]}..{s[-1]}" for s in c.data["sectors"]]
-    plots.bars(c.data["observed"], c.data["expected"], labels, "sectors of neighbouring pockets",
-               failed=c.passed is False).save(folder / "sectors.png")
-    out.append(("sectors.png", f"Sectors: {c.finding}."))
+    out["sectors"] = picture_of(charts.counts_against_expected(
+        c.data["observed"], c.data["expected"], [f"{s[0]}…{s[-1]}" for s in c.data["sectors"]],
+        title="sectors of neighbouring pockets", xlabel="sector (first … last pocket)", ylabel="valid spins",
+        failed=c.passed is False), f"Sectors: {c.finding}.")
     c = checks["invalid_spin_rate"]
     from twin.stats import wilson_interval
     from twin.validate.wheel_checks import INVALID_CEILING
     i = wilson_interval(c.data["invalid"], outcome.runs, outcome.confidence)
-    plots.rate("invalid-spin rate with its interval", i.rate, i.low, i.high, INVALID_CEILING,
-               c.passed is False).save(folder / "invalid.png")
-    out.append(("invalid.png", f"Invalid spins: {c.finding}."))
+    out["invalid"] = picture_of(charts.intervals(
+        [("invalid-spin rate", i.rate, i.low, i.high)], title="invalid spins", xlabel="share of spins",
+        reference=INVALID_CEILING, reference_label=f"ceiling {100 * INVALID_CEILING:g}%",
+        failed=c.passed is False), f"Invalid spins with their {100 * outcome.confidence:g}% interval: {c.finding}.")
     return out
 
 
-def _tower_examples(outcome, design, folder: Path) -> list[tuple[str, str]]:
+def _tower_examples(outcome, design) -> list[Picture]:
     from twin.tower import drop_traced
     from twin.tower.picture import drop_gif, tray_png
     from twin.validate.runs import tower_load
     records = outcome.records
     picks = [records[0]] + [r for r in records if r["no_roll"]][:1]
     out = []
-    for k, r in enumerate(picks):
-        result, trace = drop_traced(design, r["seed"], tower_load(design, r["seed"]))
-        tray_png(design, result, folder / f"drop-{r['seed']}.png")
-        what = "NO ROLL" if result.no_roll else " ".join(map(str, result.faces))
-        out.append((f"drop-{r['seed']}.png", f"Drop with seed {r['seed']} (loaded "
-                    f"{' '.join(map(str, result.loaded))}): {what}."))
-        if k == 0:
-            drop_gif(design, result, trace, folder / f"drop-{r['seed']}.gif")
-            out.append((f"drop-{r['seed']}.gif", f"The drop with seed {r['seed']}, from the side."))
+    with tempfile.TemporaryDirectory() as folder:
+        for k, r in enumerate(picks):
+            result, trace = drop_traced(design, r["seed"], tower_load(design, r["seed"]))
+            png = tray_png(design, result, Path(folder) / f"drop-{r['seed']}.png")
+            what = "NO ROLL" if result.no_roll else " ".join(map(str, result.faces))
+            out.append(picture_of(png.read_bytes(), f"Drop with seed {r['seed']} (loaded "
+                                  f"{' '.join(map(str, result.loaded))}), the tray from above: {what}."))
+            if k == 0:
+                gif = drop_gif(design, result, trace, Path(folder) / f"drop-{r['seed']}.gif", px_per_m=600)
+                out.append(picture_of(gif.read_bytes(), f"The drop with seed {r['seed']}, from the side."))
     return out
 
 
-def _wheel_examples(outcome, design, folder: Path) -> list[tuple[str, str]]:
+def _wheel_examples(outcome, design) -> list[Picture]:
     from twin.wheel import trace
     from twin.wheel.picture import save_gif, save_png
     seed = outcome.records[0]["seed"]
     t = trace(design, seed)
-    save_png(design, t, folder / f"spin-{seed}.png")
-    save_gif(design, t, folder / f"spin-{seed}.gif", size=240)
-    return [(f"spin-{seed}.png", f"Spin with seed {seed} at rest: "
-             f"{t.result.number if t.result.valid else 'invalid'}; it left the track at "
-             f"{t.result.leave_angle_deg:.0f} deg."),
-            (f"spin-{seed}.gif", f"The spin with seed {seed}.")]
+    with tempfile.TemporaryDirectory() as folder:
+        save_png(design, t, Path(folder) / "spin.png")
+        save_gif(design, t, Path(folder) / "spin.gif", size=240)
+        return [picture_of((Path(folder) / "spin.png").read_bytes(),
+                           f"Spin with seed {seed} at rest: {t.result.number if t.result.valid else 'invalid'}; "
+                           f"it left the track at {t.result.leave_angle_deg:.0f}°."),
+                picture_of((Path(folder) / "spin.gif").read_bytes(), f"The spin with seed {seed}.")]
 
 
 def chart_of(key: str) -> str | None:
     """The chart that shows a check's data, shown again beside the words when it fails."""
     if key.startswith("faces_die_"):
-        return f"faces-die-{key.rsplit('_', 1)[1]}.png"
+        return "faces"
     if key.startswith("leaving_angle"):
-        return "leaving-angles.png"
-    return {"totals": "totals.png", "loaded_face_dependence": "loaded-face.png", "no_roll_rate": "no-roll.png",
-            "pocket_uniformity": "pockets.png", "sector_bias": "sectors.png",
-            "invalid_spin_rate": "invalid.png"}.get(key)
-
-
-def _figures(items: list[tuple[str, str]]) -> str:
-    return "\n".join(f'<figure><img src="{html.escape(name)}" alt="{html.escape(text)}">'
-                     f"<figcaption>{html.escape(text)}</figcaption></figure>" for name, text in items)
+        return "angles"
+    return {"totals": "totals", "loaded_face_dependence": "loaded", "no_roll_rate": "no_roll",
+            "settle_time": "settle", "pocket_uniformity": "pockets", "sector_bias": "sectors",
+            "invalid_spin_rate": "invalid"}.get(key)
 
 
 def command_line(outcome) -> str:
@@ -152,65 +160,105 @@ def command_line(outcome) -> str:
             f"--confidence {outcome.confidence:g} --workers {outcome.workers} --engine {outcome.engine}")
 
 
-def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
-    """Write ``index.html``, its pictures and ``validation.json`` into ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    charts = _tower_charts(outcome, folder) if outcome.kind == TOWER else _wheel_charts(outcome, folder)
-    samples: list[tuple[str, str]] = []
-    if examples:
-        try:
-            samples = (_tower_examples if outcome.kind == TOWER else _wheel_examples)(outcome, design, folder)
-        except Exception as err:        # a picture must not cost the user the verdict
-            print(f"twin validate: warning: example pictures failed: {err}", file=sys.stderr)
-    tested = [c for c in outcome.checks if c.tested]
-    conf = f"{100 * outcome.confidence:g}%"
-    unit = "drops" if outcome.kind == TOWER else "spins"
-    verdict = "PASSES" if outcome.passed else "FAILS"
+def design_sha256(path: str) -> str:
+    """The SHA-256 of the design file's bytes (what ``sha256sum`` prints)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _run_counts(outcome) -> str:
+    records = outcome.records
+    if outcome.kind == TOWER:
+        no_rolls = sum(bool(r.get("no_roll")) for r in records)
+        return f"{len(records)} drops: {len(records) - no_rolls} that count, {no_rolls} no rolls"
+    valid = sum(bool(r.get("valid")) for r in records)
+    return f"{len(records)} spins: {valid} valid, {len(records) - valid} invalid"
+
+
+def provenance(outcome, written: datetime) -> str:
+    last = outcome.first_seed + outcome.runs - 1
+    return provenance_table([
+        ("date", esc(written.strftime("%Y-%m-%d %H:%M:%S UTC"))),
+        ("software", esc(software_row())),
+        ("design", f"{code(outcome.design_path)} ({esc(outcome.design_name)}, a {esc(outcome.kind)})"),
+        ("design SHA-256", code(design_sha256(outcome.design_path))),
+        ("runs", esc(_run_counts(outcome))),
+        ("seeds", esc(f"{outcome.first_seed}–{last} (run i uses seed {outcome.first_seed} + i)")),
+        ("confidence", esc(f"{100 * outcome.confidence:g}% over the family of tests (Holm)")),
+        ("engine", esc(f"{outcome.engine}, {outcome.workers} worker(s), {outcome.elapsed_s:.1f} s")),
+        ("records", code(outcome.results_path)),
+    ])
+
+
+def _why(outcome, pictures: dict[str, Picture]) -> str:
     shown: set[str] = set()
-    why = ""
+    items = ""
     for c in outcome.checks:
         if c.passed is not False:
             continue
-        picture = chart_of(c.key)
-        why += (f"<li><b>{html.escape(c.title)}</b>: {html.escape(c.finding)}. {html.escape(meaning_of(c.key))} "
-                f"(p {'=' if c.result.p_value else ''} {_p(c.result.p_value)}, {_p(c.adjusted_p)} after Holm's correction; "
-                f"{html.escape(c.result.detail)})")
-        if picture and picture not in shown and (folder / picture).exists():
-            why += f'<br><img src="{picture}" alt="{html.escape(c.title)}">'
-            shown.add(picture)
-        why += "</li>"
+        items += (f"<li><b>{esc(c.title)}</b>: {esc(c.finding)}. {esc(meaning_of(c.key))} "
+                  f"({esc(p_equals(c.result.p_value))}, {esc(format_p(c.adjusted_p))} after Holm's correction; "
+                  f"{esc(c.result.detail)})")
+        name = chart_of(c.key)
+        if name in pictures and name not in shown:
+            items += figure(pictures[name])
+            shown.add(name)
+        items += "</li>"
+    return f"<h2>Why it fails</h2><ul>{items}</ul>" if items else ""
+
+
+def _checks_table(outcome) -> str:
     rows = "".join(
-        f"<tr><td>{html.escape(c.title)}</td>"
-        f"<td>{_fmt(c.result.statistic) if c.tested else '-'}</td>"
-        f"<td>{_p(c.result.p_value) if c.tested else '-'}</td>"
-        f"<td>{_p(c.adjusted_p) if c.tested else '-'}</td>"
+        f"<tr><td>{esc(c.title)}</td>"
+        f"<td class=num>{_fmt(c.result.statistic) if c.tested else '-'}</td>"
+        f"<td class=num>{esc(format_p(c.result.p_value)) if c.tested else '-'}</td>"
+        f"<td class=num>{esc(format_p(c.adjusted_p)) if c.tested else '-'}</td>"
         f"<td class=\"{'info' if c.passed is None else 'pass' if c.passed else 'fail'}\">"
         f"{'-' if c.passed is None else 'pass' if c.passed else 'FAIL'}</td>"
-        f"<td>{html.escape(c.detectable)}</td><td>{html.escape(c.finding)}</td></tr>"
+        f"<td>{esc(c.detectable)}</td><td>{esc(c.finding)}</td></tr>"
         for c in outcome.checks)
-    page = f"""<!doctype html><html><head><meta charset="utf-8">
-<title>twin validate: {html.escape(outcome.design_name)}</title><style>{STYLE}</style></head><body>
-<h1>Validation of {html.escape(outcome.design_name)}</h1>
-<p>{html.escape(outcome.design_path)} &middot; {outcome.runs} {unit}, seeds {outcome.first_seed}&ndash;{outcome.first_seed + outcome.runs - 1}
-&middot; confidence {conf} &middot; engine {outcome.engine}, {outcome.workers} worker(s)</p>
-<p class="verdict {'vpass' if outcome.passed else 'vfail'}">The design {verdict} at {conf}</p>
-<p>{len(tested)} tests form the family. Each p-value is adjusted by Holm's step-down method over the family, and
-a test fails when its adjusted p-value is below {1 - outcome.confidence:g}: a fair design then fails
+    return ("<h2>Checks</h2><table><tr><th>check</th><th>statistic</th><th>p</th><th>Holm p</th><th>verdict</th>"
+            f"<th>smallest detectable bias</th><th>what the campaign saw</th></tr>{rows}</table>")
+
+
+def _sections(outcome, design, pictures: dict[str, Picture], samples: list[Picture], written: datetime) -> list[str]:
+    tested = [c for c in outcome.checks if c.tested]
+    conf = f"{100 * outcome.confidence:g}%"
+    reasons = [f"{c.title}: {c.finding}" for c in outcome.checks if c.passed is False]
+    return [
+        f"<h1>Validation of {esc(outcome.design_name)}</h1>",
+        verdict_box(outcome.passed, f"The design {'PASSES' if outcome.passed else 'FAILS'} at {conf}", reasons),
+        provenance(outcome, written),
+        f"""<p>{len(tested)} tests form the family. Each p-value is adjusted by Holm's step-down method over the
+family, and a test fails when its adjusted p-value is below {1 - outcome.confidence:g}: a fair design then fails
 <i>any</i> test in at most {100 * (1 - outcome.confidence):g}% of campaigns (58 Pa. Code 810a.5 asks for 95%;
 many labs ask for 99%). "Smallest detectable bias" is the bias this campaign would flag with 80% power:
-a pass says no bias at least that large, not that there is none.</p>
-{f"<h2>Why it fails</h2><ul>{why}</ul>" if why else ""}
-<h2>Checks</h2>
-<table><tr><th>check</th><th>statistic</th><th>p</th><th>Holm p</th><th>verdict</th>
-<th>smallest detectable bias</th><th>what the campaign saw</th></tr>{rows}</table>
-<h2>Charts</h2>{_figures(charts)}
-<h2>Examples</h2>{_figures(samples) if samples else "<p>none</p>"}
-<h2>Repeat it</h2><pre>{html.escape(command_line(outcome))}</pre>
-<p>Each run's record is in {html.escape(outcome.results_path)}; run <i>i</i> uses seed
+a pass says no bias at least that large, not that there is none.</p>""",
+        _why(outcome, pictures),
+        _checks_table(outcome),
+        "<h2>Charts</h2>" + "".join(figure(p) for p in pictures.values()),
+        "<h2>Examples</h2>" + (figures(samples) if samples else "<p>none</p>"),
+        f"""<h2>Repeat it</h2><pre>{esc(command_line(outcome))}</pre>
+<p>Each run's record is in {code(outcome.results_path)}; run <i>i</i> uses seed
 {outcome.first_seed}+<i>i</i> whatever the engine or number of workers, and
-<code>twin {'drop' if outcome.kind == TOWER else 'spin'} {html.escape(outcome.design_path)} --seed N</code> repeats one.</p>
-</body></html>
-"""
-    (folder / "index.html").write_text(page, encoding="utf-8")
+<code>twin {'drop' if outcome.kind == TOWER else 'spin'} {esc(outcome.design_path)} --seed N</code> repeats one.</p>""",
+    ]
+
+
+def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
+    """Write the self-contained ``index.html`` and ``validation.json`` into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    report_path = folder / REPORT_PAGE
+    pictures = (_tower_charts if outcome.kind == TOWER else _wheel_charts)(outcome, design)
+    samples: list[Picture] = []
+    if examples:
+        try:
+            samples = (_tower_examples if outcome.kind == TOWER else _wheel_examples)(outcome, design)
+        except Exception as err:        # a picture must not cost the user the verdict
+            print(f"twin validate: warning: example pictures failed: {err}", file=sys.stderr)
+    written = datetime.now(timezone.utc)
+    body = "\n".join(s for s in _sections(outcome, design, pictures, samples, written) if s)
+    report_path.write_text(page(f"twin validate: {outcome.design_name}", body), encoding="utf-8")
+    outcome.report_path = str(report_path)
     (folder / "validation.json").write_text(json.dumps(outcome.to_json(), indent=2) + "\n", encoding="utf-8")
-    return folder / "index.html"
+    return report_path

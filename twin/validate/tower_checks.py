@@ -23,6 +23,7 @@ from collections import Counter
 
 from twin.stats import (TestResult, chi_square_goodness, detectable_cell_shift, independence, rate_at_most,
                         serial_correlation, share_test, uniformity, wilson_interval)
+from twin.pvalue import p_equals
 from twin.validate.verdict import Check
 
 FACES = range(1, 7)
@@ -100,7 +101,7 @@ def _loaded_check(drops: list[dict], confidence: float) -> Check:
     kept = sum(table[i][i] for i in range(6))
     share = share_test("loaded face kept", kept, dice, 1 / 6, confidence)
     result = TestResult("loaded face", contingency.statistic, min(1.0, 2 * min(contingency.p_value, share.p_value)),
-                        confidence, f"{contingency.detail}; kept on top: {share.detail} (p={share.p_value:.3g}); "
+                        confidence, f"{contingency.detail}; kept on top: {share.detail} ({p_equals(share.p_value)}); "
                                     f"the smaller p-value times 2", contingency.detectable)
     interval = wilson_interval(kept, dice, confidence)
     return Check("loaded_face_dependence", "Resting face independent of the loaded face", result,

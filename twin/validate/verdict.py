@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from twin.pvalue import format_p
 from twin.stats import TestResult, holm_adjusted
 
 
@@ -44,6 +45,7 @@ class Check:
         if self.result is not None:
             out.update(statistic=_number(self.result.statistic), p_value=_number(self.result.p_value),
                        adjusted_p_value=_number(self.adjusted_p), detail=self.result.detail,
+                       p_value_text=format_p(self.result.p_value), adjusted_p_value_text=format_p(self.adjusted_p),
                        detectable=_number(self.result.detectable))
         return out
 

@@ -1,0 +1,178 @@
+"""What a session report shows, read from the session's journal alone.
+
+``read_session`` replays the journal (``bench.replay``: the hash chain
+verified, every frame judged again by a fresh oracle) and reads it once more
+for what the oracle does not keep: the plant's readings, the rounds that
+failed, the frames each violation names, the controller's HELLO, and the
+time the controller took to answer each request. ``bench run`` and
+``bench replay --report`` both build their report from this, so the two
+reports of one session are the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.journal import WIRE_COLUMNS, iter_records
+from bench.recorder import ORACLE_FRAMES
+from bench.replay import ReplayOutcome, replay
+from bench.report import Summary, summarise
+
+# A request of the bench, and the controller's replies that answer it
+# (docs/protocol.md): the latency of each kind is the time between the two on
+# the bench's monotonic clock. A WAGER is answered by the ACCEPT or REFUSE
+# naming its id.
+ANSWERS = {"HELLO": ("HELLO",), "WAGER": ("ACCEPT", "REFUSE"), "CLOSE": ("NOMORE",),
+           "TRIGGER": ("COMMAND",), "SENSOR": ("RESULT", "NOROLL")}
+ASKED_BY = {reply: request for request, replies in ANSWERS.items() for reply in replies}
+ROUND_FRAMES_KEPT = 12          # rounds with a violation whose every frame is kept for the report
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame the oracle judged, where the journal holds it."""
+    index: int                  # the oracle's frame number (a violation's ``frame``)
+    record: int                 # seq of the journal record holding it
+    place: int                  # its index in that record's wire
+    direction: str
+    mono: float
+    wall: float | None
+    raw: str
+    message: dict
+
+
+@dataclass
+class SessionFacts:
+    journal: str
+    replayed: ReplayOutcome
+    expected_head: str | None
+    summary: Summary
+    end: dict | None = None                                    # the session-end record
+    abandoned: list[int] = field(default_factory=list)         # opened after the last round, closed unplayed
+    plants: dict[int, list[dict]] = field(default_factory=dict)   # round -> the plant's readings
+    frames: dict[int, Frame] = field(default_factory=dict)     # the frames violations name, by index
+    round_frames: dict[int, list[Frame]] = field(default_factory=dict)  # every judged frame of some faulted rounds
+    hello: dict | None = None                                  # the controller's HELLO
+    latencies: dict[str, list[float]] = field(default_factory=dict)  # "CLOSE → NOMORE" -> seconds
+    stakes_by_bet: dict[str, int] = field(default_factory=dict)      # accepted stakes, for the exact RTP
+    first_wall: float | None = None
+    last_wall: float | None = None
+
+    @property
+    def header(self) -> dict:
+        return self.replayed.header
+
+    @property
+    def oracle(self):
+        return self.replayed.oracle
+
+    @property
+    def failures(self) -> dict[int, str]:
+        return self.replayed.failed_rounds
+
+    @property
+    def passed(self) -> bool:
+        """As ``bench run`` and ``bench replay`` decide their exit status: an
+        intact chain, every frame decodes, no violation, no failed round."""
+        return self.replayed.passed
+
+
+class _Reader:
+    def __init__(self, wanted_frames: set[int], wanted_rounds: set[int]):
+        self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
+        self.index = 0
+        self.facts: dict = {"abandoned": [], "plants": {}, "frames": {}, "round_frames": {},
+                            "hello": None, "latencies": {}, "end": None, "first_wall": None, "last_wall": None}
+        self.stakes: dict[str, int] = {}
+        self._offered: dict[str, tuple[str, int]] = {}
+        self._asked: dict[str, list[float]] = {}
+        self._wagers: dict[str, float] = {}
+
+    def record(self, record: dict) -> None:
+        kind, round_no = record.get("kind"), record.get("round")
+        if kind == "session-end":
+            self.facts["end"] = record
+        if kind in ("round", "round-end") and isinstance(round_no, int):
+            if record.get("abandoned"):
+                self.facts["abandoned"].append(round_no)
+        for reading in record.get("plants") or ([record] if kind == "plant" else ()):
+            if isinstance(reading, dict) and isinstance(reading.get("round"), int):
+                self.facts["plants"].setdefault(reading["round"], []).append(reading)
+        round_of = round_no if kind == "round" else None
+        for place, row in enumerate(record.get("wire") or ()):
+            if isinstance(row, list) and len(row) == len(WIRE_COLUMNS):
+                self.frame(record.get("seq"), place, dict(zip(WIRE_COLUMNS, row)), round_of)
+        if kind == "frame":            # schema 1: a record a frame
+            self.frame(record.get("seq"), 0, record, record.get("round"))
+
+    def frame(self, seq, place: int, row: dict, round_of) -> None:
+        message = row.get("message")
+        wall = row.get("wall")
+        if isinstance(wall, (int, float)):
+            self.facts["first_wall"] = self.facts["first_wall"] or wall
+            self.facts["last_wall"] = wall
+        if not isinstance(message, dict) or (row.get("dir"), row.get("frame")) not in ORACLE_FRAMES:
+            return
+        index = self.index
+        self.index += 1
+        direction, type_, mono = row["dir"], message.get("type"), row.get("mono")
+        if index in self.wanted_frames or (round_of in self.wanted_rounds):
+            frame = Frame(index, seq, place, direction, mono, wall, str(row.get("raw", "")), message)
+            if index in self.wanted_frames:
+                self.facts["frames"][index] = frame
+            if round_of in self.wanted_rounds:
+                self.facts["round_frames"].setdefault(round_of, []).append(frame)
+        if direction == "rx" and type_ == "HELLO" and self.facts["hello"] is None:
+            self.facts["hello"] = message
+        if not isinstance(mono, (int, float)):
+            return
+        if direction == "tx":
+            if type_ == "WAGER":
+                self._wagers[str(message.get("id"))] = mono
+                self._offered[str(message.get("id"))] = (message.get("bet"), message.get("stake"))
+            elif type_ in ANSWERS:
+                self._asked.setdefault(type_, []).append(mono)
+            return
+        if type_ in ("ACCEPT", "REFUSE"):
+            wager = str(message.get("id"))
+            sent = self._wagers.pop(wager, None)
+            if sent is not None:
+                self._latency(f"WAGER → {type_}", mono - sent)
+            offered = self._offered.pop(wager, None)
+            if type_ == "ACCEPT" and offered and isinstance(offered[1], int):
+                self.stakes[offered[0]] = self.stakes.get(offered[0], 0) + offered[1]
+        elif type_ in ASKED_BY:
+            request = ASKED_BY[type_]
+            waiting = self._asked.get(request)
+            if waiting:
+                self._latency(f"{request} → {'/'.join(ANSWERS[request])}", mono - waiting.pop(0))
+                waiting.clear()         # one answer a request: later ones (a re-throw) answer nothing new
+
+    def _latency(self, kind: str, seconds: float) -> None:
+        if seconds >= 0:
+            self.facts["latencies"].setdefault(kind, []).append(seconds)
+
+
+def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False,
+                 submission: str | Path | None = None, pubkey: str | None = None) -> SessionFacts:
+    """Everything the session report shows, from the journal alone (``replay``'s
+    options: the head kept apart, a submission file, the bench key's
+    fingerprint to check the seals with). Raises ``BenchError`` (or
+    ``OSError``) for a journal that cannot be read at all."""
+    replayed = replay(journal, expected_head=expected_head, redecode=redecode, submission=submission,
+                      pubkey=pubkey)
+    oracle = replayed.oracle
+    wanted_frames = {v.frame for v in oracle.violations if v.frame is not None}
+    faulted = sorted({v.round for v in oracle.violations if v.round is not None})
+    reader = _Reader(wanted_frames, set(faulted[:ROUND_FRAMES_KEPT]))
+    for _, record, _ in iter_records(journal):
+        if record is not None:
+            reader.record(record)
+    facts = reader.facts
+    game = replayed.header["game"]
+    failures = replayed.failed_rounds
+    ignore = set(facts["abandoned"]) - set(failures)
+    summary = summarise(game, oracle.rules, oracle, failures, reader.stakes, ignore_incomplete=ignore)
+    return SessionFacts(journal=str(journal), replayed=replayed, expected_head=expected_head, summary=summary,
+                        stakes_by_bet=reader.stakes, **facts)

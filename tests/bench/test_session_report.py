@@ -1,0 +1,129 @@
+"""The session report: bench run leaves DIR/report.html, one self-contained
+page (every picture inside it and decodable, nothing fetched) whose verdict
+is the exit status, with its provenance; bench replay --report writes the
+same page from the journal alone; a violation is shown with the
+regulation's words, its frame decoded and the round's outcome drawn."""
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy
+import pytest
+from PIL import Image
+
+from twin.report_page import inline_images, outside_references, tablebench_version
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def bench(*args):
+    return subprocess.run([sys.executable, "-m", "bench.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def checked_page(path: Path) -> tuple[str, list[tuple[str, bytes]]]:
+    """The page's text and its images, each checked to be inside the page and to decode."""
+    page = path.read_text(encoding="utf-8")
+    assert outside_references(page) == []
+    images = inline_images(page)
+    for mime, data in images:
+        if mime == "image/svg+xml":
+            assert ET.fromstring(data).tag.endswith("svg")
+        else:
+            Image.open(io.BytesIO(data)).verify()
+    return page, images
+
+
+def verdict_of(page: str) -> str:
+    return re.search(r'id="verdict" data-verdict="(\w+)"', page).group(1)
+
+
+@pytest.fixture(scope="module")
+def compliant(tmp_path_factory):
+    out = tmp_path_factory.mktemp("session") / "S"
+    done = bench("run", "--rounds", "3", "--seed", "5", "--no-probes", "--out", out)
+    return out, done
+
+
+@pytest.fixture(scope="module")
+def misbehaving(tmp_path_factory):
+    out = tmp_path_factory.mktemp("session") / "B"
+    done = bench("run", "--rounds", "2", "--seed", "7", "--no-probes", "--misbehave", "five-lucky-numbers",
+                 "--out", out)
+    return out, done
+
+
+def test_bench_run_leaves_a_self_contained_report_with_its_provenance(compliant):
+    out, done = compliant
+    assert done.returncode == 0, done.stderr
+    assert f"report: {out / 'report.html'}" in done.stdout
+    page, images = checked_page(out / "report.html")
+    assert verdict_of(page) == "pass"
+    header = json.loads((out / "session.jsonl").read_text().splitlines()[0])
+    head = (out / "session.head").read_text().strip()
+    for needed in (head, header["design_sha256"], f"tablebench {tablebench_version()}", "PyBullet", "Python",
+                   f"<code>{header['seed']}</code>", "role=controller", "matches the head hash kept apart"):
+        assert needed in page, needed
+    kinds = {mime for mime, _ in images}
+    assert "image/svg+xml" in kinds          # the charts: return to player, reply latencies
+    assert "WAGER → ACCEPT" in page            # the reply latencies, by kind of request
+
+
+def test_bench_replay_writes_the_same_report_from_the_journal_alone(compliant, tmp_path):
+    out, _ = compliant
+    head = (out / "session.head").read_text().strip()
+    done = bench("replay", out / "session.jsonl", "--head", head, "--report", tmp_path / "R.html")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "R.html").read_bytes() == (out / "report.html").read_bytes()
+
+
+def test_a_violation_is_shown_with_the_regulations_words_its_frame_and_the_round_drawn(misbehaving):
+    out, done = misbehaving
+    assert done.returncode == 1, done.stderr
+    page, images = checked_page(out / "report.html")
+    assert verdict_of(page) == "fail"
+    assert re.search(r"625b\.2\(d\)\(2\): \d+ violations", page)
+    # the clause in its own words, with where the words come from
+    assert "reveal between two and four Lucky Numbers" in page and "55 Pa.B. 4794" in page
+    assert "LUCKY round=1" in page                   # the frame concerned, decoded
+    assert re.search(r"<code>\$\d{4} LUCKY round=1 ", page)   # and its bytes on the wire
+    trays = [data for mime, data in images if mime == "image/png"]
+    assert len(trays) == 2 and all(Image.open(io.BytesIO(t)).size[0] > 300 for t in trays)  # each round's tray
+    assert "the tray from above" in page
+
+
+def test_a_changed_journal_gives_a_failing_report(misbehaving, tmp_path):
+    out, _ = misbehaving
+    journal = tmp_path / "session.jsonl"
+    shutil.copy(out / "session.jsonl", journal)
+    lines = journal.read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b"ACCEPT", b"ACCEPU", 1)
+    journal.write_bytes(b"".join(lines))
+    done = bench("replay", journal, "--report", tmp_path / "R.html")
+    assert done.returncode == 1
+    page, _ = checked_page(tmp_path / "R.html")
+    assert verdict_of(page) == "fail" and "BROKEN" in page
+
+
+def test_the_report_renders_in_a_browser(compliant, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("no headless browser here: /usr/bin/chromium is not installed (apt-get install chromium)")
+    out, _ = compliant
+    shot = tmp_path / "report.png"
+    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", "--hide-scrollbars", "--window-size=1200,1600",
+                    f"--screenshot={shot}", (out / "report.html").as_uri()],
+                   capture_output=True, timeout=120, check=False)
+    image = Image.open(shot).convert("RGB")
+    assert image.size == (1200, 1600)
+    pixels = numpy.asarray(image.resize((120, 160)), dtype=int).reshape(-1, 3)
+    inked = int((pixels.sum(axis=1) < 600).sum())
+    r, g, b = pixels.T
+    green = int(((g > r + 20) & (g > b)).sum())       # the verdict box says PASS in green
+    assert inked > 300 and green > 10, (inked, green)

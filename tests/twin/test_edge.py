@@ -1,0 +1,171 @@
+"""twin edge: a player who knows nothing wins the house edge, one who can
+predict wins more; the observer's errors shrink to nothing with a perfect
+camera; bad input is refused with one line. Fixed seeds, small campaigns:
+the figures for the shipped designs are in benchmarks/edge_bench.py."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from twin.edge.estimate import latest_safe_cutoff, scaled_hits_edge
+from twin.edge.observer import Camera, observe
+from twin.edge.payouts import TOWER_BETS, straight_payouts, tower_odds
+from twin.edge.tower import FAIR_RETURN, tower_edge
+from twin.edge.wheel import edge_at_cutoff, predict_spin, predicted_pocket
+from twin.wheel import load_design
+from twin.wheel.spin import draw_launch, rotor_at
+from twin.wheel.track import TrackModel
+
+ROOT = Path(__file__).resolve().parents[2]
+LEVEL = str(ROOT / "fixtures/wheels/standard.yaml")
+CHUTE = str(ROOT / "fixtures/towers/straight-chute.yaml")
+
+
+def test_lucky_numbers_bring_a_straight_up_to_the_published_return():
+    table = straight_payouts()
+    assert 1 + table["lightning-lucky"].house_edge == pytest.approx(0.9710, abs=5e-4)
+    assert table["lightning"].house_edge == pytest.approx(30 / 37 - 1)
+    assert table["classic"].house_edge == pytest.approx(-1 / 37)
+    with pytest.raises(ValueError, match="617c.3\\(d\\)"):
+        straight_payouts(mean_count=6)
+
+
+def test_tower_paytable_house_edges_match_fair_dice():
+    edges = dict(zip(TOWER_BETS, FAIR_RETURN))
+    assert edges["low"] == pytest.approx(-1 / 36) and edges["high"] == pytest.approx(-1 / 36)
+    assert edges["total:10"] == pytest.approx(27 / 216 * (1 + tower_odds("total:10")) - 1)
+    assert all(e < 0 for e in edges.values())
+
+
+def test_a_player_who_knows_nothing_wins_the_house_edge_and_a_predictor_wins():
+    rng = np.random.default_rng(1)
+    payout = straight_payouts()["lightning"]
+    blind = edge_at_cutoff(list(rng.integers(0, 37, 2000)), list(rng.integers(0, 37, 2000)), payout, 0.99, 0, 0)
+    assert blind.edge.low < payout.house_edge < blind.edge.high
+    assert blind.edge.high < 0
+    # the ball lands within two pockets of the predicted one half the time
+    def near(n):
+        return [int(o) if rng.random() < 0.5 else int(rng.integers(0, 37)) for o in rng.integers(-2, 3, n) % 37]
+    sharp = edge_at_cutoff(near(2000), near(2000), payout, 0.99, 4, 1)
+    assert sharp.numbers <= 6 and sharp.edge.low > 0.5
+
+
+def test_latest_safe_cutoff_is_where_the_interval_first_reaches_zero():
+    # 18 straight ups a spin at 29 to 1: a hit returns 30/18 of the stake
+    edges = [scaled_hits_edge(h, 1000, 30 / 18, 0.99, -0.19, 1000) for h in (486, 486, 500, 700, 450)]
+    assert [e.high < 0 for e in edges] == [True, True, True, False, True]
+    assert latest_safe_cutoff([0, 2, 4, 6, 8], edges) == 4
+    assert latest_safe_cutoff([0, 2], [edges[3], edges[0]]) is None
+
+
+def test_a_perfect_camera_sees_the_state_and_negative_noise_is_refused():
+    design = load_design(LEVEL)
+    launch = draw_launch(design, 3)
+    model = TrackModel(design)
+    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s, dense=True)
+
+    def ball(t):
+        y = solution.sol(t)
+        return y[0], y[1]
+
+    def rotor(t):
+        angle, speed = rotor_at(design, launch, 0.0)
+        tau = design.rotor.decay_time_s
+        return (launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - np.exp(-t / tau)),
+                launch.rotor_speed_rad_s * np.exp(-t / tau))
+
+    rng = np.random.default_rng(0)
+    for mode in ("frames", "passages"):
+        est = observe(Camera(frame_s=1 / 60 if mode == "frames" else 0, angle_res_deg=0, mode=mode), 6.0,
+                      ball, rotor, model.r, rng)
+        theta, v = ball(np.array([est.t_s]))
+        assert est.ball_angle_rad == pytest.approx(theta[0], abs=1e-6)
+        assert est.ball_speed_m_s == pytest.approx(v[0], rel=1e-6)
+        # the track model carried forward lands on the pocket the ball really leaves over
+        phi, _ = rotor_at(design, launch, exit_.time_s)
+        truth = round(-(exit_.angle_rad - phi) / (2 * math.pi / 37)) % 37
+        assert predicted_pocket(design, model, est) == truth
+    assert observe(Camera(), 0.0, ball, rotor, model.r, rng) is None      # nothing seen at the launch
+    with pytest.raises(ValueError, match="0 or more"):
+        Camera(angle_res_deg=-1)
+
+
+def test_the_camera_predicts_the_leaving_pocket_better_after_a_few_turns():
+    design = load_design(LEVEL)
+    model = TrackModel(design)
+    errors = {1.0: [], 4.0: []}
+    for seed in range(8):
+        launch = draw_launch(design, seed)
+        exit_, _ = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
+        phi, _ = rotor_at(design, launch, exit_.time_s)
+        truth = round(-(exit_.angle_rad - phi) / (2 * math.pi / 37)) % 37
+        got = predict_spin(design, seed, [1.0, 4.0], Camera())["predicted"]
+        for c, p in zip((1.0, 4.0), got):
+            errors[c].append(18 if p is None else min((p - truth) % 37, (truth - p) % 37))
+    assert np.mean(errors[4.0]) <= 1.5
+    assert np.mean(errors[1.0]) > 2 * np.mean(errors[4.0])
+
+
+def test_loaded_faces_pay_when_the_dice_keep_them_and_not_otherwise():
+    rng = np.random.default_rng(5)
+    loads = [list(map(int, rng.integers(1, 7, 3))) for _ in range(2000)]
+    keep = [{"seed": i, "loaded": l, "faces": l, "no_roll": False} for i, l in enumerate(loads)]
+    fair = [{"seed": i, "loaded": l, "faces": list(map(int, rng.integers(1, 7, 3))), "no_roll": False}
+            for i, l in enumerate(loads)]
+    assert tower_edge(keep, 0.99).edge.low > 1.0
+    fair_edge = tower_edge(fair, 0.99).edge
+    assert fair_edge.low < fair_edge.house_edge < fair_edge.high
+
+
+def _edge(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "twin.cli", "edge", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=240)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--cutoff-s", "0,400"], "past the spin"),
+    (["--cutoff-s", "-1"], "before the launch"),
+    (["--angle-res-deg", "-0.5"], "0 or more"),
+    (["--frame-s=-1/60"], "0 or more"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, args, words):
+    done = _edge(LEVEL, *args, "--runs", "4", "--results", str(tmp_path / "r.jsonl"), cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    last = [line for line in done.stderr.splitlines() if not line.startswith("pybullet build")]
+    assert len(last) == 1 and words in last[0] and "Traceback" not in done.stderr
+    assert not (tmp_path / "r.jsonl").exists()      # refused before any spin
+
+
+def test_unknown_design_kind_exits_2(tmp_path):
+    odd = tmp_path / "odd.yaml"
+    odd.write_text("name: a slot machine\nreels: 5\n", encoding="utf-8")
+    done = _edge(str(odd), cwd=tmp_path)
+    assert done.returncode == 2 and "neither a tower" in done.stderr
+
+
+def test_cli_json_lines_and_a_self_contained_report(tmp_path):
+    done = _edge(LEVEL, "--runs", "8", "--workers", "1", "--cutoff-s", "0,6", "--payout", "lightning", "--json",
+                 "--report", str(tmp_path / "rep"), "--results", str(tmp_path / "r.jsonl"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [x["cutoff_s"] for x in lines[:-1]] == [0.0, 6.0]
+    assert all(x["runs"] == 4 and x["fit_runs"] == 4 for x in lines[:-1])     # odd seeds held out
+    assert lines[-1]["verdict"] and "lightning" in lines[-1]["latest_safe_call_s"]
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert 'src="data:image/png;base64,' in page
+    again = _edge(LEVEL, "--runs", "8", "--workers", "1", "--cutoff-s", "0,6", "--payout", "lightning", "--json",
+                  "--results", str(tmp_path / "r.jsonl"), cwd=tmp_path)
+    assert again.stdout.splitlines()[:-1] == done.stdout.splitlines()[:-1]   # resumed: nothing run twice, same figures
+
+
+def test_the_straight_chute_pays_a_player_who_sees_the_loading(tmp_path):
+    done = _edge(CHUTE, "--runs", "60", "--workers", "1", "--json", "--results", str(tmp_path / "r.jsonl"),
+                 cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout.splitlines()[-1])
+    assert verdict["low"] > 1.0 and verdict["house_edge"] < 0

@@ -1,0 +1,163 @@
+"""``twin edge``: how much a player who watches the spin (or the loading) can win."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from twin.commandline import add_list_option
+from twin.commands._runs import non_negative_int, positive_int
+from twin.errors import TwinError
+
+
+def _cutoffs(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds separated by commas, like 0,4,8; got {text!r}") from None
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _fraction(text: str) -> float:
+    """1/60 or 0.0167."""
+    try:
+        if "/" in text:
+            a, b = text.split("/")
+            return float(a) / float(b)
+        return float(text)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"expected seconds like 1/60 or 0.0167, got {text!r}") from None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "edge", help="edge of a player who watches the spin up to 'no more bets' (617c.3(c)), or the tower's loading",
+        description="For a wheel: for each cutoff after the launch, the expected return of a player who watched "
+                    "the ball and rotor until then (a camera's timing and angle errors) and bets the straight ups "
+                    "the twin predicts, fitted on even seeds and measured on odd ones; the verdict is the latest "
+                    "cutoff at which the upper end of the interval stays below zero. For a tower: the edge of a "
+                    "player who sees the loaded faces. Method: docs/edge.md. Exit status 0, or 2 for bad input.")
+    parser.add_argument("design", help="wheel or tower design: a YAML file, or a shipped one by name "
+                                       "(wheels/standard, towers/straight-chute; --list)")
+    add_list_option(parser, "tower", "wheel")
+    parser.add_argument("--runs", "--spins", "--drops", dest="runs", type=positive_int, default=2000, metavar="N",
+                        help="spins or drops in the campaign (default 2000; half fit, half held out)")
+    parser.add_argument("--cutoff-s", type=_cutoffs, metavar="LIST",
+                        help="cutoffs in seconds after the launch, e.g. 0,4,8 (default 0, 0.5, 1, 2, then every "
+                             "2 s while every ball is still on the track)")
+    parser.add_argument("--observer", choices=("passages", "frames"), default="passages",
+                        help="the player times ball and pockets passing a mark (default), or reads every frame")
+    parser.add_argument("--frame-s", type=_fraction, default=1 / 60, metavar="S",
+                        help="camera frame interval, the timing resolution (default 1/60)")
+    parser.add_argument("--angle-res-deg", type=_number, default=1.0, metavar="DEG",
+                        help="angle resolution of the camera (default 1)")
+    parser.add_argument("--window-s", type=_number, default=4.0, metavar="S",
+                        help="the observer uses what it saw in this many seconds before the cutoff (default 4)")
+    parser.add_argument("--payout", action="append", choices=("lightning", "lightning-lucky", "classic"),
+                        help="straight-up payout tables (repeatable; default all three): lightning 29 to 1 "
+                             "(617c.3(f)), lightning-lucky (with Lucky Numbers, 617c.3(d)-(g)), classic 35 to 1 (617a.4)")
+    parser.add_argument("--lucky-mean-count", type=_number, metavar="X",
+                        help="mean number of Lucky Numbers a round, 1-5 (617c.3(d); default 2.7)")
+    parser.add_argument("--lucky-mean-odds", type=_number, metavar="X",
+                        help="mean odds of a Lucky Number, 49-499 (617c.3(g); default 110.25)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K",
+                        help="worker processes (default: all cores)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="engine of the physics campaign (the predictions run on the local pool)")
+    parser.add_argument("--ray-address", metavar="ADDR", help="a running Ray cluster (default: a local instance)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first seed (default 0)")
+    parser.add_argument("--noise-seed", type=non_negative_int, default=0, metavar="S",
+                        help="seed of the observer's reading errors (default 0)")
+    parser.add_argument("--confidence", type=_number, default=0.99, metavar="C", help="of the intervals (default 0.99)")
+    parser.add_argument("--results", metavar="FILE", help="the campaign's JSON-lines file (shared with twin validate)")
+    parser.add_argument("--report", metavar="DIR", help="write DIR/index.html with the chart inline")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line: each cutoff, then the verdict")
+    parser.set_defaults(func=run)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:+6.1f}%"
+
+
+def text_of(outcome) -> str:
+    if outcome.kind == "tower":
+        t = outcome.tower
+        bets = ", ".join(f"{k} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1])[:5])
+        return "\n".join([
+            f"{outcome.design_path}: {outcome.runs} drops from seed {outcome.first_seed} "
+            f"({t.edge.fit_runs} fit, {t.edge.runs} held out, {t.no_rolls} no rolls left out)",
+            f"edge from the loaded faces: {_pct(t.edge.edge)}, {100 * outcome.confidence:g}% interval "
+            f"{_pct(t.edge.low)} to {_pct(t.edge.high)}; the same bets on fair dice: {_pct(t.edge.house_edge)} (625b.2(f))",
+            f"bets chosen: {bets}",
+            f"wall: campaign {outcome.campaign_s:.0f} s"])
+    cam = outcome.camera
+    lines = [f"{outcome.design_path}: {outcome.runs} spins from seed {outcome.first_seed} ({outcome.invalid} invalid "
+             f"left out); observer: {cam.mode}, frame {cam.frame_s:.4g} s, {cam.angle_res_deg:g} deg, window "
+             f"{cam.window_s:g} s",
+             f"{'cutoff':>7} {'payout':16} {'bet':>3} {'edge':>7}  {100 * outcome.confidence:g}% interval   "
+             f"{'house':>7} {'fit/held':>9} informed  predicted at"]
+    for r in outcome.rows:
+        e = r.edge
+        lines.append(f"{r.cutoff_s:6.2f}s {r.payout:16} {r.numbers:3d} {_pct(e.edge)}  {_pct(e.low)} {_pct(e.high)}  "
+                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s")
+    for p in outcome.payouts:
+        safe = outcome.safe_call(p.key)
+        lines.append(f"latest safe 'no more bets' (617c.3(c)), {p.label} ({p.clause}): "
+                     + ("none: the interval reaches zero even at the launch" if safe is None
+                        else f"{safe:g} s after the launch"))
+    lines.append(f"wall: campaign {outcome.campaign_s:.0f} s, predictions {outcome.predict_s:.0f} s")
+    return "\n".join(lines)
+
+
+def command_line(args) -> str:
+    parts = ["twin edge", args.design, f"--runs {args.runs}", f"--seed {args.seed}"]
+    if args.cutoff_s:
+        parts.append("--cutoff-s " + ",".join(f"{c:g}" for c in args.cutoff_s))
+    parts += [f"--observer {args.observer}", f"--frame-s {args.frame_s:.6g}", f"--angle-res-deg {args.angle_res_deg:g}",
+              f"--window-s {args.window_s:g}", f"--noise-seed {args.noise_seed}", f"--confidence {args.confidence:g}"]
+    return " ".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from twin.edge.observer import Camera
+    from twin.edge.pipeline import estimate_edge
+    from twin.validate.pipeline import design_kind
+
+    # PyBullet's C library prints a banner on import: fd 1 goes to stderr while the physics runs.
+    sys.stdout.flush()
+    result_fd = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        try:
+            kind = design_kind(args.design)
+            camera = Camera(args.frame_s, args.angle_res_deg, args.observer, args.window_s) if kind == "wheel" else None
+            outcome = estimate_edge(args.design, args.runs, cutoffs=args.cutoff_s, camera=camera, payouts=args.payout,
+                                    lucky_mean_count=args.lucky_mean_count, lucky_mean_odds=args.lucky_mean_odds,
+                                    workers=args.workers, engine=args.engine, ray_address=args.ray_address,
+                                    seed=args.seed, noise_seed=args.noise_seed, confidence=args.confidence,
+                                    results=args.results, progress=True)
+            if args.report:
+                from pathlib import Path
+
+                from twin.edge.report import write_report
+                outcome.report_path = str(write_report(outcome, Path(args.report), command_line(args)))
+        except (TwinError, ValueError) as err:
+            print(f"twin edge: {err}", file=sys.stderr)
+            return 2
+        text = ("\n".join(json.dumps(x, sort_keys=True) for x in outcome.lines_json()) if args.json
+                else text_of(outcome) + (f"\nreport: {outcome.report_path}" if outcome.report_path else ""))
+        with os.fdopen(os.dup(result_fd), "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+        return 0
+    finally:
+        sys.stdout.flush()
+        os.dup2(result_fd, 1)
+        os.close(result_fd)

@@ -1,0 +1,238 @@
+"""An edge estimate from end to end: the design, the campaign, the predictions, the edges.
+
+The spins or drops are a ``twin validate`` campaign (``twin.validate.campaign``):
+the same seeds, engines, resumable JSON-lines file and default file name, so
+an edge estimate after a validation (or the other way round) runs no physics
+twice. The wheel's predictions (an ODE per spin and cutoff) run on a local
+process pool and are themselves kept in a resumable JSON-lines file beside
+the campaign's, keyed by the observer's settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from twin.edge.estimate import latest_safe_cutoff
+from twin.edge.observer import Camera
+from twin.edge.payouts import (DEFAULT_LUCKY_MEAN_COUNT, DEFAULT_LUCKY_MEAN_ODDS, StraightPayout,
+                               straight_payouts)
+from twin.edge.tower import TowerEdge, tower_edge
+from twin.edge.wheel import CutoffEdge, default_cutoffs, predict_spin, track_time_range, wheel_edges
+from twin.errors import TwinError
+from twin.progress import bar as progress_bar
+from twin.shipped import shipped_design
+from twin.validate.campaign import CampaignError, Plan, default_results_path, run_campaign
+from twin.validate.engines import _worker_start, make_engine
+from twin.validate.pipeline import design_kind
+from twin.validate.runs import TOWER, WHEEL, design_for
+
+PREDICT_BLOCK = 20       # spins per task of the prediction pool
+FORMAT = 1
+
+
+class EdgeError(TwinError):
+    """Bad input to an edge estimate (a cutoff past the spin, a negative noise)."""
+
+
+@dataclass
+class EdgeOutcome:
+    kind: str
+    design_path: str
+    design_name: str
+    first_seed: int
+    runs: int
+    confidence: float
+    results_path: str
+    camera: Camera | None = None
+    cutoffs: list[float] = field(default_factory=list)
+    payouts: list[StraightPayout] = field(default_factory=list)
+    rows: list[CutoffEdge] = field(default_factory=list)
+    tower: TowerEdge | None = None
+    campaign_s: float = 0.0
+    predict_s: float = 0.0
+    invalid: int = 0
+    report_path: str | None = None
+
+    def safe_call(self, payout: str) -> float | None:
+        rows = [r for r in self.rows if r.payout == payout]
+        return latest_safe_cutoff([r.cutoff_s for r in rows], [r.edge for r in rows])
+
+    def verdict_json(self) -> dict:
+        out = {"design": self.design_path, "kind": self.kind, "runs": self.runs, "first_seed": self.first_seed,
+               "confidence": self.confidence, "campaign_s": round(self.campaign_s, 1),
+               "predict_s": round(self.predict_s, 1), "results_file": self.results_path}
+        if self.kind == WHEEL:
+            out["camera"] = self.camera.to_json()
+            out["invalid_spins_left_out"] = self.invalid
+            out["latest_safe_call_s"] = {p.key: self.safe_call(p.key) for p in self.payouts}
+        else:
+            out.update(self.tower.to_json())
+        if self.report_path:
+            out["report"] = self.report_path
+        return out
+
+    def lines_json(self) -> list[dict]:
+        """One object per cutoff and payout (a tower: one), then the verdict."""
+        if self.kind == TOWER:
+            return [dict(self.verdict_json(), verdict=True)]
+        return [r.to_json() for r in self.rows] + [dict(self.verdict_json(), verdict=True)]
+
+
+def check_cutoffs(design, cutoffs: list[float] | None) -> tuple[list[float], float, float]:
+    shortest, longest = track_time_range(design)
+    if cutoffs is None:
+        return default_cutoffs(shortest), shortest, longest
+    for c in cutoffs:
+        if not c >= 0:
+            raise EdgeError(f"{design.source}: cutoff-s: {c:g} s is before the launch: a cutoff is 0 or more")
+        if c >= longest:
+            raise EdgeError(f"{design.source}: cutoff-s: {c:g} s is past the spin: the ball leaves the track "
+                            f"{shortest:.1f}-{longest:.1f} s after the launch on this design (617c.3(c): bets "
+                            "close while the ball runs)")
+    return sorted(set(cutoffs)), shortest, longest
+
+
+def _predict_task(job) -> list[dict]:
+    path, seeds, cutoffs, camera, noise_seed = job
+    design = design_for(WHEEL, path, None)
+    return [predict_spin(design, s, cutoffs, camera, noise_seed) for s in seeds]
+
+
+def predictions_path(results: Path, settings: dict) -> Path:
+    """Beside the campaign's file, one per observer's settings."""
+    key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:10]
+    return results.with_name(f"{results.stem}.edge-{key}.jsonl")
+
+
+def _read_predictions(path: Path, header: dict) -> dict[int, dict]:
+    if not path.exists() or path.stat().st_size == 0:
+        return {}
+    raw = path.read_bytes()
+    if not raw.endswith(b"\n"):                   # cut short by an interruption: drop the piece
+        keep = raw.rfind(b"\n") + 1
+        with path.open("r+b") as f:
+            f.truncate(keep)
+        raw = raw[:keep]
+    lines = raw.decode("utf-8").splitlines()
+    if not lines:
+        return {}
+    if json.loads(lines[0]) != header:
+        raise CampaignError(f"{path}: holds predictions of other settings; delete it")
+    out = {}
+    for line in lines[1:]:
+        record = json.loads(line)
+        out[int(record["seed"])] = record
+    return out
+
+
+def predict_all(plan: Plan, results: Path, seeds: list[int], cutoffs: list[float], camera: Camera, noise_seed: int,
+                workers: int, progress: bool) -> dict[int, dict]:
+    settings = {"twin_edge": FORMAT, "design_sha256": plan.design_sha256, "cutoffs": cutoffs,
+                "camera": camera.to_json(), "noise_seed": noise_seed}
+    path = predictions_path(results, settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = _read_predictions(path, settings)
+    todo = [s for s in seeds if s not in done]
+    jobs = [(plan.design_path, todo[i:i + PREDICT_BLOCK], cutoffs, camera, noise_seed)
+            for i in range(0, len(todo), PREDICT_BLOCK)]
+    pool = mp.get_context("spawn").Pool(workers, initializer=_worker_start) if workers > 1 and len(jobs) > 1 else None
+    try:
+        results = pool.imap_unordered(_predict_task, jobs) if pool else map(_predict_task, jobs)
+        with path.open("a", encoding="utf-8") as out, \
+                progress_bar(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
+                             disable=not progress, dynamic_ncols=True) as bar:
+            if out.tell() == 0:
+                out.write(json.dumps(settings, sort_keys=True) + "\n")
+            for chunk in results:
+                out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in chunk))
+                out.flush()
+                for r in chunk:
+                    done[r["seed"]] = r
+                bar.update(len(chunk))
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    return done
+
+
+def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None = None,
+                  camera: Camera | None = None, payouts: list[str] | None = None,
+                  lucky_mean_count: float | None = None, lucky_mean_odds: float | None = None,
+                  workers: int = 1, engine: str = "local", ray_address: str | None = None, seed: int = 0,
+                  noise_seed: int = 0, confidence: float = 0.99, results: str | Path | None = None,
+                  progress: bool = False, records: list[dict] | None = None) -> EdgeOutcome:
+    """The edge of a design: a wheel's per cutoff and payout, a tower's from its loaded faces.
+    ``records`` (a finished campaign's) skips running one."""
+    path = shipped_design(design)
+    kind = design_kind(path)
+    loaded = design_for(kind, path, None)
+    if not 0.5 <= confidence < 1:
+        raise EdgeError(f"confidence must be in [0.5, 1), got {confidence}")
+    if kind == WHEEL:
+        camera = camera or Camera()
+        cutoffs, _, _ = check_cutoffs(loaded, cutoffs)
+        try:
+            table = straight_payouts(DEFAULT_LUCKY_MEAN_COUNT if lucky_mean_count is None else lucky_mean_count,
+                                     DEFAULT_LUCKY_MEAN_ODDS if lucky_mean_odds is None else lucky_mean_odds)
+        except ValueError as err:
+            raise EdgeError(f"lucky: {err}") from None
+        keys = payouts or list(table)
+        unknown = [k for k in keys if k not in table]
+        if unknown:
+            raise EdgeError(f"payout: unknown {', '.join(unknown)}; expected one of {', '.join(table)}")
+        chosen = [table[k] for k in keys]
+    elif cutoffs:
+        raise EdgeError(f"{path}: cutoff-s: a tower has no cutoff: the player sees the loaded faces before betting")
+    plan = Plan(kind, path, Path(path).read_text(encoding="utf-8"), seed, runs)
+    results_path = Path(results) if results else default_results_path(plan)
+    started = time.perf_counter()
+    if records is None:
+        runner = make_engine(engine, workers, ray_address)
+        try:
+            records = run_campaign(plan, runner, results_path, progress)
+        finally:
+            runner.close()
+    outcome = EdgeOutcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, len(records), confidence,
+                          str(results_path), campaign_s=time.perf_counter() - started)
+    if kind == TOWER:
+        outcome.tower = tower_edge(records, confidence)
+        return outcome
+    started = time.perf_counter()
+    valid = [r for r in records if r["valid"]]
+    predictions = predict_all(plan, results_path, [r["seed"] for r in valid], cutoffs, camera, noise_seed, workers, progress)
+    outcome.predict_s = time.perf_counter() - started
+    outcome.camera, outcome.cutoffs, outcome.payouts = camera, cutoffs, chosen
+    outcome.invalid = len(records) - len(valid)
+    outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, confidence)
+    return outcome
+
+
+VALIDATE_PAYOUT = "lightning"      # the game's base straight up, 617c.3(f)
+
+
+def call_time_summary(path: str, records: list[dict], results: Path, workers: int, confidence: float,
+                      progress: bool) -> dict:
+    """What ``twin validate`` reports beside the fairness tests of a wheel: the
+    latest safe "no more bets" for the default observer, at the base payout."""
+    outcome = estimate_edge(path, len(records), payouts=[VALIDATE_PAYOUT], workers=workers,
+                            seed=records[0]["seed"] if records else 0, confidence=confidence,
+                            results=results, progress=progress, records=records)
+    rows = [r for r in outcome.rows if r.payout == VALIDATE_PAYOUT]
+    return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": "29 to 1 (617c.3(f))",
+            "observer": outcome.camera.to_json(),
+            "edges": [{"cutoff_s": r.cutoff_s, "edge": round(r.edge.edge, 4), "high": round(r.edge.high, 4)}
+                      for r in rows],
+            "method": "twin edge, docs/edge.md"}
+
+
+def call_time_text(summary: dict) -> str:
+    safe = summary["latest_safe_call_s"]
+    when = ("none: even at the launch the edge's interval reaches zero" if safe is None
+            else f"{safe:g} s after the launch")
+    return f"  info  latest safe 'no more bets' (617c.3(c)), straight ups at {summary['payout']}: {when} (twin edge)"
