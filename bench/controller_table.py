@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
-from bench.greeting import greet, reply_to
+from bench.greeting import greet, replies_to, reply_to
 from bench.link import open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
@@ -41,7 +41,9 @@ from bench.protocol.errors import ProtocolViolation
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal import JournalWriter
 from bench.recorder import Recorder, oracle_input, session_header
-from bench.rules import Lucky, describe, get_game
+from bench.probe_wagers import probe_wagers
+from bench.rules import Lucky, Wager, describe, get_game
+from bench.rules.cover import cover
 from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.rules.submission import Rules, default_rules
 from bench.seal import sealer_for
@@ -237,12 +239,13 @@ class ControllerTable:
     def __init__(self, game: str, paytable: str | None = None, rules: Rules | None = None, *,
                  connect: Callable[[str, Rules], ControllerConnection], log: WireLog,
                  readings: Mapping[str, Mapping[str, Mapping[str, str]]] | None = None,
-                 plain_bets: Iterable[str] = ()):
+                 plain_bets: Iterable[str] = (), cover: bool = False):
         self.game = get_game(game)
         self.rules = rules if rules is not None else default_rules(game, paytable)
         self.descriptor = self.game.descriptor
         self.readings = readings or {}
         self.plain_bets = frozenset(plain_bets)   # bets the scenario pays at base odds: no Lucky Number on them
+        self.cover = cover                         # the players cover the layout beside the scenario's wagers
         self.wagers: list[PlacedWager] = []
         self.lucky: tuple[Lucky, ...] = ()         # what the controller revealed
         self.dictated: tuple[Lucky, ...] = ()      # what the scenario says the RNG revealed (not imposed)
@@ -260,6 +263,7 @@ class ControllerTable:
         self._settlements: dict[str, dict] | None = None
         self._pending_roll: int | None = None      # Dice-Ology: the roll commanded, awaiting its reading
         self._rounds: set[int] = set()             # the controller's rounds this scenario played in
+        self.closing: list[str] = []               # SETTLE, SETTLED, CLEARED of the last round, as they came
 
     @property
     def game_name(self) -> str:
@@ -421,10 +425,30 @@ class ControllerTable:
                              f"{sorted(self.plain_bets)}; the scenario needs a round without\n"
                              f"wire log: {self.log.path}")
 
+    def place_after_rolls(self, bet: str, stake: int) -> str:
+        """Dice-Ology: throw the scenario's rolls so far, then place a wager in
+        the middle of the sequence (20:18:33:14(1)(d), (2)(e): at the beginning
+        of the roll only). The controller's REFUSE raises RulesError (field
+        ``bet``); an ACCEPT is the oracle's violation."""
+        if not self.descriptor.rolls:
+            raise AssertionError("a wager between rolls is for a game of rolls (Dice-Ology)")
+        self.settle()
+        if self._phase != "rolling":
+            raise AssertionError(f"the rolls {self.outcome.get('rolls')} ended the sequence; no roll is under way")
+        wire_id, reply = self._send_wager(bet, stake)
+        self._check()
+        if reply.type == "REFUSE":
+            raise RulesError(f"the controller refused the wager on {bet!r} during the sequence of round "
+                             f"{self._round}: {reply['reason']}", field="bet", clause=reply.get("clause"))
+        return wire_id
+
     def _play_round(self, outcome: dict) -> tuple[dict[str, dict], bool]:
         conn = self._controller()
         round_no = self._round
         self.rounds_played.append(round_no)
+        self.closing = []
+        if self.cover:
+            self._cover_round()
         conn.send("CLOSE", round=round_no)
         conn.expect("NOMORE")
         self._phase = "closed"
@@ -458,6 +482,19 @@ class ControllerTable:
                   else f"the controller's RESULT {dict(reply.fields)}")
         return self._by_scenario_id(clause), no_roll
 
+    def _cover_round(self) -> None:
+        """The players' cover of the layout and the wagers a controller must
+        refuse, beside the scenario's: not the scenario's wagers, but settled
+        in the same round and judged by the oracle like them."""
+        conn = self._controller()
+        placed = [Wager(conn.wager_id(), bet, stake) for bet, stake in cover(self.game.name, self.rules, self._round)]
+        unlawful = [p.wager for p in probe_wagers(self.game.name, self.rules, self._round, placed)]
+        for wager in placed + unlawful:
+            conn.send("WAGER", round=self._round, id=wager.id, bet=wager.bet, stake=wager.stake)
+        replies = replies_to(conn.session, [w.id for w in placed + unlawful], conn.reply_s)
+        self._unsettled.update(wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT")
+        self._check()
+
     def _report(self, shown, *, field: str, **reading) -> Message:
         """SENSOR with the plant's reading; the controller's RESULT / NOROLL,
         or ERROR (bad-sensor) raised as RulesError naming the outcome's field."""
@@ -487,6 +524,7 @@ class ControllerTable:
         seen = set()
         while not {"SETTLED", "CLEARED"} <= seen:
             message = conn.expect("SETTLE", "SETTLED", "CLEARED")
+            self.closing.append(message.type)
             seen.add(message.type)
             if message.type == "SETTLE":
                 self._settled[message["id"]] = message["returned"]

@@ -29,9 +29,11 @@ import simpy.rt
 from bench.greeting import greet, replies_to, reply_to
 from bench.plant import Reading
 from bench.players import PlayerMix
-from bench.probes import Probe
+from bench.oracle.clauses import PROTOCOL, awaited_clause
+from bench.probe_wagers import probe_wagers
+from bench.probes import Probe, resolve_stage
 from bench.protocol import Message, Session, make
-from bench.protocol.errors import LinkError
+from bench.protocol.errors import LinkError, ResponseTimeout
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import describe
 from bench.rules.descriptor import NO_ROLL_VOIDS
@@ -52,7 +54,19 @@ class Phases:
 
 class RoundFailed(Exception):
     """The controller did not play its part of a round (no reply in time,
-    or the link failed). The round is void; the session goes on."""
+    or the link failed). The round is void; the session goes on. The message
+    starts with the clause broken, in brackets (``failure_text``)."""
+
+
+def failure_text(clause: str, detail: str) -> str:
+    return f"[{clause}] {detail}"
+
+
+def failure_clause(text: str) -> str:
+    """The clause a failed round's message names (``protocol`` if none)."""
+    if text.startswith("[") and "]" in text:
+        return text[1:text.index("]")]
+    return PROTOCOL
 
 
 class RoundVoided(RoundFailed):
@@ -66,7 +80,8 @@ class RoundCycle:
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
                  on_round_end: Callable[..., None] = lambda *a, **k: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
-                 probes: dict[int, Probe] | None = None):
+                 probes: dict[int, Probe] | None = None, probe_unlawful: bool = True,
+                 stop: Callable[[], bool] = lambda: False):
         self.env = env
         self.session = session
         self.game = game
@@ -81,7 +96,10 @@ class RoundCycle:
         self.software = software
         self.probe_late_wager = probe_late_wager   # one wager after no more bets, each round
         self.probes = probes or {}                 # staged edge cases by session round (bench.probes)
+        self.probe_unlawful = probe_unlawful       # the wagers of bench.probe_wagers, each round
+        self.stop = stop                           # asked after each round: end the session early?
         self.current_round: int | None = None
+        self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
         self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
 
@@ -90,13 +108,18 @@ class RoundCycle:
         return self.session.send(make(type_, **fields))
 
     def _expect(self, *types: str) -> Message:
-        """The next of ``types`` from the controller; a RESET it sends meanwhile voids the round."""
-        if "RESET" in types:
-            return self.session.receive(self.phases.reply_s, expect=types)
-        message = self.session.receive(self.phases.reply_s, expect=types + ("RESET",))
-        if message.type == "RESET":
-            raise RoundVoided(f"round {message.get('round', self.current_round)}: voided: the controller "
-                              f"reset ({message.get('reason')})")
+        """The next of ``types`` from the controller; one that does not come in
+        time fails the round naming the clause that orders it
+        (``bench.oracle.clauses``); a RESET the controller sends meanwhile
+        voids the round."""
+        wanted = types if "RESET" in types else types + ("RESET",)
+        try:
+            message = self.session.receive(self.phases.reply_s, expect=wanted)
+        except ResponseTimeout as err:
+            raise RoundFailed(failure_text(awaited_clause(self.game, types), f"round {self.current_round}: {err}")) from None
+        if message.type == "RESET" and "RESET" not in types:
+            raise RoundVoided(failure_text(PROTOCOL, f"round {message.get('round', self.current_round)}: voided: "
+                                                     f"the controller reset ({message.get('reason')})"))
         return message
 
     def _pause(self, seconds: float):
@@ -126,7 +149,7 @@ class RoundCycle:
     def run(self, rounds: int, progress: Callable[[], None] = lambda: None):
         """simpy process: play ``rounds`` rounds (a void round counts)."""
         self.handshake()
-        while self.rounds_done < rounds:
+        while self.rounds_done < rounds and not self.stop():
             failure = None
             self.current_round = None     # until the controller opens one: a failure before it is round 0
             voided = False
@@ -134,9 +157,12 @@ class RoundCycle:
                 yield from self._round()
             except RoundVoided as err:
                 failure, voided = str(err), True
-            except (RoundFailed, LinkError) as err:
+            except RoundFailed as err:
                 failure = str(err)
+            except LinkError as err:
+                failure = failure_text(PROTOCOL, str(err))
             if voided:
+                self._after_void(self.current_round or 0)
                 self.on_round_end(self.current_round or 0, failure, void=True)
             else:
                 self.on_round_end(self.current_round or 0, failure)
@@ -157,14 +183,24 @@ class RoundCycle:
         opened = self._expect("OPEN")
         round_no = self.current_round = opened["round"]
         probe = self.probes.get(self.rounds_done + 1)
-        wagers = probe.wagers(round_no) if probe else self.players.wagers(self.session_seed, round_no)
+        covering = getattr(self.players, "covers_layout", False)
+        if probe and probe.bets and not covering:
+            wagers = probe.wagers(round_no)
+        else:
+            wagers = self.players.wagers(self.session_seed, round_no)
+        # Wagers a compliant controller refuses (bench.probe_wagers), after the players'.
+        unlawful = [p.wager for p in probe_wagers(self.game, self.rules, round_no, wagers)] \
+            if self.probe_unlawful else []
 
         # (d)(1) the players place their wagers while betting is open. All are
         # sent before any reply is awaited, as players at a table do not wait
         # for each other; the replies may come in any order.
-        for wager in wagers:
+        for wager in wagers + unlawful:
             self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
-        replies_to(self.session, [wager.id for wager in wagers], self.phases.reply_s)
+        try:
+            replies_to(self.session, [wager.id for wager in wagers + unlawful], self.phases.reply_s)
+        except ResponseTimeout as err:
+            raise RoundFailed(failure_text(awaited_clause(self.game, ("ACCEPT",)), f"round {round_no}: {err}")) from None
         yield self._pause(phases.betting_s)
 
         # no more bets; then (d)(2) the RNG reveals the Lucky Numbers
@@ -179,9 +215,11 @@ class RoundCycle:
         if self.probe_late_wager:
             self._expect_reply_to(f"r{round_no}late")
         lucky_bets: tuple[str, ...] = ()
+        previous_lucky, self.lucky = self.lucky, ()
         if self.descriptor.lightning:
             lucky = self._expect("LUCKY")
-            lucky_bets = tuple(entry.bet for entry in lucky["lucky"])
+            self.lucky = tuple((entry.bet, entry.pays) for entry in lucky["lucky"])
+            lucky_bets = tuple(bet for bet, _ in self.lucky)
             yield self._pause(phases.lucky_s)
 
         # (d)(3) the dealer triggers; (d)(4) the plant comes to rest; (d)(5) result or no roll
@@ -189,7 +227,9 @@ class RoundCycle:
         for attempt in range(MAX_ATTEMPTS):
             command = self._expect(*COMMANDS)
             reading = self.plant.read(round_no, attempt, self.descriptor.dice_count,
-                                      stage=probe.stage if probe else None, lucky_bets=lucky_bets)
+                                      stage=resolve_stage(self.game, probe.stage, self.lucky, previous_lucky)
+                                      if probe else None,
+                                      lucky_bets=lucky_bets)
             self.on_plant(round_no, attempt, reading)
             yield self._pause(reading.duration_s)
             self._send("SENSOR", **self._sensor_fields(round_no, command, reading))
@@ -204,7 +244,8 @@ class RoundCycle:
                 continue
             break
         else:
-            raise RoundFailed(f"round {round_no}: no result after {MAX_ATTEMPTS} releases")
+            raise RoundFailed(failure_text(awaited_clause(self.game, ("RESULT",)),
+                                           f"round {round_no}: no result after {MAX_ATTEMPTS} releases"))
 
         # (d)(6) settlement, then the dice are cleared
         self._expect("SETTLED")
@@ -213,7 +254,11 @@ class RoundCycle:
         yield self._pause(phases.clear_s)
 
     def _expect_reply_to(self, wager_id: str) -> Message:
-        return reply_to(self.session, wager_id, self.phases.reply_s)
+        try:
+            return reply_to(self.session, wager_id, self.phases.reply_s)
+        except ResponseTimeout as err:
+            raise RoundFailed(failure_text(awaited_clause(self.game, ("ACCEPT",)),
+                                           f"round {self.current_round}: {err}")) from None
 
     def _sensor_fields(self, round_no: int, command: Message, reading: Reading) -> dict:
         if self.descriptor.pocket:
@@ -222,6 +267,19 @@ class RoundCycle:
         if self.descriptor.rolls:
             fields["roll"] = command["roll"]
         return fields
+
+    def _after_void(self, round_no: int) -> None:
+        """The controller voids the round it reset in (every stake returned,
+        SETTLED, CLEARED) before it opens the next: wait for that CLEARED (or
+        the next OPEN, left queued) so that the void's messages are not taken
+        for the next round's."""
+        try:
+            message = self.session.receive(self.phases.reply_s, expect=("CLEARED", "OPEN"))
+        except ResponseTimeout:
+            return                   # the next round's OPEN will be awaited, and its absence fail that round
+        if message.type == "OPEN":
+            self.session.inbox.appendleft(message)
+        self._drop_stale(round_no)
 
     def _drop_stale(self, round_no: int) -> None:
         """SETTLE frames (and anything else of a finished round) have been seen

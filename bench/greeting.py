@@ -7,6 +7,7 @@ replies to its own wagers."""
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from pathlib import Path
 
 from bench.protocol import PROTOCOL_VERSION, Message, Session, make
@@ -81,12 +82,13 @@ def replies_to(session: Session, wager_ids, reply_s: float) -> dict[str, Message
     """The controller's ACCEPT or REFUSE of each of these wagers, in whatever
     order they come (others stay judged and are passed over); each wait is
     bounded by ``reply_s``."""
-    waiting, replies = set(wager_ids), {}
+    waiting, replies = Counter(wager_ids), {}   # an id placed twice (a probe) is answered twice
     while waiting:
         reply = session.receive(reply_s, expect=("ACCEPT", "REFUSE"))
-        if reply["id"] in waiting:
-            waiting.discard(reply["id"])
-            replies[reply["id"]] = reply
+        if waiting[reply["id"]] > 0:
+            waiting[reply["id"]] -= 1
+            waiting = +waiting
+            replies.setdefault(reply["id"], reply)
     return replies
 
 

@@ -7,7 +7,9 @@ Plants, found by name (``PLANTS``):
 - ``wheel``: the PyBullet wheel twin (Lightning Roulette); an invalid spin is
   spun again, as a dealer would;
 - ``dice``: two or three fair dice from a seeded RNG (Dice-Ology's shooter:
-  there is no physics twin of a craps throw yet), always flat;
+  there is no physics twin of a craps throw yet), flat unless a probe stages a
+  cocked die; for Lightning Roulette, a fair wheel. Staged outcomes are taken
+  as asked: no physics to search;
 - ``recorded``: pre-simulated outcomes, JSON lines from ``twin drop --json`` or
   ``twin spin --json``, replayed in order, for speed.
 
@@ -228,9 +230,23 @@ class FairDicePlant:
         import random
         seed = draw_seed(self.session_seed, round_no, attempt)
         rng = random.Random(seed)
+        staged = _describe(stage) if stage is not None and (attempt == 0 or stage.rolls) else None
+        if dice_count == 0:
+            pocket = rng.randrange(37)
+            if staged and stage.pockets:
+                pocket = ([n for n in stage.pockets if f"straight:{n}" not in lucky_bets] or list(stage.pockets))[0]
+            return Reading(pocket=pocket, seed=seed, duration_s=20.0,
+                           detail={"seed": seed, "number": pocket, "staged": staged})
         dice = tuple(rng.randint(1, 6) for _ in range(dice_count))
-        return Reading(dice=dice, flat=(True,) * dice_count, seed=seed, duration_s=2.0,
-                       detail={"seed": seed, "faces": list(dice)})
+        flat = (True,) * dice_count
+        if staged and stage.faces:
+            dice = tuple(rng.sample(stage.faces, len(stage.faces)))
+        elif staged and stage.cocked:
+            flat = (False,) + (True,) * (dice_count - 1)
+        elif stage is not None and stage.rolls and attempt < len(stage.rolls):
+            dice = tuple(stage.rolls[attempt])
+        return Reading(dice=dice, flat=flat, seed=seed, duration_s=2.0,
+                       detail={"seed": seed, "faces": list(dice), "flat": list(flat), "staged": staged})
 
 
 class RecordedPlant:
@@ -276,6 +292,8 @@ def _describe(stage: Stage | None) -> str | None:
         return "a die cocked"
     if stage.faces:
         return "faces " + "-".join(map(str, sorted(stage.faces)))
+    if stage.rolls:
+        return "rolls " + ",".join(f"{a}-{b}" for a, b in stage.rolls)
     return "pockets " + ",".join(map(str, stage.pockets))
 
 

@@ -35,3 +35,29 @@ class PlayerMix:
         weights = [weight for _, weight in self.bets]
         return [Wager(f"r{round_no}w{i + 1}", rng.choices(names, weights)[0], rng.choice(self.stakes))
                 for i in range(self.wagers_per_round)]
+
+
+@dataclass(frozen=True)
+class CoveringPlayers:
+    """Players who cover the layout every round (``bench.rules.cover``), with
+    stakes that turn through small, large and odd amounts: every winning
+    position is paid in every round it wins."""
+    game: str
+    rules: object
+    covers_layout = True     # every round: the cycle places no probe's own bets instead
+
+    def wagers(self, session_seed: int, round_no: int) -> list[Wager]:
+        from bench.rules.cover import cover
+        return [Wager(f"r{round_no}c{i + 1}", bet, stake)
+                for i, (bet, stake) in enumerate(cover(self.game, self.rules, round_no))]
+
+    @property
+    def bets(self) -> tuple[tuple[str, int], ...]:
+        from bench.rules.cover import cover
+        return tuple((bet, 1) for bet, _ in cover(self.game, self.rules, 0))
+
+    @property
+    def stakes(self) -> tuple[int, ...]:
+        from bench.rules.cover import STAKE_LADDER, stake_limits
+        low, high = stake_limits(self.rules)
+        return tuple(s for s in STAKE_LADDER if low <= s <= (high or s)) or (low,)

@@ -67,6 +67,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "without it they are unsealed")
     group.addoption("--controller-log", default="reports/controller", metavar="DIR",
                     help="where each scenario's wire log is written (default reports/controller)")
+    group.addoption("--controller-players", choices=("cover", "scenario"), default="cover",
+                    help="cover (default): beside each scenario's wagers, every round the players cover the "
+                         "layout and place the wagers a controller must refuse (bench.rules.cover, "
+                         "bench.probe_wagers), all judged by the oracle; scenario: the scenario's wagers only")
 
 
 def _readings(config: pytest.Config) -> dict:
@@ -299,7 +303,8 @@ def controller_tables(request: pytest.FixtureRequest, controller_pool: Controlle
         log = WireLog(path, f"{request.node.nodeid} on {controller_pool.target.url}")
         logs.append(path)
         table = ControllerTable(game, paytable, rules, connect=lambda g, r: controller_pool.connect(g, r, log),
-                                log=log, readings=readings, plain_bets=p.plain_bets)
+                                log=log, readings=readings, plain_bets=p.plain_bets,
+                                cover=request.config.getoption("--controller-players") == "cover")
         tables.append(table)
         return table
 

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from bench.errors import RulesError
 from bench.rules import get_game
 
 
@@ -56,6 +57,8 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
         returned += summary.returned
         no_rolls += bool(summary.no_roll)
     game_rules = get_game(game)
+    # A bet the game does not offer, accepted all the same, is a violation; it has no return to expect.
+    stakes_by_bet = {bet: stake for bet, stake in stakes_by_bet.items() if _offered(game_rules, bet, rules)}
     total = sum(stakes_by_bet.values())
     expected = (sum(stake * game_rules.rtp(bet, rules) for bet, stake in stakes_by_bet.items()) / total
                 if total else None)
@@ -83,6 +86,14 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     variance = sum((r - ratio * s) ** 2 for s, r in played) * n / (n - 1) / staked ** 2
     half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * math.sqrt(variance)
     return max(0.0, ratio - half), ratio + half
+
+
+def _offered(game_rules, bet: str, rules) -> bool:
+    try:
+        game_rules.check_bet(bet, rules)
+    except RulesError:
+        return False
+    return True
 
 
 def format_summary(summary: Summary, journal: str | None = None, head: str | None = None, *,

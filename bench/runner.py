@@ -25,7 +25,7 @@ from bench.journal import JournalWriter
 from bench.link import open_link
 from bench.oracle import Oracle
 from bench.plant import file_digest, make_plant
-from bench.players import PlayerMix
+from bench.players import CoveringPlayers, PlayerMix
 from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
 from bench.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
@@ -55,8 +55,10 @@ class SessionConfig:
     # ("--protocol", "1") for a version-1-only controller, ("--fault", "delay=0.5:0.2")
     emulator_args: tuple[str, ...] = ()
     phases: Phases = field(default_factory=Phases)
-    players: PlayerMix | None = None       # default: PlayerMix.default(game)
+    players: PlayerMix | None = None       # default: CoveringPlayers (the layout covered every round)
     probes: bool = True                    # stage the edge cases of bench.probes in early rounds
+    probe_wagers: bool = True              # place the wagers of bench.probe_wagers every round
+    stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
     progress: bool = True
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
@@ -160,10 +162,12 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             recorder.on_round_end(round_no, failure, **fields)
 
         cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
-                           players=config.players or PlayerMix.default(config.game),
+                           players=config.players or CoveringPlayers(config.game, rules),
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
-                           probes=cycle_probes)
+                           probes=cycle_probes, probe_unlawful=config.probe_wagers,
+                           stop=(lambda: bool(oracle.violations or failures)) if config.stop_at_first_finding
+                           else (lambda: False))
         bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
                                                desc=f"{config.game}", leave=False))
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))

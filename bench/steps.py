@@ -124,6 +124,13 @@ def try_place(table, seen, stake, bet):
     seen.error = refusal(lambda: table.place(bet, stake))
 
 
+@when(parsers.parse('the player tries to place {stake:d} on "{bet}" after those rolls'))
+def try_place_after_rolls(table, seen, stake, bet):
+    """The rolls so far are thrown first; the wager comes in the middle of the sequence."""
+    seen.attempted = True
+    seen.error = refusal(lambda: table.place_after_rolls(bet, stake))
+
+
 @then("the wager is accepted")
 def wager_accepted(seen):
     assert seen.attempted and seen.error is None, f"refused: {seen.error}"
@@ -328,6 +335,18 @@ def no_roll_not_called(table):
     assert not calls, f"settled as a no roll: {calls}"
     dice_settled = [settlements[w.id]["returned"] != w.stake for w in table.wagers]
     assert any(dice_settled), f"every stake came back, as in a no roll: {settlements}"
+
+
+@then("every wager is settled before the dice are removed from the tray")
+def settled_before_cleared(table):
+    """625b.2(d)(6): on the wire, every SETTLE and the SETTLED total come before CLEARED."""
+    settlements = table.settle()
+    unsettled = [w.bet for w in table.wagers if w.id not in settlements]
+    assert not unsettled, f"never settled: {unsettled}"
+    closing = table.closing
+    assert "CLEARED" in closing, f"the round's end, as the controller said it: {closing}"
+    late = closing[closing.index("CLEARED") + 1:]
+    assert not late, f"after CLEARED the controller still sent {late} (625b.2(d)(6))"
 
 
 @then("the round is refused as impossible")

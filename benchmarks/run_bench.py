@@ -37,6 +37,7 @@ from pathlib import Path
 import orjson
 
 from bench.journal import WIRE_COLUMNS
+from bench.players import PlayerMix
 from bench.replay import replay
 from bench.runner import SessionConfig, run_session
 
@@ -60,8 +61,10 @@ def steady_rate(journal: Path, rounds: int) -> float:
 
 def session(out: Path, rounds: int, **kw) -> tuple[float, float, Path]:
     started = time.perf_counter()
+    # The random mix of 10 wagers and no probe wagers: the figures compare with earlier runs.
     outcome = run_session(SessionConfig(game="lightning-dice", rounds=rounds, seed=1, out=str(out),
-                                        probes=False, progress=False, **kw))
+                                        probes=False, progress=False, players=PlayerMix.default("lightning-dice"),
+                                        probe_wagers=False, **kw))
     elapsed = time.perf_counter() - started
     assert not outcome.oracle.violations, outcome.oracle.violations[:3]
     return steady_rate(outcome.journal, rounds), rounds / elapsed, outcome.journal

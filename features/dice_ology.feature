@@ -16,8 +16,8 @@
 #     three side bets this engine settles.
 #   (1)(d), (2)(e) "A player may bet this feature at the beginning of the roll
 #     only": the engine settles bets placed before a given sequence of rolls;
-#     refusing a bet placed later is the game controller's job, so this is
-#     tested when a later issue runs these scenarios against the controller.
+#     refusing a bet placed later is the game controller's job: tested on
+#     the controller by features/round_order.feature.
 #   (1)(e), (2)(f) the lammer, and (1)(f), (2)(g), (3)(c) "the dealer shall
 #     pay ... and take ... down": the dealer's acts. What they decide is
 #     tested: a number rolled twice counts once, an unfinished bet stays up,

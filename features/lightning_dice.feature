@@ -14,8 +14,9 @@
 #     and the physics twin test them, not the rules.
 #   (d)(6) and the "time allotted" of (d)(1), "after no more bets" of (g)(1):
 #     the order of events in a round belongs to the game controller; the
-#     rules engine settles a finished round. A later issue runs these
-#     scenarios against the controller over its serial link.
+#     rules engine settles a finished round. (d)(6) is played on the
+#     controller by features/round_order.feature; the oracle judges the
+#     order of every round of `bench run` and `pytest features/`.
 
 Feature: Lightning Dice (58 Pa. Code § 625b.2)
   A certificate holder may offer to players a variation of Super Sic Bo

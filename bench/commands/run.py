@@ -51,14 +51,21 @@ def register(subparsers) -> None:
                    help="if --out holds a finished or crashed session, move it aside (DIR.old-N) instead of refusing")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
-    p.add_argument("--wagers", type=int, default=10, help="wagers per round (default 10)")
+    p.add_argument("--players", choices=("cover", "random"), default=None,
+                   help="cover (the default): every round the players cover the layout, every winning "
+                        "position at stakes that turn through small, large and odd amounts; random: a "
+                        "weighted mix of bets (--bets, --wagers)")
+    p.add_argument("--wagers", type=int, default=10, help="with --players random: wagers per round (default 10)")
     p.add_argument("--bets", metavar="BET=WEIGHT,...",
                    help="the players' mix, e.g. 'total:11=3,low=1' (default: a mix of every kind of bet)")
     p.add_argument("--phase", action="append", default=[], metavar="NAME=SECONDS",
                    help="a phase duration: betting, lucky, result, clear, or reply (the wall-clock wait "
                         "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
-                   help="do not stage the edge-case rounds (a cocked die, a triple, a straight up) of bench.probes")
+                   help="do not stage the edge-case rounds (a cocked die, a triple, a Lucky win...) of bench.probes")
+    p.add_argument("--no-probe-wagers", action="store_true",
+                   help="do not place the wagers a controller must refuse (a bet not offered, a zero stake, "
+                        "a stake over the limit, a duplicate id) each round")
     p.add_argument("--key", metavar="FILE",
                    help="seal the journal with this bench key (bench.key of bench key new); without it the "
                         "journal is unsealed")
@@ -118,15 +125,19 @@ def run(args) -> int:
         game_file = args.game if is_game_file(args.game) else None
         args.game = resolve_game(args.game)
         phases = parse_phases(args.phase, describe(args.game).phases)
-        mix = parse_mix(args.bets, args.game, args.wagers)
+        random_players = args.players == "random" or (args.players is None and args.bets is not None)
+        if args.players == "cover" and args.bets:
+            raise BenchError("--bets is a random mix; it does not go with --players cover")
+        mix = parse_mix(args.bets, args.game, args.wagers) if random_players else None
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
-                           phases=phases, players=mix, probes=not args.no_probes, key=args.key,
-                           seal_every=args.seal_every, force=args.force)
+                           phases=phases, players=mix, probes=not args.no_probes,
+                           probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
+                           force=args.force)
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)

@@ -157,17 +157,20 @@ class EmulatedController:
         wager_id = m["id"]
         if m["round"] != self.round:
             return self._refuse(m, "wrong-round")
-        if wager_id in self.wagers:
+        accept = self.policy.accept_unlawful_wager
+        if wager_id in self.wagers and not accept("duplicate-id"):
             return self._refuse(m, "duplicate-id")
         late = self.state != "betting"
         if late and not (self.policy.accept_late_wager() and self.state in ("closed", "released")):
             return self._refuse(m, "betting-closed", self.descriptor.betting_clause)
-        if m["stake"] <= 0:
-            return self._refuse(m, "bad-stake")
+        stake_problem = self.rules.stake_problem(m["stake"])
+        if stake_problem is not None and not accept("over-limit" if stake_problem.clause else "bad-stake"):
+            return self._refuse(m, "bad-stake", stake_problem.clause)
         try:
             self.game.check_bet(m["bet"], self.rules)
         except RulesError as err:
-            return self._refuse(m, "unknown-bet", err.clause)
+            if not accept("unknown-bet"):
+                return self._refuse(m, "unknown-bet", err.clause)
         self.wagers[wager_id] = Wager(wager_id, m["bet"], m["stake"])
         self.counting_from[wager_id] = len(self.rolls)
         self._send("ACCEPT", round=self.round, id=wager_id)
@@ -184,7 +187,8 @@ class EmulatedController:
                                               f"of round {self.round}")
         self.state = "closed"
         self._send("NOMORE", round=self.round)
-        self._reveal_lucky()
+        if not self.policy.lucky_after_result():
+            self._reveal_lucky()
 
     def _on_trigger(self, m: Message) -> None:
         if self.state != "closed" or m["round"] != self.round:
@@ -211,6 +215,7 @@ class EmulatedController:
             return self._error("bad-sensor", problem)
         if self.descriptor.pocket:
             self._send("RESULT", round=self.round, pocket=m["pocket"])
+            self._late_lucky()
             round_ = Round(self.game_name, pocket=m["pocket"], lucky=self.lucky)
             return self._settle_and_clear(round_)
         dice, flat = m["dice"], m["flat"]
@@ -218,11 +223,17 @@ class EmulatedController:
             return self._craps_roll(m["roll"], dice, all(flat))
         if not self._no_roll(flat):
             self._send("RESULT", round=self.round, dice=dice)
+            self._late_lucky()
             return self._settle_and_clear(self._dice_round(dice, no_roll=False))
         self._send("NOROLL", round=self.round)
+        self._late_lucky()
         if self.descriptor.no_roll == NO_ROLL_VOIDS:   # Lightning Dice, 625b.2(d)(5): every wager returned
             return self._settle_and_clear(self._dice_round(dice, no_roll=True))
         self._command()                          # Sic Bo: the dice are shaken again
+
+    def _late_lucky(self) -> None:
+        if self.policy.lucky_after_result():
+            self._reveal_lucky()
 
     def _check_reading(self, m: Message) -> str | None:
         if self.descriptor.pocket:
@@ -239,7 +250,7 @@ class EmulatedController:
     def _no_roll(self, flat) -> bool:
         """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo
         re-shakes whenever a die is not flat."""
-        return self.game.is_no_roll(flat, self.rules)
+        return self.policy.no_roll(self, flat, self.game.is_no_roll(flat, self.rules))
 
     def _dice_round(self, dice, *, no_roll: bool) -> Round:
         return Round(self.game_name, dice=tuple(dice), no_roll=no_roll, lucky=self.lucky,
@@ -250,8 +261,8 @@ class EmulatedController:
         returned = self.policy.settle(self, round_, wagers) if wagers else {}
         if self.policy.clear_before_settle():
             self._send("CLEARED", round=self.round)
-        for wager in wagers:
-            self._settle_one(wager.id, returned[wager.id])
+        for wager_id, amount in self.policy.settle_frames(self, wagers, returned):
+            self._settle_one(wager_id, amount)
         self._finish(cleared=self.policy.clear_before_settle())
         self._open_round()
 
@@ -263,10 +274,13 @@ class EmulatedController:
         resolved = self._resolve_craps()
         still_open = sum(1 for w in self.wagers.values() if w.id not in self.settled and w.id not in resolved)
         self._send("RESULT", round=self.round, roll=roll, dice=dice, open=still_open)
-        for wager_id, returned in resolved.items():
+        early_clear = still_open == 0 and self.policy.clear_before_settle()
+        if early_clear:
+            self._send("CLEARED", round=self.round)
+        for wager_id, returned in self.policy.settle_frames(self, [self.wagers[i] for i in resolved], resolved):
             self._settle_one(wager_id, returned)
         if still_open == 0:
-            self._finish()
+            self._finish(cleared=early_clear)
             self._open_round()
         else:
             self.state = "closed"                    # the dealer triggers the next roll
@@ -283,13 +297,13 @@ class EmulatedController:
             if not counted:
                 continue
             round_ = Round(self.game_name, rolls=counted, paytable=_paytable(self.rules))
-            (settlement,) = self.game.settle(round_, [wager], self.rules)
-            if not settlement.open:
-                resolved[wager.id] = settlement.returned
+            returned = self.policy.settle_one_craps(self, round_, wager)
+            if returned is not None:
+                resolved[wager.id] = returned
         return resolved
 
     def _settle_one(self, wager_id: str, returned: int) -> None:
-        self.settled[wager_id] = returned
+        self.settled.setdefault(wager_id, returned)
         self._send("SETTLE", round=self.round, id=wager_id, returned=returned)
 
     def _finish(self, *, void: bool = False, cleared: bool = False) -> None:

@@ -16,6 +16,7 @@ from typing import Iterable
 
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
+from bench.rules.lightning_roulette import STRAIGHT_ODDS
 
 
 class Policy:
@@ -24,7 +25,17 @@ class Policy:
     name = "compliant"
     games: frozenset[str] = frozenset()
     clause = ""
+    # The clauses a bench that catches it may name, per game, where they are
+    # not ``clause`` alone (a mispaid win cites the clause that sets that
+    # wager's amount, which depends on the bet that won).
+    clauses: dict[str, tuple[str, ...]] = {}
+    rare = False          # under a random mix of bets and stakes, seen in few rounds (one in ten or fewer)
     summary = "follows the regulations"
+
+    @classmethod
+    def expected_clauses(cls, game: str) -> tuple[str, ...]:
+        """The clauses a violation of this misbehaviour is right to name in ``game``."""
+        return cls.clauses.get(game) or (cls.clause,)
 
     def lucky_before_close(self) -> bool:
         """Reveal the Lucky Numbers with betting still open?"""
@@ -38,19 +49,62 @@ class Policy:
         """Announce the dice cleared before the wagers are settled?"""
         return False
 
+    def lucky_after_result(self) -> bool:
+        """Hold the Lucky Numbers back until the outcome is known?"""
+        return False
+
+    def accept_unlawful_wager(self, reason: str) -> bool:
+        """Accept a wager the table must refuse (``reason``: duplicate-id,
+        bad-stake, over-limit, unknown-bet)?"""
+        return False
+
+    def no_roll(self, ctrl, flat, lawful: bool) -> bool:
+        """Call a no roll for these flat flags (``lawful``: the rules' answer)?"""
+        return lawful
+
     def draw_lucky(self, ctrl, rng: random.Random) -> tuple[Lucky, ...]:
         return tuple(ctrl.game.draw_lucky(ctrl.rules, rng))
 
     def settle(self, ctrl, round_: Round, wagers: list[Wager]) -> dict[str, int]:
-        """Every wager's ``returned`` (minor units, stake included)."""
-        return {s.wager_id: s.returned for s in ctrl.game.settle(round_, wagers, ctrl.rules)}
+        """Every wager's ``returned`` (minor units, stake included). A wager the
+        rules cannot settle (accepted although unlawful) is kept: returned 0."""
+        lawful = [w for w in wagers if _lawful(ctrl, w)]
+        returned = {w.id: 0 for w in wagers}
+        returned.update({s.wager_id: s.returned for s in ctrl.game.settle(round_, lawful, ctrl.rules)})
+        return returned
+
+    def settle_one_craps(self, ctrl, round_: Round, wager: Wager) -> int | None:
+        """Dice-Ology: what the wager returns after ``round_.rolls``, or None while it is open."""
+        if not _lawful(ctrl, wager):
+            return 0
+        (settlement,) = ctrl.game.settle(round_, [wager], ctrl.rules)
+        return None if settlement.open else settlement.returned
+
+    def settle_frames(self, ctrl, wagers: list[Wager], returned: dict[str, int]) -> list[tuple[str, int]]:
+        """The SETTLE frames to send, in order: (wager id, returned)."""
+        return [(w.id, returned[w.id]) for w in wagers]
 
     def craps_counting_from(self, ctrl, wager: Wager, start: int, rolls: list) -> int:
         """Dice-Ology: the index of the first roll that counts for this wager."""
         return start
 
 
+def _lawful(ctrl, wager: Wager) -> bool:
+    if ctrl.rules.stake_problem(wager.stake) is not None:
+        return False
+    try:
+        ctrl.game.check_bet(wager.bet, ctrl.rules)
+    except RulesError:
+        return False
+    return True
+
+
 MISBEHAVIOURS: dict[str, type[Policy]] = {}
+ALL_GAMES = frozenset({"lightning-dice", "sic-bo", "lightning-roulette", "dice-ology"})
+LIGHTNING = frozenset({"lightning-dice", "lightning-roulette"})
+# The clause that orders settlement before the table is cleared, per game (bench.oracle.clauses).
+SETTLEMENT_ORDER = {"lightning-dice": ("625b.2(d)(6)",), "sic-bo": ("625a.5",),
+                    "lightning-roulette": ("617c.3(e)",), "dice-ology": ("20:18:33:14(1)(f)",)}
 
 
 def misbehaviour(cls: type[Policy]) -> type[Policy]:
@@ -168,8 +222,9 @@ class PayOnNoRoll(Policy):
 @misbehaviour
 class ClearBeforeSettle(Policy):
     name = "clear-before-settle"
-    games = frozenset({"lightning-dice"})
+    games = ALL_GAMES
     clause = "625b.2(d)(6)"
+    clauses = SETTLEMENT_ORDER
     summary = "clears the dice (CLEARED) before settling the wagers"
 
     def clear_before_settle(self):
@@ -179,8 +234,9 @@ class ClearBeforeSettle(Policy):
 @misbehaviour
 class LuckyBeforeNoMoreBets(Policy):
     name = "lucky-before-no-more-bets"
-    games = frozenset({"lightning-dice"})
+    games = LIGHTNING
     clause = "625b.2(g)(1)"
+    clauses = {"lightning-roulette": ("617c.3(d)",)}
     summary = "reveals the Lucky Numbers as betting opens, before no more bets"
 
     def lucky_before_close(self):
@@ -246,7 +302,7 @@ class SmallWinsOnTriple(Policy):
 class OneOfAKindTwelveToOne(Policy):
     name = "one-of-a-kind-12-to-1"
     games = frozenset({"sic-bo"})
-    clause = "625a.6(b)(3)"
+    clause = "625a.6(b)(3)(i)"      # paytable A's 3 to 1; (ii) is paytable B's 12 to 1
     summary = "with paytable A, pays a one of a kind 12 to 1 (paytable B's odds) on three matching dice instead of 3 to 1"
 
     def settle(self, ctrl, round_, wagers):
@@ -277,10 +333,417 @@ class LittleOnesSurviveSeven(Policy):
 @misbehaviour
 class AcceptLateWager(Policy):
     name = "accept-late-wager"
-    games = frozenset({"lightning-dice", "sic-bo", "lightning-roulette", "dice-ology"})
+    games = ALL_GAMES
     clause = "625b.2(d)(1)"
+    clauses = {"sic-bo": ("625a.5(c)",), "lightning-roulette": ("617c.3(c)",), "dice-ology": ("20:18:33:14(1)(d)",)}
     summary = ("accepts (and settles) a wager placed after no more bets: 625b.2(d)(1), 625a.5(c), "
                "617c.3(c), 20:18:33:14(1)(d)")
 
     def accept_late_wager(self):
         return True
+
+
+
+# -- payouts on a Lucky Number ----------------------------------------------
+# Under a random mix of bets these are rare: the round's Lucky Numbers must
+# win, and a player must hold them (the bench's covering play holds every
+# position; its probe rounds make a Lucky Number win).
+
+LUCKY_WIN = {"lightning-dice": ("625b.2(g)(3)",), "lightning-roulette": ("617c.3(e)",)}
+# The clauses that set a win's amount, per game: a wrong amount on any wager cites one of them.
+WIN_AMOUNT = {
+    "lightning-dice": ("625b.2(f)", "625b.2(g)(3)"),
+    "sic-bo": ("625a.6(a)", "625a.6(b)(1)", "625a.6(b)(2)", "625a.6(b)(3)(i)", "625a.6(b)(3)(ii)"),
+    "lightning-roulette": ("617c.3(e)", "617c.3(f)", "617a.4"),
+    "dice-ology": ("20:18:33:14(1)(c)", "20:18:33:14(2)(d)", "20:18:33:14(3)(c)"),
+}
+
+
+def _lucky_winners(round_: Round, wagers: list[Wager], returned: dict[str, int]) -> list[tuple[Wager, int]]:
+    """The winning wagers on a Lucky Number, with the announced odds."""
+    if round_.no_roll:
+        return []
+    pays = {x.bet: x.pays for x in round_.lucky}
+    return [(w, pays[w.bet]) for w in wagers if w.bet in pays and returned.get(w.id, 0) > 0]
+
+
+@misbehaviour
+class LuckyWinOneUnitShort(Policy):
+    name = "lucky-win-one-unit-short"
+    games = LIGHTNING
+    clause = "625b.2(g)(3)"
+    clauses = LUCKY_WIN
+    rare = True
+    summary = "pays a winning wager on a Lucky Number one minor unit short"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        for w, _ in _lucky_winners(round_, wagers, returned):
+            returned[w.id] -= 1
+        return returned
+
+
+@misbehaviour
+class LuckyWinAtBaseOdds(Policy):
+    name = "lucky-win-at-base-odds"
+    games = LIGHTNING
+    clause = "625b.2(g)(3)"
+    clauses = LUCKY_WIN
+    rare = True
+    summary = "pays a winning wager on a Lucky Number at the base paytable's odds"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        for w, _ in _lucky_winners(round_, wagers, returned):
+            if round_.pocket is not None:
+                base = STRAIGHT_ODDS
+            else:
+                base, _ = ctrl.game.decide(w.bet, round_.dice, ctrl.rules)
+            returned[w.id] = w.stake * (base + 1)
+        return returned
+
+
+def _covers(game: str, bet: str, outcome) -> bool:
+    """Does ``bet`` (another kind than the Lucky one) win with this outcome?"""
+    from bench.rules.lightning_roulette import COVERED
+    if game == "lightning-roulette":
+        return not bet.startswith("straight:") and outcome in COVERED.get(bet, ())
+    return bet in ("low", "high", "any-double")
+
+
+@misbehaviour
+class LuckyOddsOnOtherBets(Policy):
+    name = "lucky-odds-on-other-bets"
+    games = LIGHTNING
+    clause = "625b.2(f)"
+    clauses = {"lightning-roulette": ("617a.4",)}
+    rare = True
+    summary = ("pays the winning Lucky Number's enhanced odds on the other winning bets that hold it "
+               "(low, high, any double; splits, streets, corners, six lines), which get base odds")
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        winners = _lucky_winners(round_, wagers, returned)
+        if not winners:
+            return returned
+        pays = winners[0][1]
+        outcome = round_.pocket if round_.pocket is not None else round_.dice
+        for w in wagers:
+            if returned[w.id] > 0 and w.bet not in {x.bet for x in round_.lucky} and _covers(ctrl.game_name, w.bet, outcome):
+                returned[w.id] = w.stake * (pays + 1)
+        return returned
+
+
+@misbehaviour
+class StaleLuckyAfterNoRoll(Policy):
+    name = "stale-lucky-after-no-roll"
+    games = frozenset({"lightning-dice"})
+    clause = "625b.2(g)(3)"
+    clauses = {"lightning-dice": ("625b.2(g)(3)", "625b.2(f)")}
+    rare = True
+    summary = "settles the round after a no roll with the Lucky Numbers of the no-roll round (a stale paytable, one round)"
+
+    stale: tuple[Lucky, ...] | None = None
+
+    def settle(self, ctrl, round_, wagers):
+        if round_.no_roll:
+            self.stale = round_.lucky
+            return super().settle(ctrl, round_, wagers)
+        stale, self.stale = self.stale, None
+        return super().settle(ctrl, round_ if stale is None else dataclasses.replace(round_, lucky=stale), wagers)
+
+
+@misbehaviour
+class StaleLuckyAfterLuckyWin(Policy):
+    name = "stale-lucky-after-lucky-win"
+    games = frozenset({"lightning-roulette"})
+    clause = "617c.3(e)"
+    clauses = {"lightning-roulette": ("617c.3(e)", "617c.3(f)")}
+    rare = True
+    summary = "settles the round after a Lucky Number won with that round's Lucky Numbers (a stale paytable, one round)"
+
+    stale: tuple[Lucky, ...] | None = None
+
+    def settle(self, ctrl, round_, wagers):
+        stale, self.stale = self.stale, None
+        if any(x.bet == f"straight:{round_.pocket}" for x in round_.lucky):
+            self.stale = round_.lucky
+        return super().settle(ctrl, round_ if stale is None else dataclasses.replace(round_, lucky=stale), wagers)
+
+
+# -- order of the round's messages ------------------------------------------
+
+@misbehaviour
+class LuckyAfterResult(Policy):
+    name = "lucky-after-result"
+    games = LIGHTNING
+    clause = "625b.2(d)(2)"
+    clauses = {"lightning-dice": ("625b.2(d)(2)", "625b.2(g)(1)"), "lightning-roulette": ("617c.3(d)",)}
+    summary = "holds the Lucky Numbers back until the outcome is known, then reveals and pays them"
+
+    def lucky_after_result(self):
+        return True
+
+
+# -- settlement frames --------------------------------------------------------
+
+@misbehaviour
+class SettleTwice(Policy):
+    name = "settle-twice"
+    games = ALL_GAMES
+    clause = "625b.2(d)(6)"
+    clauses = SETTLEMENT_ORDER
+    summary = "sends the SETTLE of the round's first settled wager twice"
+
+    def settle_frames(self, ctrl, wagers, returned):
+        frames = super().settle_frames(ctrl, wagers, returned)
+        return frames + frames[:1]
+
+
+@misbehaviour
+class SettlePhantomWager(Policy):
+    name = "settle-phantom-wager"
+    games = ALL_GAMES
+    clause = "625b.2(d)(6)"
+    clauses = SETTLEMENT_ORDER
+    summary = "settles a wager nobody placed (a refused wager's id, paid its stake back)"
+
+    def settle_frames(self, ctrl, wagers, returned):
+        frames = super().settle_frames(ctrl, wagers, returned)
+        return frames + [(f"ghost{ctrl.round}", 100)] if frames else frames
+
+
+# -- amounts that depend on the stake ------------------------------------------
+
+@misbehaviour
+class OddStakeRounding(Policy):
+    name = "odd-stake-rounding"
+    games = ALL_GAMES
+    clause = "625b.2(f)"
+    clauses = WIN_AMOUNT
+    rare = True
+    summary = "works a win out on the stake rounded down to an even amount (odd stakes are paid short)"
+
+    def _short(self, wager: Wager, amount: int) -> int:
+        if amount > wager.stake and wager.stake % 2:
+            return amount - amount // wager.stake     # the odds plus one, times one unit less of stake
+        return amount
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        return {w.id: self._short(w, returned[w.id]) for w in wagers}
+
+    def settle_one_craps(self, ctrl, round_, wager):
+        amount = super().settle_one_craps(ctrl, round_, wager)
+        return amount if amount is None else self._short(wager, amount)
+
+
+PAYOUT_CAP = 20_000   # minor units: random players at stakes of 1-10 units rarely win more on one wager
+
+
+@misbehaviour
+class PayoutCap(Policy):
+    name = "payout-cap"
+    games = frozenset({"lightning-dice", "sic-bo", "lightning-roulette"})
+    clause = "625b.2(f)"
+    # A no roll returns every stake (625b.2(d)(5)): a large one is capped too.
+    clauses = {**WIN_AMOUNT, "lightning-dice": WIN_AMOUNT["lightning-dice"] + ("625b.2(d)(5)",)}
+    rare = True
+    summary = f"never returns more than {PAYOUT_CAP} minor units on one wager (a cap the rules do not have)"
+
+    def settle(self, ctrl, round_, wagers):
+        return {k: min(v, PAYOUT_CAP) for k, v in super().settle(ctrl, round_, wagers).items()}
+
+
+# -- wagers that must be refused ------------------------------------------------
+
+class _AcceptsUnlawful(Policy):
+    games = ALL_GAMES
+    reason = ""
+
+    def accept_unlawful_wager(self, reason):
+        return reason == self.reason
+
+
+@misbehaviour
+class AcceptUnknownBet(_AcceptsUnlawful):
+    name = "accept-unknown-bet"
+    reason = "unknown-bet"
+    clause = "625b.2(e)(5)"
+    # The probe's bet is a total the dice cannot make; a scenario's may be of any shape ((e), 625a.3).
+    clauses = {"lightning-dice": ("625b.2(e)(5)", "625b.2(e)"), "sic-bo": ("625a.3(4)", "625a.3"),
+               "lightning-roulette": ("617c.3(a)",), "dice-ology": ("20:18:33:14",)}
+    summary = "accepts a bet the game does not offer (and lets it lose)"
+
+
+@misbehaviour
+class AcceptZeroStake(_AcceptsUnlawful):
+    name = "accept-zero-stake"
+    reason = "bad-stake"
+    clause = "protocol"
+    summary = "accepts a wager with a stake of zero"
+
+
+@misbehaviour
+class AcceptOverLimit(_AcceptsUnlawful):
+    name = "accept-over-limit"
+    reason = "over-limit"
+    clause = "601a.2"
+    summary = "accepts a stake over the maximum of the rules submission"
+
+
+@misbehaviour
+class AcceptDuplicateId(_AcceptsUnlawful):
+    name = "accept-duplicate-id"
+    reason = "duplicate-id"
+    clause = "protocol"
+    summary = "accepts a second wager under an id already used in the round"
+
+
+# -- another reading of an ambiguous clause than the submission declares -------
+
+class _OtherReading(Policy):
+    option = ""
+    reading = ""
+
+    def _rules(self, ctrl):
+        return dataclasses.replace(ctrl.rules, options={**dict(ctrl.rules.options), self.option: self.reading})
+
+    def settle(self, ctrl, round_, wagers):
+        return {s.wager_id: s.returned for s in ctrl.game.settle(round_, wagers, self._rules(ctrl))}
+
+
+@misbehaviour
+class AnyDoubleLosesOnTriple(_OtherReading):
+    name = "any-double-loses-on-triple"
+    games = frozenset({"lightning-dice"})
+    option, reading = "any_double_on_triple", "loses"
+    clause = "625b.2(f)"
+    rare = True
+    summary = "reads 625b.2(e)(3) as 'exactly two dice' (any double loses on a triple) against the submission's 'wins'"
+
+
+@misbehaviour
+class LowHighByLabel(_OtherReading):
+    name = "low-high-by-label"
+    games = frozenset({"lightning-dice"})
+    option, reading = "low_high", "paytable-label"
+    clause = "625b.2(f)"
+    clauses = {"lightning-dice": ("625b.2(e)(1)", "625b.2(e)(2)", "625b.2(f)")}
+    summary = "settles low and high by (f)'s labels (3-9, 12-18) against the submission's small/big reading of (e)(1),(2)"
+
+
+@misbehaviour
+class NoRollOnlyIfAllCocked(Policy):
+    name = "no-roll-only-if-all-cocked"
+    games = frozenset({"lightning-dice"})
+    clause = "625b.2(d)(5)"
+    rare = True
+    summary = "reads (d)(5) 'all three dice fail to land flat' literally against the submission's 'any die'"
+
+    def no_roll(self, ctrl, flat, lawful):
+        return not any(flat)
+
+
+@misbehaviour
+class DoubleLosesOnTriple(_OtherReading):
+    name = "double-loses-on-triple"
+    games = frozenset({"sic-bo"})
+    option, reading = "double_on_triple", "loses"
+    clause = "625a.6(a)"
+    rare = True
+    summary = "lets a double bet lose on a triple of its number, against the submission's reading of 625a.3(2)"
+
+
+# -- paytables ------------------------------------------------------------------
+
+class _OtherPaytable(Policy):
+    paytable = ""
+
+    def _round(self, round_):
+        return dataclasses.replace(round_, paytable=self.paytable)
+
+    def _rules(self, ctrl):
+        return dataclasses.replace(ctrl.rules, paytable=self.paytable)
+
+
+@misbehaviour
+class SicBoTotalsByPaytableB(_OtherPaytable):
+    name = "sic-bo-totals-by-paytable-b"
+    games = frozenset({"sic-bo"})
+    clause = "625a.6(a)"
+    paytable = "B"
+    summary = "with paytable A, pays the total bets by paytable B (a stale paytable for the totals)"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        totals = [w for w in wagers if w.bet.startswith("total:")]
+        if totals:
+            returned.update({s.wager_id: s.returned for s in ctrl.game.settle(
+                self._round(round_), totals, self._rules(ctrl))})
+        return returned
+
+
+@misbehaviour
+class SinglePairPaysEven(Policy):
+    name = "single-pair-pays-even"
+    games = frozenset({"sic-bo"})
+    clause = "625a.6(b)(2)"
+    summary = "pays a one of a kind showing on two dice 1 to 1 instead of 2 to 1"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        dice = round_.dice or ()
+        for w in wagers:
+            if w.bet.startswith("single:") and dice.count(int(w.bet[7:])) == 2 and not round_.no_roll:
+                returned[w.id] = w.stake * 2
+        return returned
+
+
+@misbehaviour
+class DiceOlogyPayTableTwo(_OtherPaytable):
+    name = "dice-ology-pay-table-2"
+    games = frozenset({"dice-ology"})
+    clause = "20:18:33:14(1)(c)"
+    clauses = {"dice-ology": WIN_AMOUNT["dice-ology"]}
+    paytable = "2"
+    rare = True
+    summary = "with Pay Table 1, pays a winning side bet by Pay Table 2"
+
+    def settle_one_craps(self, ctrl, round_, wager):
+        if not _lawful(ctrl, wager):
+            return 0
+        (settlement,) = ctrl.game.settle(self._round(round_), [wager], self._rules(ctrl))
+        return None if settlement.open else settlement.returned
+
+
+@misbehaviour
+class BigOnesSurviveSeven(Policy):
+    name = "big-ones-survive-seven"
+    games = frozenset({"dice-ology"})
+    clause = "20:18:33:14(2)(c)"
+    summary = "keeps a Big Ones bet alive after the first seven instead of losing it"
+
+    def craps_counting_from(self, ctrl, wager, start, rolls):
+        if wager.bet == "big-ones" and start == 0:
+            sevens = [i for i, roll in enumerate(rolls) if sum(roll) == 7]
+            if sevens:
+                return sevens[0] + 1
+        return start
+
+
+@misbehaviour
+class EvenMoneyHalfBackOnZero(Policy):
+    name = "even-money-half-back-on-zero"
+    games = frozenset({"lightning-roulette"})
+    clause = "617a.4"
+    rare = True
+    summary = "returns half the stake of an even-money bet when the ball lands on 0 (la partage, which 617a.4 does not give)"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        if round_.pocket == 0:
+            for w in wagers:
+                if w.bet in ("red", "black", "odd", "even", "1-18", "19-36"):
+                    returned[w.id] = w.stake // 2
+        return returned

@@ -25,4 +25,29 @@ def phase_clause(game: str, phase: str) -> str:
         return PROTOCOL
 
 
-__all__ = ["PHASE_CLAUSES", "PROTOCOL", "phase_clause"]
+
+# The phase a message the bench waits for belongs to: a message that does not
+# come (or comes out of its order, so is not there when due) is judged by the
+# clause that orders that phase. A LUCKY that has not come when the bench
+# would trigger the drop breaks "Lucky Numbers before the drop" (625b.2(d)(2),
+# 617c.3(d)); one that comes after the result is the oracle's (g)(1) finding.
+AWAITED_PHASE = MappingProxyType({
+    "NOMORE": "betting", "ACCEPT": "betting", "REFUSE": "betting",
+    "LUCKY": "lucky_count",
+    "RELEASE": "trigger", "SPIN": "trigger", "ROLL": "trigger",
+    "RESULT": "result", "NOROLL": "result",
+    "SETTLE": "settlement", "SETTLED": "settlement", "CLEARED": "settlement",
+})
+
+
+def awaited_clause(game: str, types) -> str:
+    """The clause a missing reply of one of ``types`` breaks; ``protocol`` for
+    the session's own messages (HELLO, OPEN, RESET: docs/protocol.md)."""
+    for type_ in types:
+        phase = AWAITED_PHASE.get(type_)
+        if phase is not None:
+            return phase_clause(game, phase)
+    return PROTOCOL
+
+
+__all__ = ["AWAITED_PHASE", "PHASE_CLAUSES", "PROTOCOL", "awaited_clause", "phase_clause"]

@@ -226,11 +226,9 @@ class Oracle:
         if r is not None and placed_in != r.number:
             problem = RulesError(f"it was placed for round {placed_in} during round {r.number}")
         elif r is not None and wager.id in r.placed_ids:
-            problem = RulesError(f"wager id {wager.id!r} is used twice in round {r.number}")
-        elif isinstance(wager.stake, bool) or not isinstance(wager.stake, int) or wager.stake <= 0:
-            problem = RulesError(f"stake {wager.stake!r} is not a positive amount")
+            problem = RulesError(f"wager id {wager.id!r} is used twice in round {r.number}", clause=PROTOCOL)
         else:
-            problem = self.recompute.bet_problem(wager.bet)
+            problem = self._stake_problem(wager.stake) or self.recompute.bet_problem(wager.bet)
         ask = self._ask(f"WAGER {wager.id}", m, mono, frame, "betting")
         if r is not None:
             r.active = True
@@ -240,6 +238,14 @@ class Oracle:
         if queue is None:
             queue = self._placed[wager.id] = deque()
         queue.append(placement)
+
+    def _stake_problem(self, stake) -> RulesError | None:
+        """A stake the table must refuse: not a positive amount (the protocol's
+        REFUSE bad-stake), or outside the submission's limits (its clause)."""
+        if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
+            return RulesError(f"stake {stake!r} is not a positive amount", clause=PROTOCOL)
+        check = getattr(self.rules, "stake_problem", None)
+        return check(stake) if check else None
 
     def _placement(self, m, frame) -> Placement | None:
         queue = self._placed.get(m["id"])

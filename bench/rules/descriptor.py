@@ -42,6 +42,8 @@ class Stage:
     faces: tuple[int, ...] | None = None   # the dice at rest (any order)
     cocked: bool = False                    # a die not flat
     pockets: tuple[int, ...] = ()           # the first of these that is not a Lucky Number
+    lucky: bool = False                     # a Lucky Number of the round wins (bench.probes.resolve_stage)
+    rolls: tuple[tuple[int, int], ...] = ()  # a sequence of two-dice rolls, in order
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,12 @@ class GameDescriptor:
     base: str | None = None                     # a game file's variant: the built-in game it varies
     source: str | None = None                   # the game file a variant came from
     source_text: str | None = None              # its text, as read (the journal keeps it)
-    # What the simulated players add so that every bet is covered; None: the
-    # game's default mix only.
+    # How the covering players cover the layout (a key of bench.rules.cover.COVERS);
+    # None: every bet the game offers.
     cover: object | None = None
+    # A bet the game does not offer, placed every round by the probe wagers
+    # (bench.probe_wagers): a controller must refuse it.
+    not_offered: str = "no-such-bet"
 
     @property
     def built_in(self) -> str:

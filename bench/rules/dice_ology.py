@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 
 from bench.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
-from bench.rules.descriptor import CRAPS, NO_ROLL_AGAIN, GameDescriptor, clauses, frozen
+from bench.rules.descriptor import CRAPS, NO_ROLL_AGAIN, GameDescriptor, Probe, Stage, clauses, frozen
 from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
 
@@ -156,8 +156,15 @@ DiceOlogy.descriptor = GameDescriptor(
     ),
     late_bet="little-ones", quiet_outcome=frozen({"rolls": [[3, 4]]}),
     players=(("little-ones", 2), ("big-ones", 2), ("boom-or-bust", 1)),
-    # None: every sequence ends at a seven, which settles every side bet.
-    probes=(),
+    # Every sequence ends at a seven, which settles every side bet; a win is
+    # rare (1 in 36 for Little Ones), so one sequence wins all three.
+    probes=(
+        Probe("every number before a seven", "20:18:33:14(1)(c),(2)(d),(3)(c)",
+              ("little-ones", "big-ones", "boom-or-bust"),
+              Stage(rolls=((1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6), (3, 4)))),
+    ),
+    cover="every-bet",
+    not_offered="field",             # the three side bets only; 20:18:33:14
 )
 
 GAME = register(DiceOlogy())

@@ -221,9 +221,15 @@ LightningDice.descriptor = GameDescriptor(
     probes=(
         Probe("a die comes to rest cocked", "625b.2(d)(5)",
               ("total:10", "low", "high", "any-double", "any-triple"), Stage(cocked=True)),
+        # After the cocked die, so that a paytable kept from the no-roll round shows.
+        Probe("a Lucky Number wins", "625b.2(g)(2),(3)",
+              tuple(f"total:{t}" for t in range(3, 19)) + ("low", "high", "any-double", "any-triple"),
+              Stage(lucky=True)),
         Probe("a triple", "625b.2(e)(1)-(4)",
               ("any-triple", "any-double", "low", "high", "total:6"), Stage(faces=(2, 2, 2))),
     ),
+    cover="every-bet",
+    not_offered="total:19",          # three dice make 3 to 18; 625b.2(e)(5)
 )
 
 GAME = register(LightningDice())

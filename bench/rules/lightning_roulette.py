@@ -192,6 +192,9 @@ class LightningRoulette:
 
 
 # What the bench needs besides settlement: bench.rules.descriptor.
+# With random players, the bets a staged Lucky win is played with: every straight up and one of each kind.
+_LUCKY_WIN_BETS = tuple(f"straight:{n}" for n in POCKETS) + ("split:0-1", "street:1", "corner:0-1-2-3", "six-line:1",
+                                                              "dozen:1", "column:1", "red", "black")
 LightningRoulette.descriptor = GameDescriptor(
     name="lightning-roulette", kind=WHEEL, command="SPIN", plant="wheel", lightning=True,
     lucky_win_clause="617c.3(e)",
@@ -210,7 +213,14 @@ LightningRoulette.descriptor = GameDescriptor(
     probes=(
         Probe("a winning straight up that is not a Lucky Number", "617c.3(f)",
               ("straight:17", "straight:5", "straight:32", "straight:26"), Stage(pockets=(17, 5, 32, 26))),
+        # Twice in a row: a paytable kept from one round to the next shows in the second.
+        Probe("a Lucky Number wins", "617c.3(e); 617a.4", _LUCKY_WIN_BETS, Stage(lucky=True)),
+        Probe("a Lucky Number wins again", "617c.3(e); 617a.4", _LUCKY_WIN_BETS, Stage(lucky=True)),
+        Probe("zero", "617a.4", ("straight:0", "split:0-1", "corner:0-1-2-3", "red", "black", "odd", "even",
+                                 "1-18", "19-36", "dozen:1", "column:1"), Stage(pockets=(0,))),
     ),
+    cover="every-number",
+    not_offered="split:1-5",         # 1 and 5 do not touch on the layout; 617c.3(a)
 )
 
 GAME = register(LightningRoulette())

@@ -134,7 +134,11 @@ SicBo.descriptor = GameDescriptor(
     probes=(
         Probe("a triple", "625a.3(6),(7); 625a.6(b)(3)",
               ("small", "big", "single:2", "double:2", "triple:2", "any-triple", "total:6"), Stage(faces=(2, 2, 2))),
+        Probe("a pair", "625a.3(2); 625a.6(b)(2)",
+              ("small", "single:3", "single:5", "double:3", "combo:3-5", "total:11"), Stage(faces=(3, 3, 5))),
     ),
+    cover="every-bet",
+    not_offered="total:3",           # 625a.3(4): a total of 4 to 17
 )
 
 GAME = register(SicBo())

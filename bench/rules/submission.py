@@ -14,6 +14,9 @@ the field and the clause. File format (YAML)::
       count: {2: 0.5, 3: 0.3, 4: 0.2}
       positions: all        # or a list of bets
       odds: {all: {49: 0.5, 99: 0.5}}
+    limits:                 # optional: the table's stake limits, minor units (default 1 and 1,000,000)
+      min_stake: 1
+      max_stake: 1000000
 """
 
 from __future__ import annotations
@@ -29,7 +32,13 @@ from bench.rules.registry import game_names, get_game
 from tablebench_io.fields import refuse_unknown, suggestion
 from tablebench_io.yamlfile import read_yaml
 
-_FIELDS = {"game", "paytable", "description", "options", "lucky"}
+_FIELDS = {"game", "paytable", "description", "options", "lucky", "limits"}
+# The table's stake limits are the certificate holder's, stated in its Rules
+# Submission (601a.2); without them the bench assumes these. A wager outside
+# them must be refused (protocol REFUSE reason bad-stake).
+LIMITS_CLAUSE = "601a.2"
+DEFAULT_MIN_STAKE = 1
+DEFAULT_MAX_STAKE = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,17 @@ class Rules:
     lucky: LuckyDistribution | None = None                     # lightning games
     source: str | None = None                                   # the submission file, if any
     description: str | None = None
+    min_stake: int = DEFAULT_MIN_STAKE                          # minor units, the smallest wager taken
+    max_stake: int = DEFAULT_MAX_STAKE                          # minor units, the largest wager taken
+
+    def stake_problem(self, stake: object) -> RulesError | None:
+        """Why a wager of ``stake`` must be refused, or None."""
+        if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
+            return RulesError(f"stake {stake!r} is not a positive amount", field="stake")
+        if not self.min_stake <= stake <= self.max_stake:
+            return RulesError(f"stake {stake} is outside the table's limits {self.min_stake}-{self.max_stake}",
+                              field="stake", clause=LIMITS_CLAUSE)
+        return None
 
     def option(self, name: str) -> str:
         """The chosen reading of an ambiguous clause (the game's default if unset)."""
@@ -85,6 +105,25 @@ def _options(game, raw: object, *, file: str | None) -> dict[str, str]:
     return {name: chosen.get(name, choices[0]) for name, choices in game.option_choices.items()}
 
 
+def _limits(raw: object, *, file: str | None) -> dict[str, int]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise RulesError("expected a mapping with min_stake and/or max_stake", file=file, field="limits")
+    limits = {}
+    for name, value in raw.items():
+        if name not in ("min_stake", "max_stake"):
+            raise RulesError(f"unknown limit {name!r}; expected min_stake, max_stake", file=file,
+                             field=f"limits.{name}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RulesError(f"expected a positive whole number of minor units, got {value!r}", file=file,
+                             field=f"limits.{name}", clause=LIMITS_CLAUSE)
+        limits[name] = value
+    if limits.get("min_stake", DEFAULT_MIN_STAKE) > limits.get("max_stake", DEFAULT_MAX_STAKE):
+        raise RulesError("min_stake is above max_stake", file=file, field="limits", clause=LIMITS_CLAUSE)
+    return limits
+
+
 def parse_rules(raw: object, *, file: str | None = None) -> Rules:
     """Rules from an already parsed submission mapping (``file`` names it in errors)."""
     if not isinstance(raw, Mapping):
@@ -109,7 +148,7 @@ def parse_rules(raw: object, *, file: str | None = None) -> Rules:
     elif "lucky" in raw:
         raise RulesError(f"{name} has no Lucky Numbers; remove 'lucky'", file=file, field="lucky")
     return Rules(game=name, paytable=paytable, options=options, lucky=lucky, source=file,
-                 description=description)
+                 description=description, **_limits(raw.get("limits"), file=file))
 
 
 def load_submission(path) -> Rules:
