@@ -26,7 +26,7 @@ DEMO := out/demo
 demo: $(STAMP)
 	$(BIN)/bench run --rounds 20 --out $(DEMO)/lightning-dice
 	$(BIN)/bench replay $(DEMO)/lightning-dice/session.jsonl --head "$$(cat $(DEMO)/lightning-dice/session.head)" \
-		--round 2 --gif $(DEMO)/lightning-dice/round2.gif
+		--round 2 --gif $(DEMO)/lightning-dice/round2.gif --png $(DEMO)/lightning-dice/round2.png
 	$(BIN)/bench run --game lightning-roulette --rounds 10 --out $(DEMO)/lightning-roulette
 	@echo "journals, JUnit XML and pictures: $(DEMO)/"
 

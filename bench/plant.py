@@ -150,29 +150,22 @@ class TowerPlant(PhysicsPlant):
 
     def _staged(self, stage: Stage) -> int:
         from twin.tower import drop
-        from twin.tower.staging import StagingError, stage as search
+        from twin.tower.staging import StagingError, shows_cocked, stage as search, stage_no_roll
 
         def shows(seed: int) -> bool:
             result = drop(self.design, seed)
             if not result.settled:
                 return False
             if stage.cocked:
-                return result.no_roll
+                return shows_cocked(result)      # a die truly held, never one the solver props up
             return not result.no_roll and sorted(result.faces) == sorted(stage.faces)
 
         def find() -> int:
             if stage.cocked:
-                # Any die will do: search for each in turn, keep the earliest seed.
-                found = []
-                for die in range(self.design.dice.count):
-                    try:
-                        found.append(search(self.design, cocked_die=die, against=None,
-                                            start_seed=STAGING_START_SEED)[0])
-                    except StagingError:
-                        continue
-                if not found:
-                    raise BenchError(f"{self.design_path}: no cocked die found to stage a no roll")
-                return min(found)
+                try:
+                    return stage_no_roll(self.design, start_seed=STAGING_START_SEED)[0]
+                except StagingError as err:
+                    raise BenchError(f"{self.design_path}: no cocked die found to stage a no roll") from err
             return search(self.design, faces=stage.faces, start_seed=STAGING_START_SEED)[0]
 
         return staged_seed(self.memo, f"tower:{self.digest}:{_describe(stage)}", shows, find)

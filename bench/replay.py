@@ -379,12 +379,13 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
 
 
 def resimulate(path: str | Path, round_no: int, gif: str | None = None,
-               design: str | Path | None = None) -> tuple[bool, str]:
+               design: str | Path | None = None, png: str | None = None) -> tuple[bool, str]:
     """Simulate round ``round_no``'s last drop or spin again from its recorded
     seed, on the design the journal carries (or ``design``, which must be the
-    same file); True if the physics gives the recorded outcome. Draws a GIF if
-    asked. Raises ``BenchError`` when the round cannot be simulated again (no
-    such round, no physics plant, no design)."""
+    same file); True if the physics gives the recorded outcome. Draws a GIF
+    (the drop from the front and from above, the verdict last) and a PNG (the
+    tray or wheel at rest) if asked. Raises ``BenchError`` when the round
+    cannot be simulated again (no such round, no physics plant, no design)."""
     records = _records(path)
     _, header = next(records)
     plants = plant_records(path, round_no)
@@ -393,8 +394,9 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     record = plants[-1]
     if header.get("plant") not in ("tower", "wheel"):
         raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
-    if gif:
-        Path(gif).parent.mkdir(parents=True, exist_ok=True)
+    for drawing in (gif, png):
+        if drawing:
+            Path(drawing).parent.mkdir(parents=True, exist_ok=True)
     seed = record["seed"]
     with session_file(header, "design", design) as design_path:
         if header["plant"] == "tower":
@@ -408,6 +410,9 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
             if gif:
                 from twin.tower.picture import drop_gif
                 drop_gif(twin_design, result, trace, gif)
+            if png:
+                from twin.tower.picture import tray_png
+                tray_png(twin_design, result, png)
         else:
             from twin.wheel import load_design, trace as spin_trace
             twin_design = load_design(design_path)
@@ -418,6 +423,9 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
             if gif:
                 from twin.wheel.picture import save_gif
                 save_gif(twin_design, traced, gif)
+            if png:
+                from twin.wheel.picture import save_png
+                save_png(twin_design, traced, png)
     return same, told + (" — the same" if same else " — DIFFERENT")
 
 

@@ -157,6 +157,82 @@ def speedup(path: Path, count: int, rounds: int = 5) -> dict:
             "median_cpu_cost_2_vs_1": statistics.median(cpu_ratios)}
 
 
+def _campaign_chunk(args) -> list:
+    path, seeds = args
+    design = load_design(path)
+    return [drop(design, seed) for seed in seeds]
+
+
+def pooled_campaign(path: Path, count: int, workers: int, desc: str) -> list:
+    """Seeds 0..count-1 shared by ``workers`` spawned processes in chunks of
+    100 (each drop depends on its seed alone, so the split changes nothing)."""
+    chunks = [(str(path), range(a, min(count, a + 100))) for a in range(0, count, 100)]
+    results = []
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for part in tqdm(pool.imap(_campaign_chunk, chunks), total=len(chunks), desc=desc, unit="100 drops",
+                         file=sys.stderr):
+            results.extend(part)
+    return results
+
+
+_SIDE_BY_SIDE = """
+import sys, time
+from twin.tower import drop, load_design
+design = load_design(sys.argv[1]); drop(design, 0)
+c0 = time.process_time()
+for seed in range(int(sys.argv[2]), int(sys.argv[3])):
+    drop(design, seed)
+print(time.process_time() - c0)
+"""
+
+
+def side_by_side(baseline: Path, rounds: int, batch: int) -> dict:
+    """CPU seconds per drop of this checkout and of ``baseline`` (another
+    checkout of the project, e.g. ``git worktree add --detach /tmp/base main``),
+    each drawing its own standard design, the same seeds in alternating
+    order, one process each at a time: the ratio is what the change costs."""
+    import os
+    import subprocess
+
+    ours, theirs = [], []
+    for r in tqdm(range(rounds), desc="side by side", unit="round", file=sys.stderr):
+        seeds = (20000 + r * batch, 20000 + (r + 1) * batch)
+        for root in ((ROOT, baseline) if r % 2 == 0 else (baseline, ROOT)):
+            env = {**os.environ, "PYTHONPATH": str(root)}
+            out = subprocess.run([sys.executable, "-c", _SIDE_BY_SIDE, str(root / "fixtures/towers/standard.yaml"),
+                                  *map(str, seeds)], env=env, capture_output=True, text=True, timeout=900, check=True)
+            (ours if root == ROOT else theirs).append(batch / float(out.stdout.split()[-1]))
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    return {"rounds": rounds, "batch": batch, "drops_per_cpu_s": ours, "baseline_drops_per_cpu_s": theirs,
+            "median_ratio": statistics.median(ratios), "ratios": ratios}
+
+
+def stability_cost(path: Path, seeds: range) -> dict:
+    """CPU time of the same drops with the rest check on and off
+    (``MAX_NUDGES`` 0): its share of a drop, and how many drops it nudged."""
+    from twin.tower import dropping
+
+    design = load_design(path)
+    drop(design, 0)
+    times = {True: 0.0, False: 0.0}
+    nudged = 0
+    saved = dropping.MAX_NUDGES
+    try:
+        for on in (True, False, True, False):
+            dropping.MAX_NUDGES = saved if on else 0
+            c0 = time.process_time()
+            for seed in seeds:
+                drop(design, seed)
+            times[on] += time.process_time() - c0
+        dropping.MAX_NUDGES = 0
+        unchecked = {seed: drop(design, seed) for seed in seeds}
+    finally:
+        dropping.MAX_NUDGES = saved
+    nudged = sum(1 for r in unchecked.values() if not all(d.flat for d in r.dice))
+    return {"drops": len(seeds), "nudged": nudged, "cpu_on_s": times[True], "cpu_off_s": times[False],
+            "share": 1 - times[False] / times[True]}
+
+
 def realism(path: Path, results) -> dict:
     no_roll = sum(r.no_roll for r in results)
     rate = wilson_interval(no_roll, len(results), 0.99)
@@ -164,9 +240,11 @@ def realism(path: Path, results) -> dict:
     chi = uniformity(f"{path.stem} faces", [faces[f] for f in range(1, 7)], 0.99)
     kept = sum(f == l for r in results for f, l in zip(r.faces, r.loaded)) / (3 * len(results))
     reasons = Counter(d.reason for r in results for d in r.dice if not d.flat)
+    unsupported = [r.seed for r in results if any(not d.flat and not d.supported for d in r.dice)]
     return {"design": path.stem, "drops": len(results), "no_roll": no_roll,
             "no_roll_rate": rate.rate, "no_roll_99_low": rate.low, "no_roll_99_high": rate.high,
             "not_settled": sum(not r.settled for r in results), "reasons": dict(reasons),
+            "unsupported_seeds": unsupported,
             "faces": [faces[f] for f in range(1, 7)], "faces_chi2_p": chi.p_value,
             "faces_uniform_at_99": chi.passed, "loaded_top_kept": kept,
             "settle_time_median_s": statistics.median(r.settle_time_s for r in results)}
@@ -180,9 +258,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=100, help="drops per timed batch")
     parser.add_argument("--parallel", type=int, default=200, help="drops per speed-up round")
     parser.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    parser.add_argument("--campaign", type=int, metavar="N",
+                        help="the standard design's realism figures from N drops over --workers processes "
+                             "(instead of the timed drops)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--baseline", metavar="DIR", type=Path,
+                        help="another checkout: compare CPU per drop with it, side by side")
+    parser.add_argument("--campaign-only", action="store_true",
+                        help="only the realism campaigns (and --baseline): no speed, overhead or speed-up")
     args = parser.parse_args(argv)
 
     standard = TOWERS / "standard.yaml"
+    if args.campaign_only:
+        return realism_only(args, standard)
     std_results, wall_rates, cpu_rates = timed_batches(standard, args.count, args.batch)
     overheads = [overhead_share(standard, range(5000 + i * args.batch, 5000 + (i + 1) * args.batch))
                  for i in range(3)]
@@ -219,6 +307,38 @@ def main(argv: list[str] | None = None) -> int:
               f"not settled {r['not_settled']}, reasons {r['reasons']}; faces {r['faces']} "
               f"chi2 p={r['faces_chi2_p']:.3f}; loaded top kept {100 * r['loaded_top_kept']:.1f}%; "
               f"median settle {r['settle_time_median_s']:.2f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return 0
+
+
+def _print_realism(r: dict) -> None:
+    print(f"{r['design']}: {r['drops']} drops, no roll {r['no_roll']} = {100 * r['no_roll_rate']:.2f}% "
+          f"(99%: {100 * r['no_roll_99_low']:.2f}-{100 * r['no_roll_99_high']:.2f}%), "
+          f"not settled {r['not_settled']}, reasons {r['reasons']}, unsupported {r['unsupported_seeds']}; "
+          f"faces {r['faces']} chi2 p={r['faces_chi2_p']:.3f}; loaded top kept {100 * r['loaded_top_kept']:.1f}%; "
+          f"median settle {r['settle_time_median_s']:.2f} s")
+
+
+def realism_only(args, standard: Path) -> int:
+    summary: dict = {}
+    if args.baseline:
+        summary["side_by_side"] = sbs = side_by_side(args.baseline, 6, args.batch)
+        print(f"side by side with {args.baseline} ({sbs['rounds']} rounds of {sbs['batch']} drops, one process): "
+              f"median ratio {sbs['median_ratio']:.3f} (ratios {', '.join(f'{r:.3f}' for r in sbs['ratios'])}); "
+              f"drops/CPU s {statistics.median(sbs['drops_per_cpu_s']):.1f} against "
+              f"{statistics.median(sbs['baseline_drops_per_cpu_s']):.1f}")
+        summary["stability_cost"] = cost = stability_cost(standard, range(30000, 30000 + 2 * args.batch))
+        print(f"rest check: {100 * cost['share']:.1f}% of the CPU of {cost['drops']} drops "
+              f"({cost['nudged']} of them nudged)")
+    runs = [(standard, args.campaign or 0), (TOWERS / "narrow-tray.yaml", args.narrow),
+            (TOWERS / "straight-chute.yaml", args.chute)]
+    summary["realism"] = []
+    for path, count in runs:
+        if count:
+            r = realism(path, pooled_campaign(path, count, args.workers, path.stem))
+            summary["realism"].append(r)
+            _print_realism(r)
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return 0

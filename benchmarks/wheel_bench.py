@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/wheel_bench.py [--design fixtures/wheels/standard.yaml]
                                                [--count 2000] [--seed 0] [--json FILE]
+    .venv/bin/python benchmarks/wheel_bench.py --tilt-sweep 0 0.1 0.15 0.2 0.3 0.5 [--count 2000]
 
 Runs the spins one after another in this one process (one core) and reports
 simulated seconds per wall-clock second and per CPU second (CPU time is the
@@ -37,8 +38,52 @@ def arc_holding_all(angles_deg: list[float]) -> float:
     return 360.0 - max(gaps)
 
 
+def spins_to_flag(design, tilt_deg: float, most: int, every: int, confidence: float = 0.99) -> dict:
+    """The fewest spins (checked every ``every``, up to ``most``) after which
+    the validator's leaving-angle checks flag a wheel tilted ``tilt_deg``
+    (low side as in ``design``): the widest empty arc (Thorp's forbidden
+    zone) or twelve 30-degree bins, each at ``confidence``. The track phase
+    alone decides the leaving angle, so only it is run."""
+    import dataclasses
+
+    from twin.stats import largest_empty_arc, uniformity
+    from twin.wheel.spin import draw_launch
+    from twin.wheel.track import TrackModel
+
+    design = dataclasses.replace(design, tilt=dataclasses.replace(design.tilt, angle_deg=tilt_deg))
+    model = TrackModel(design)
+    angles, times = [], []
+    for seed in range(most):
+        launch = draw_launch(design, seed)
+        exit_, _ = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
+        angles.append(exit_.angle_deg)
+        times.append(exit_.time_s)
+        n = seed + 1
+        if n % every == 0:
+            arc = largest_empty_arc("leaving angle", angles, confidence)
+            bins = collections.Counter(int((a % 360.0) // 30) for a in angles)
+            chi = uniformity("leaving angle bins", [bins[i] for i in range(12)], confidence)
+            if not arc.passed or not chi.passed:
+                return {"tilt_deg": tilt_deg, "flagged_after": n, "by": "empty arc" if not arc.passed else "bins",
+                        "empty_arc_deg": round(arc.statistic, 1)}
+    arc = largest_empty_arc("leaving angle", angles, confidence)
+    return {"tilt_deg": tilt_deg, "flagged_after": None, "by": None, "empty_arc_deg": round(arc.statistic, 1),
+            "track_time_s": [round(min(times), 1), round(max(times), 1)]}
+
+
+def tilt_sweep(design, tilts: list[float], most: int, every: int) -> list[dict]:
+    rows = []
+    for tilt in tqdm(tilts, desc="tilts", unit="tilt", file=sys.stderr):
+        rows.append(spins_to_flag(design, tilt, most, every))
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tilt-sweep", metavar="DEG", type=float, nargs="+",
+                        help="instead: for each tilt, the spins after which the leaving-angle checks flag it "
+                             "at 99%% (up to --count, checked every 50)")
     parser.add_argument("--design", default=str(ROOT / "fixtures" / "wheels" / "standard.yaml"))
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="first seed; spins use seed, seed+1, ...")
@@ -46,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     design = load_design(args.design)
+    if args.tilt_sweep:
+        rows = tilt_sweep(design, args.tilt_sweep, args.count, 50)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        return 0
     results = []
     wall0, cpu0 = time.perf_counter(), time.process_time()
     for seed in tqdm(range(args.seed, args.seed + args.count), desc="spins", unit="spin",

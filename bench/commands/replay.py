@@ -29,6 +29,7 @@ def register(subparsers) -> None:
                         "decoder changed since the session)")
     p.add_argument("--round", type=int, metavar="N", help="simulate round N's drop or spin again from its seed")
     p.add_argument("--gif", metavar="FILE", help="with --round: draw the re-simulated drop or spin")
+    p.add_argument("--png", metavar="FILE", help="with --round: picture the re-simulated drop or spin at rest")
     p.add_argument("--design", metavar="FILE",
                    help="with --round: simulate on this design file, which must be the one the session ran with "
                         "(default: the copy the journal carries)")
@@ -44,8 +45,8 @@ def run(args) -> int:
     from bench.keys import trusted_fingerprint
     from bench.replay import describe, replay, resimulate
 
-    if args.gif and args.round is None:
-        print("bench replay: --gif needs --round N", file=sys.stderr)
+    if (args.gif or args.png) and args.round is None:
+        print(f"bench replay: {'--gif' if args.gif else '--png'} needs --round N", file=sys.stderr)
         return Exit.BAD_INPUT
     try:
         pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
@@ -70,7 +71,7 @@ def run(args) -> int:
     status = outcome.exit_status
     if args.round is not None:
         try:
-            same, told = resimulate(args.journal, args.round, args.gif, design=args.design)
+            same, told = resimulate(args.journal, args.round, args.gif, design=args.design, png=args.png)
         except (BenchError, TwinError, OSError) as err:
             print(f"bench replay: {err}", file=sys.stderr)
             return Exit.BAD_INPUT
@@ -79,7 +80,8 @@ def run(args) -> int:
                   file=sys.stderr)
             return Exit.BAD_INPUT
         print(told)
-        if args.gif and same:
-            print(f"drawn: {args.gif}")
+        for drawn in (args.gif, args.png):
+            if drawn and same:
+                print(f"drawn: {drawn}")
         status = status or (Exit.OK if same else Exit.VIOLATION)
     return status

@@ -159,13 +159,15 @@ def test_a_schema_1_journal_still_replays():
 
 
 def test_disputed_drop_is_simulated_again_and_drawn(recorded, tmp_path):
-    gif = tmp_path / "round2.gif"
-    result = replay(recorded.journal, "--round", 2, "--gif", gif)
+    gif, png = tmp_path / "round2.gif", tmp_path / "round2.png"
+    result = replay(recorded.journal, "--round", 2, "--gif", gif, "--png", png)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "the same" in result.stdout
     from PIL import Image
     with Image.open(gif) as image:
         assert image.n_frames > 5
+    with Image.open(png) as image:
+        assert image.format == "PNG"
 
 
 def test_record_hash_covers_every_field():

@@ -42,3 +42,22 @@ def test_the_side_view_has_a_frame_per_recorded_pose_and_shows_the_dice_moving(t
     last = gif.convert("RGB").copy()
     assert first.tobytes() != last.tobytes()
     assert result == drop(standard, 2)
+
+
+def test_the_gif_marks_the_deciding_die_and_gives_the_verdict_on_its_last_frame_only(tmp_path):
+    narrow = load_design(TOWERS / "narrow-tray.yaml")
+    result, trace = drop_traced(narrow, 1)                     # two dice held not flat: a no roll
+    assert result.no_roll
+    path = drop_gif(narrow, result, trace, tmp_path / "drop.gif")
+    with Image.open(path) as gif:
+        frames = []
+        for k in (0, gif.n_frames // 2, gif.n_frames - 1):
+            gif.seek(k)
+            frames.append(gif.convert("RGB").copy())
+            assert gif.info["duration"] >= (3000 if k == gif.n_frames - 1 else 20)
+    reds = []
+    for k, frame in enumerate(frames):
+        frame.save(tmp_path / f"{k}.png")
+        reds.append(red_pixels(tmp_path / f"{k}.png"))
+    assert reds[0] == 0 and reds[1] == 0      # no verdict while the dice fall
+    assert reds[2] > 200                      # the verdict, and the cocked dice outlined in red

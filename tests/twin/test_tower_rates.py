@@ -1,9 +1,8 @@
 """Realism in figures: how often dice end cocked (a "no roll", 58 Pa. Code
 625b.2(d)(5)) and whether the faces are fair.
 
-Sample sizes: 1500 standard drops (4500 faces) let a 95% Wilson interval
-(the confidence of 58 Pa. Code 810a.5) for the no-roll rate sit inside the
-0.1%-2% a real tower shows, and give a chi-square at 99% the power to see
+Sample sizes: 1500 standard drops (4500 faces) put a 95% Wilson interval
+(the confidence of 58 Pa. Code 810a.5) for the no-roll rate under 2%, and give a chi-square at 99% the power to see
 one face off by about 2 points; the narrow tray's rate is tens of percent,
 so 150 drops place it far above. The benchmark (benchmarks/tower_bench.py)
 measures many more drops, at 99%."""
@@ -40,10 +39,12 @@ def test_every_standard_drop_settles_in_the_tray(standard_campaign):
     assert all(r.settled for r in standard_campaign)
 
 
-def test_the_standard_tower_cocks_a_die_between_one_in_a_thousand_and_one_in_fifty(standard_campaign):
-    rate = wilson_interval(sum(r.no_roll for r in standard_campaign), len(standard_campaign),
-                           RATE_CONFIDENCE)
-    assert 0.001 < rate.low and rate.high < 0.02, rate
+def test_the_standard_tower_cocks_a_die_rarely_but_not_never(standard_campaign):
+    # Only rests a die truly holds count (docs/tower.md): about one drop in
+    # a thousand on the standard tower, measured over 4,000 by the benchmark.
+    cocked = sum(r.no_roll for r in standard_campaign)
+    rate = wilson_interval(cocked, len(standard_campaign), RATE_CONFIDENCE)
+    assert cocked >= 1 and rate.high < 0.02, rate
 
 
 def test_the_narrow_tray_cocks_dice_far_more_often_than_the_standard_one(standard_campaign, narrow_campaign):

@@ -52,9 +52,9 @@ def test_spins_take_a_realistic_time(results):
     # real spins last roughly 10-25 s: the ball circles, then 1-5 s to come to rest
     for result in results:
         descent = result.spin_time_s - result.track_time_s
-        assert 12.0 <= result.track_time_s <= 20.0
+        assert 9.0 <= result.track_time_s <= 25.0
         assert 0.8 <= descent <= 8.0
-        assert 8.0 <= result.ball_revolutions <= 20.0
+        assert 5.0 <= result.ball_revolutions <= 25.0
         assert 3.0 <= result.rotor_revolutions <= 15.0
 
 

@@ -32,12 +32,16 @@ def level():
 
 
 def test_ball_rides_the_track_a_realistic_time(level):
-    # real spins: the ball circles roughly 10-25 s; the design aims at 12-20 s
+    # Real spins vary: the ball circles roughly 10-25 s. The launches must
+    # span that range, not sit in a narrow band, and a longer ride is more turns.
     times = [e.time_s for e in level]
     assert all(e.left for e in level)
-    assert 12.0 <= min(times) and max(times) <= 20.0
+    assert 9.0 <= min(times) and max(times) <= 25.0
+    assert max(times) - min(times) >= 8.0
     revolutions = [e.revolutions for e in level]
-    assert 8.0 <= min(revolutions) and max(revolutions) <= 20.0
+    assert 5.0 <= min(revolutions) and max(revolutions) <= 25.0
+    by_time = [r for _, r in sorted(zip(times, revolutions))]
+    assert by_time == sorted(by_time)
 
 
 def test_level_wheel_ball_leaves_anywhere(level):

@@ -103,7 +103,8 @@ class Tray:
     width_m: float
     depth_m: float
     wall_thickness_m: float
-    material: Material
+    material: Material          # the floor (felt)
+    wall_material: Material     # the tray's walls and lid; the floor's material when not given
 
 
 @dataclass(frozen=True)
@@ -248,8 +249,11 @@ def _tray(f: Fields, body: Body) -> Tray:
         raise f.error("depth_m", f"must be at least the body's depth_m {body.depth_m} (the shaft opens into the tray)")
     wall = f.number("wall_thickness_m", low=0.01, high=MAX_WALL_M)
     material = _material(f.sub("material"))
+    # The walls are often glass over a felt floor; a design that does not say
+    # so gets walls of the floor's material, as before this field existed.
+    wall_material = _material(f.sub("wall_material")) if f.has("wall_material") else material
     f.done()
-    return Tray(width, depth, wall, material)
+    return Tray(width, depth, wall, material, wall_material)
 
 
 def _physics(f: Fields) -> Physics:

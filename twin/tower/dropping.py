@@ -26,9 +26,13 @@ from twin.physics_engine import pybullet as pb
 
 from twin.errors import DesignError
 from twin.tower.design import AXES, TowerDesign
-from twin.tower.world import DOOR_PARKED, World, build, place_dice
+from twin.tower.resting import TILT_S, nudge, support
+from twin.tower.world import DOOR_PARKED, World, die_vertices, build, place_dice
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
+MAX_NUDGES = 4               # a drop whose rests keep giving way is reported as it lies after these
+MOVED_M = 0.002              # a nudged rest holds if no die moved more than 2 mm ...
+MOVED_COS = math.cos(math.radians(3.0) / 2)   # ... or turned more than 3 degrees
 YAW_SPREAD_DEG = 15.0
 
 
@@ -37,10 +41,12 @@ class DieRest:
     """One die at the end of a drop."""
     face: int                  # the face nearest to up
     flat: bool                 # flat on the tray's bottom, 625b.2(d)(5)
-    reason: str | None         # why not flat: "wall", "die" or "edge"; None when flat
+    reason: str | None         # what holds it when not flat: "wall", "die", or "edge" (nothing); None when flat
     tilt_deg: float            # angle between the up face's normal and vertical
     position_m: tuple[float, float, float]
     orientation_xyzw: tuple[float, float, float, float]
+    supported: bool = True     # not flat: its holder pushes back on the side it would fall to
+    held_at_m: tuple[float, float, float] | None = None   # not flat: where its holder pushes on it
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,9 @@ class DropResult:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["dice"] = [dict(asdict(r), position_m=[round(v, 5) for v in r.position_m],
-                          orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw]) for r in self.dice]
+                          orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw],
+                          held_at_m=None if r.held_at_m is None else [round(v, 5) for v in r.held_at_m])
+                     for r in self.dice]
         for r in d["dice"]:
             r["tilt_deg"] = round(r["tilt_deg"], 3)
         d["settle_time_s"] = round(self.settle_time_s, 4)
@@ -159,28 +167,38 @@ def _place(design: TowerDesign, seed: int, loaded: Sequence[int] | None):
     return faces, poses
 
 
+def _flat(design: TowerDesign, pos, orn) -> bool:
+    """On the tray's bottom (a flat die's centre is edge/2 above the floor,
+    not on another die) and tilted at most physics.flat_tilt_deg."""
+    return pos[2] < design.dice.edge_m * 0.7 and up_face(design, orn)[1] <= design.physics.flat_tilt_deg
+
+
+def _moved(before, after) -> bool:
+    for (pos, orn), (pos0, orn0) in zip(after, before):
+        if sum((a - b) ** 2 for a, b in zip(pos, pos0)) > MOVED_M ** 2:
+            return True
+        if abs(sum(a * b for a, b in zip(orn, orn0))) < MOVED_COS:
+            return True
+    return False
+
+
 def _classify(design: TowerDesign, world: World) -> tuple[DieRest, ...]:
-    client, d = world.client, design.dice
+    client = world.client
     rests = []
     for die in world.dice:
         pos, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
         face, tilt = up_face(design, orn)
-        on_bottom = pos[2] < d.edge_m * 0.7       # a flat die's centre is edge/2 above the floor
-        flat = on_bottom and tilt <= design.physics.flat_tilt_deg
-        reason = None
+        flat = _flat(design, pos, orn)
+        reason, holder_side, held_at = None, True, None
         if not flat:
-            # What holds it up: lying on another die, leaning on a tray or
-            # shaft wall, or (touching neither) balanced on an edge.
-            touching = {c[2] for c in pb.getContactPoints(bodyA=die, physicsClientId=client)}
-            if not on_bottom and touching & set(world.dice):
-                reason = "die"
-            elif touching & world.walls:
-                reason = "wall"
-            elif touching & set(world.dice):
-                reason = "die"
-            else:
-                reason = "edge"
-        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn)))
+            # What holds it up on the side it would fall to: a wall, an
+            # obstacle or another die; "edge" when nothing does (balanced in
+            # the open, or propped only from beside).
+            held = support(world, die, die_vertices(design.dice.edge_m, design.dice.corner_radius_m))
+            holder_side, held_at = held.supported, held.at
+            reason = (("wall" if held.holder == "obstacle" else held.holder) if held.supported
+                      and held.holder in ("wall", "obstacle", "die") else "edge")
+        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn), holder_side, held_at))
     return tuple(rests)
 
 
@@ -196,6 +214,7 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     hold_steps = round(design.compartment.hold_s / dt)
     max_steps = hold_steps + math.ceil(p.max_time_s / dt)
     rest_steps = round(p.rest_for_s / dt)
+    tilt_steps = round(TILT_S / dt)
     frame_every = max(1, round(frame_every_s / dt))
     max_move2 = (p.rest_linear_mps * p.rest_for_s) ** 2
     tray_top = design.body.bottom_z_m
@@ -243,31 +262,60 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     # not instantaneous velocities: a die lying still on felt shows solver
     # jitter spikes in its velocity that would never let a drop settle.
     min_cos = math.cos(p.rest_angular_radps * p.rest_for_s / 2)   # |q0.q1| of the largest turn
-    anchor: list | None = None
-    anchor_n, settled = 0, False
-    while n < max_steps:
-        for _ in range(CHECK_EVERY_STEPS):
-            step(physicsClientId=client)
-            n += 1
-            if trace is not None:
-                sense(n)
-        poses_now = [position(die, physicsClientId=client) for die in dice]
-        if poses_now[0][0][0] != poses_now[0][0][0]:   # NaN: the solver blew up; report unsettled
-            n = max_steps
+    anchor_n = 0
+
+    def settle(pushes=(), push_until: int = 0) -> bool:
+        """Step until every die has rested for rest_for_s in the tray, or time
+        runs out; ``pushes`` (die, force) act on the dice until step ``push_until``."""
+        nonlocal n, anchor_n
+        anchor: list | None = None
+        while n < max_steps:
+            for _ in range(CHECK_EVERY_STEPS):
+                if n < push_until:
+                    for die, force in pushes:
+                        pb.applyExternalForce(die, -1, force, position(die, physicsClientId=client)[0],
+                                              pb.WORLD_FRAME, physicsClientId=client)
+                step(physicsClientId=client)
+                n += 1
+                if trace is not None:
+                    sense(n)
+            poses_now = [position(die, physicsClientId=client) for die in dice]
+            if poses_now[0][0][0] != poses_now[0][0][0]:   # NaN: the solver blew up; report unsettled
+                n = max_steps
+                return False
+            still = anchor is not None
+            if still:
+                for (pos, orn), (pos0, orn0) in zip(poses_now, anchor):
+                    dx, dy, dz = pos[0] - pos0[0], pos[1] - pos0[1], pos[2] - pos0[2]
+                    dot = abs(orn[0] * orn0[0] + orn[1] * orn0[1] + orn[2] * orn0[2] + orn[3] * orn0[3])
+                    # 625b.2(d)(4): at rest counts only in the tray.
+                    if dx * dx + dy * dy + dz * dz > max_move2 or dot < min_cos or pos[2] >= tray_top:
+                        still = False
+                        break
+            if not still:
+                anchor, anchor_n = poses_now, n
+            elif n - anchor_n >= rest_steps:
+                return True
+        return False
+
+    settled = settle()
+    # A rest with a die not flat must survive a nudge towards the die's fall
+    # (twin.tower.resting): a die that moves goes on falling until it truly
+    # rests. Flat dice need no check, so most drops pay nothing for it.
+    nudges = 0
+    shape = die_vertices(design.dice.edge_m, design.dice.corner_radius_m)
+    while settled and nudges < MAX_NUDGES:
+        cocked = [die for die in dice if not _flat(design, *position(die, physicsClientId=client))]
+        if not cocked:
             break
-        still = anchor is not None
-        if still:
-            for (pos, orn), (pos0, orn0) in zip(poses_now, anchor):
-                dx, dy, dz = pos[0] - pos0[0], pos[1] - pos0[1], pos[2] - pos0[2]
-                dot = abs(orn[0] * orn0[0] + orn[1] * orn0[1] + orn[2] * orn0[2] + orn[3] * orn0[3])
-                # 625b.2(d)(4): at rest counts only in the tray.
-                if dx * dx + dy * dy + dz * dz > max_move2 or dot < min_cos or pos[2] >= tray_top:
-                    still = False
-                    break
-        if not still:
-            anchor, anchor_n = poses_now, n
-        elif n - anchor_n >= rest_steps:
-            settled = True
+        before = [position(die, physicsClientId=client) for die in dice]
+        rng = np.random.default_rng([int(seed), nudges])
+        pushes = [(die, nudge(world, die, support(world, die, shape), rng)) for die in cocked]
+        nudges += 1
+        rest_n = anchor_n
+        settled = settle(pushes, n + tilt_steps)
+        if settled and not _moved(before, [position(die, physicsClientId=client) for die in dice]):
+            anchor_n = rest_n       # it rested all along: the rest began before the nudge
             break
     if trace is not None and (not trace.times_s or trace.times_s[-1] != n * dt):
         record(n)

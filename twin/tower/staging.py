@@ -17,7 +17,7 @@ from twin.errors import TwinError
 from twin.tower.design import TowerDesign
 from twin.tower.dropping import DropResult, drop
 
-REASONS = ("wall", "die", "edge")
+REASONS = ("wall", "die")          # what can hold a cocked die ("edge": nothing does)
 
 
 class StagingError(TwinError):
@@ -34,8 +34,34 @@ def _wanted(result: DropResult, faces: tuple[int, ...] | None, in_order: bool,
             return False
     if cocked_die is None:
         return not result.no_roll
-    die = result.dice[cocked_die]
-    return not die.flat and (against is None or die.reason == against)
+    return shows_cocked(result, cocked_die, against)
+
+
+def shows_cocked(result: DropResult, die: int | None = None, against: str | None = None) -> bool:
+    """A settled drop with die ``die`` (any die when None) not flat and
+    truly held (``against``: by a "wall" or a "die"; None: either), and no
+    die resting where nothing holds it on its falling side."""
+    if not result.settled or any(not d.flat and not d.supported for d in result.dice):
+        return False
+    dice = result.dice if die is None else (result.dice[die],)
+    return any(not d.flat and (against is None or d.reason == against) for d in dice)
+
+
+def stage_no_roll(design: TowerDesign, *, start_seed: int = 0, max_drops: int = 20000,
+                  progress: bool = False) -> tuple[int, tuple[int, ...], DropResult]:
+    """The first seed from ``start_seed`` whose drop rests with any die
+    cocked and truly held (``shows_cocked``): a "no roll", 625b.2(d)(5).
+    On the standard tower about one drop in 300 to 500."""
+    bar = progress_bar(range(start_seed, start_seed + max_drops), desc=f"staging a no roll on {design.name}",
+                       unit="drop", disable=not progress, leave=False)
+    for seed in bar:
+        result = drop(design, seed)
+        if shows_cocked(result):
+            bar.close()
+            return seed, result.loaded, result
+    bar.close()
+    raise StagingError(f"{design.source}: no drop with a die cocked in seeds {start_seed} to "
+                       f"{start_seed + max_drops - 1}")
 
 
 def stage(design: TowerDesign, faces: Sequence[int] | None = None, cocked_die: int | None = None,
@@ -45,7 +71,7 @@ def stage(design: TowerDesign, faces: Sequence[int] | None = None, cocked_die: i
     """Search seeds for a settled drop that shows ``faces`` (as a set of
     three unless ``in_order``; all dice flat unless a die is cocked) and/or
     has die ``cocked_die`` (0-based) not flat for ``against`` ("wall",
-    "die", "edge" or None for any reason). Returns ``(seed, loaded, result)``
+    "die" or None for either). Returns ``(seed, loaded, result)``
     with ``drop(design, seed, loaded) == result``.
 
     The expected cost is one drop divided by the outcome's chance: about 36

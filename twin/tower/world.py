@@ -34,7 +34,7 @@ class World:
     floor: int                 # the tray's floor
 
 
-def rounded_cube_points(edge: float, radius: float, per_corner: int = 3) -> np.ndarray:
+def rounded_cube_points(edge: float, radius: float, per_corner: int = 4) -> np.ndarray:
     """Points whose convex hull is a cube with rounded corners and edges (a
     sphere-swept box): each corner is a sphere octant of ``radius`` sampled on
     a small latitude/longitude grid."""
@@ -59,7 +59,7 @@ def rounded_cube_points(edge: float, radius: float, per_corner: int = 3) -> np.n
 
 
 @lru_cache(maxsize=16)
-def _die_vertices(edge: float, radius: float) -> list:
+def die_vertices(edge: float, radius: float) -> list:
     """The hull points of a die, computed once: every drop builds a new world."""
     return rounded_cube_points(edge, radius).tolist()
 
@@ -131,16 +131,16 @@ def layout(design: TowerDesign) -> list[Part]:
     box("floor", (tw + tt, td + tt, tt / 2), (0, 0, -tt / 2), material=t.material)
     th = b.bottom_z_m / 2
     for sx in (-1, 1):
-        box("wall", (tt / 2, td + tt, th), (sx * (tw + tt / 2), 0, th), material=t.material)
+        box("wall", (tt / 2, td + tt, th), (sx * (tw + tt / 2), 0, th), material=t.wall_material)
     for sy in (-1, 1):
-        box("wall", (tw, tt / 2, th), (0, sy * (td + tt / 2), th), material=t.material)
+        box("wall", (tw, tt / 2, th), (0, sy * (td + tt / 2), th), material=t.wall_material)
     lid_z = b.bottom_z_m + wt / 2
     if tw > hw:
         for sx in (-1, 1):
-            box("wall", ((tw - hw) / 2, td, wt / 2), (sx * (tw + hw) / 2, 0, lid_z), material=t.material)
+            box("wall", ((tw - hw) / 2, td, wt / 2), (sx * (tw + hw) / 2, 0, lid_z), material=t.wall_material)
     if td > hd:
         for sy in (-1, 1):
-            box("wall", (hw, (td - hd) / 2, wt / 2), (0, sy * (td + hd) / 2, lid_z), material=t.material)
+            box("wall", (hw, (td - hd) / 2, wt / 2), (0, sy * (td + hd) / 2, lid_z), material=t.wall_material)
     return parts
 
 
@@ -168,7 +168,7 @@ def build(client: int, design: TowerDesign) -> World:
 
     # The dice's shape: a rounded cube (a sphere-swept box), made once.
     d = design.dice
-    die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=_die_vertices(d.edge_m, d.corner_radius_m),
+    die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=die_vertices(d.edge_m, d.corner_radius_m),
                                         physicsClientId=client)
     (door,), (floor,) = roles["door"], roles["floor"]
     return World(client, [], die_shape, door, door_pose, roles["obstacle"], roles["wall"], floor)

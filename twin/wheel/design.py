@@ -88,12 +88,19 @@ class Rotor:
     decay_time_s: float          # the rotor slows as exp(-t / decay_time_s)
 
 
+LAUNCH_DISTRIBUTIONS = ("uniform", "lognormal")
+
+
 @dataclass(frozen=True)
 class Launch:
-    """What the croupier does: ranges a seed draws uniformly from."""
+    """What the croupier does: ranges a seed draws from. ``distribution``
+    says how the ball's and the rotor's speeds are drawn: ``uniform`` over
+    their ranges, or ``lognormal`` with each range as its central 99%
+    (draws outside are drawn again): see docs/wheel.md."""
     ball_speed_rev_s: tuple[float, float]
     ball_angle_deg: tuple[float, float]
     rotor_speed_rev_s: tuple[float, float]
+    distribution: str = "uniform"
 
 
 @dataclass(frozen=True)
@@ -199,7 +206,10 @@ def design_from_mapping(data: Any, source: str = "<design>") -> WheelDesign:
         ball_speed_rev_s=launch.span("ball_speed_rev_s", low=0.2, high=5.0),
         ball_angle_deg=launch.span("ball_angle_deg", low=-360.0, high=720.0),
         rotor_speed_rev_s=launch.span("rotor_speed_rev_s", low=0.0, high=3.0),
+        distribution=launch.choice("distribution", LAUNCH_DISTRIBUTIONS, "uniform"),
     )
+    if the_launch.distribution == "lognormal" and the_launch.rotor_speed_rev_s[0] <= 0:
+        raise DesignError("a log-normal speed needs a range above 0", field="launch.rotor_speed_rev_s")
     the_tilt = Tilt(angle_deg=tilt.number("angle_deg", low=0.0, high=5.0),
                     low_side_deg=tilt.number("low_side_deg", low=-360.0, high=360.0))
     the_sim = Simulation(

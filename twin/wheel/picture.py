@@ -23,6 +23,13 @@ TRACK_FRAME_MS = 60          # ...shown about four times faster than life
 DESCENT_FRAME_MS = 67        # the descent is recorded at 15 frames a second, shown in real time
 
 
+def _font(size: int):
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:   # Pillow < 10.1 has one fixed size
+        return ImageFont.load_default()
+
+
 def draw_wheel(design: WheelDesign, rotor_angle: float, ball_xyz: tuple[float, float, float] | None,
                pocket_index: int | None = None, size: int = 480, caption: str | None = None) -> Image.Image:
     """The wheel from above with the rotor at ``rotor_angle`` and the ball at ``ball_xyz``."""
@@ -74,12 +81,24 @@ def draw_wheel(design: WheelDesign, rotor_angle: float, ball_xyz: tuple[float, f
         points = [px(r_out * math.cos(a), r_out * math.sin(a)) for a in arc]
         points += [px(r_in * math.cos(a), r_in * math.sin(a)) for a in reversed(arc)]
         draw.polygon(points, outline=MARK, width=max(2, size // 160))
-        draw.text((cx, cy), str(design.pockets[pocket_index]), fill=(0, 0, 0), font=font, anchor="mm")
+        draw.text((cx, cy), str(design.pockets[pocket_index]), fill=(0, 0, 0), font=_font(max(10, size // 20)),
+                  anchor="mm")
     if ball_xyz is not None:
         x, y, _ = ball_xyz
         radius = max(2.0, design.ball.radius_m * scale)
         bx, by = px(x, y)
         draw.ellipse([bx - radius, by - radius, bx + radius, by + radius], fill=BALL, outline=(0, 0, 0))
+    if pocket_index is not None:
+        # The ball sits on its pocket's number: write it again just outside
+        # the pocket ring, on a yellow tag drawn last, so nothing covers it.
+        centre = rotor_angle + pocket_angle(pocket_index)
+        tag_r = r_out * 1.02 + 0.025
+        tx, ty = px(tag_r * math.cos(centre), tag_r * math.sin(centre))
+        half = max(8, size // 40)
+        draw.line([px(r_out * math.cos(centre), r_out * math.sin(centre)), (tx, ty)], fill=MARK, width=2)
+        draw.ellipse([tx - half, ty - half, tx + half, ty + half], fill=MARK, outline=(0, 0, 0))
+        draw.text((tx, ty), str(design.pockets[pocket_index]), fill=(0, 0, 0), font=_font(max(10, size // 34)),
+                  anchor="mm")
     if caption:
         draw.text((6, 6), caption, fill=(255, 255, 255), font=font)
     return image

@@ -48,13 +48,30 @@ class SpinResult:
         return json.dumps(asdict(self), sort_keys=True)
 
 
+Z_99 = 2.5758293035489   # the standard normal's two-sided 99% point
+
+
+def _speed(rng: np.random.Generator, span: tuple[float, float], distribution: str) -> float:
+    """A speed from ``span``: uniform, or log-normal with ``span`` as its
+    central 99% (a croupier's push varies by a factor, not by an amount;
+    the rare draw outside the span is drawn again, so the span bounds it)."""
+    low, high = span
+    if distribution == "uniform" or low == high:
+        return float(rng.uniform(low, high))
+    mu, sigma = (math.log(low) + math.log(high)) / 2, (math.log(high) - math.log(low)) / (2 * Z_99)
+    while True:
+        value = float(rng.lognormal(mu, sigma))
+        if low <= value <= high:
+            return value
+
+
 def draw_launch(design: WheelDesign, seed: int) -> Launch:
     """The croupier's part of a spin, drawn from ``seed`` (numpy PCG64)."""
     rng = np.random.Generator(np.random.PCG64(seed))
     launch = design.launch
-    ball_speed_rev = rng.uniform(*launch.ball_speed_rev_s)
+    ball_speed_rev = _speed(rng, launch.ball_speed_rev_s, launch.distribution)
     ball_angle = math.radians(rng.uniform(*launch.ball_angle_deg))
-    rotor_speed_rev = rng.uniform(*launch.rotor_speed_rev_s)
+    rotor_speed_rev = _speed(rng, launch.rotor_speed_rev_s, launch.distribution)
     rotor_angle = rng.uniform(0.0, TWO_PI)
     return Launch(ball_angle_rad=ball_angle,
                   ball_speed_m_s=ball_speed_rev * TWO_PI * design.bowl.track_radius_m,
