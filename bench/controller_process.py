@@ -20,6 +20,7 @@ from typing import Iterator, Sequence
 from bench.errors import BenchError
 
 ANNOUNCE_TIMEOUT_S = 30.0
+PR_SET_PDEATHSIG = 1          # linux/prctl.h
 
 
 @contextmanager
@@ -30,7 +31,8 @@ def emulator_process(args: Sequence[str], *, listen: str = "pty",
     ``stderr_path`` (or a temporary file) and is quoted if it fails to start."""
     cmd = [sys.executable, "-m", "bench.cli", "emulate", *args, "--listen", listen]
     errors = open(stderr_path, "ab") if stderr_path else tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL,
+                            preexec_fn=_die_with_parent(os.getpid()))
     try:
         line = _announcement(proc, errors)
         if not line.startswith("listening "):
@@ -60,6 +62,26 @@ def emulated_controller(game: str, *, seed: int, listen: str = "pty", submission
         args += ["--misbehave", misbehave]
     with emulator_process([*args, *extra], listen=listen, stderr_path=stderr_path) as url:
         yield url
+
+
+def _die_with_parent(parent: int):
+    """For the child, before it runs: on Linux, ask the kernel to kill it when
+    the bench dies, however it dies (``kill -9`` included), so that no
+    emulated controller is left holding a pty or a port. Where prctl is not
+    available the bench's own clean-up (SIGTERM, then SIGKILL) is all."""
+    if not sys.platform.startswith("linux"):
+        return None
+
+    def arm() -> None:
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            return
+        if os.getppid() != parent:      # the bench died before the request took effect
+            os._exit(1)
+    return arm
 
 
 def _tail(errors) -> str:

@@ -69,10 +69,16 @@ def failure_clause(text: str) -> str:
     return PROTOCOL
 
 
+class RoundVoided(RoundFailed):
+    """The controller reset in the middle of the round (docs/protocol.md,
+    Reset): it voids the round, returns every stake and opens the next one
+    itself, so play goes on at once, without a RESET from the bench."""
+
+
 class RoundCycle:
     def __init__(self, env, session: Session, *, game: str, rules, plant, players: PlayerMix, phases: Phases,
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
-                 on_round_end: Callable[[int, str | None], None] = lambda *a: None,
+                 on_round_end: Callable[..., None] = lambda *a, **k: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
                  probes: dict[int, Probe] | None = None, probe_unlawful: bool = True,
                  stop: Callable[[], bool] = lambda: False):
@@ -102,12 +108,19 @@ class RoundCycle:
         return self.session.send(make(type_, **fields))
 
     def _expect(self, *types: str) -> Message:
-        """The next of these messages; one that does not come in time fails the
-        round naming the clause that orders it (``bench.oracle.clauses``)."""
+        """The next of ``types`` from the controller; one that does not come in
+        time fails the round naming the clause that orders it
+        (``bench.oracle.clauses``); a RESET the controller sends meanwhile
+        voids the round."""
+        wanted = types if "RESET" in types else types + ("RESET",)
         try:
-            return self.session.receive(self.phases.reply_s, expect=types)
+            message = self.session.receive(self.phases.reply_s, expect=wanted)
         except ResponseTimeout as err:
             raise RoundFailed(failure_text(awaited_clause(self.game, types), f"round {self.current_round}: {err}")) from None
+        if message.type == "RESET" and "RESET" not in types:
+            raise RoundVoided(failure_text(PROTOCOL, f"round {message.get('round', self.current_round)}: voided: "
+                                                     f"the controller reset ({message.get('reason')})"))
+        return message
 
     def _pause(self, seconds: float):
         """The table waits ``seconds`` of its time. On the wall clock
@@ -138,16 +151,24 @@ class RoundCycle:
         self.handshake()
         while self.rounds_done < rounds and not self.stop():
             failure = None
+            self.current_round = None     # until the controller opens one: a failure before it is round 0
+            voided = False
             try:
                 yield from self._round()
+            except RoundVoided as err:
+                failure, voided = str(err), True
             except RoundFailed as err:
                 failure = str(err)
             except LinkError as err:
                 failure = failure_text(PROTOCOL, str(err))
-            self.on_round_end(self.current_round or 0, failure)
+            if voided:
+                self._after_void(self.current_round or 0)
+                self.on_round_end(self.current_round or 0, failure, void=True)
+            else:
+                self.on_round_end(self.current_round or 0, failure)
             self.rounds_done += 1
             progress()
-            if failure is not None and self.rounds_done < rounds:
+            if failure is not None and not voided and self.rounds_done < rounds:
                 self._recover(failure)
 
     def _recover(self, failure: str) -> None:
@@ -246,6 +267,19 @@ class RoundCycle:
         if self.descriptor.rolls:
             fields["roll"] = command["roll"]
         return fields
+
+    def _after_void(self, round_no: int) -> None:
+        """The controller voids the round it reset in (every stake returned,
+        SETTLED, CLEARED) before it opens the next: wait for that CLEARED (or
+        the next OPEN, left queued) so that the void's messages are not taken
+        for the next round's."""
+        try:
+            message = self.session.receive(self.phases.reply_s, expect=("CLEARED", "OPEN"))
+        except ResponseTimeout:
+            return                   # the next round's OPEN will be awaited, and its absence fail that round
+        if message.type == "OPEN":
+            self.session.inbox.appendleft(message)
+        self._drop_stale(round_no)
 
     def _drop_stale(self, round_no: int) -> None:
         """SETTLE frames (and anything else of a finished round) have been seen

@@ -235,7 +235,7 @@ def _parse(line: bytes) -> dict[str, Any] | None:
         # 64 bits): such a line is judged by the standard library.
         try:
             record = json.loads(line)
-        except ValueError:     # includes UnicodeDecodeError
+        except (ValueError, RecursionError):     # includes UnicodeDecodeError, an integer of thousands of digits
             return None
     return record if isinstance(record, dict) else None
 

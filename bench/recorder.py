@@ -27,6 +27,7 @@ import bench
 from bench.journal import SCHEMA_VERSION, JournalWriter, raw_text
 from bench.plant import Reading
 from bench.protocol import FrameEvent, Message
+from bench.wire_budget import WireBudget
 
 # Frames that carry a message the peer acted on: what we sent the first time,
 # and what we received and accepted. Retransmissions, duplicates, ACK/NAK and
@@ -105,13 +106,15 @@ class Recorder:
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
+        self.budget = WireBudget()       # how much of a noisy link is kept (bench.wire_budget)
 
     def on_frame(self, event: FrameEvent) -> None:
         """The session's observer: keep the frame; it is journalled and judged
         in ``catch_up``, when the session waits for the controller (its
         ``on_idle``) or the round ends, so that this bookkeeping does not
         delay the bench's replies. The frame keeps the times it crossed the link."""
-        self._pending.append((event, float(self.sim_now())))
+        if self.budget.admit(event):
+            self._pending.append((event, float(self.sim_now())))
 
     def catch_up(self, *, judge: bool = True) -> None:
         """Journal and judge every frame kept so far, in order; and the last
@@ -175,12 +178,14 @@ class Recorder:
         self.catch_up(judge=judge)
         if failure:
             fields["failure"] = failure
+        fields.update(self.budget.close_round())
         self._write(lambda wire, plants, verdicts: self.journal.write_round(
             round_no, wire=wire, plants=plants, verdicts=verdicts, **fields))
 
-    def on_session_end(self, **fields: Any) -> None:
+    def on_session_end(self, *, judge: bool = True, **fields: Any) -> None:
         """The closing record, with whatever crossed the link after the last round."""
-        self.catch_up()
+        self.catch_up(judge=judge)
+        fields.update(self.budget.close_round())
         self._write(lambda wire, plants, verdicts: self.journal.append(
             "session-end", wire=wire, plants=plants, verdicts=verdicts, **fields))
         self.journal.sync()

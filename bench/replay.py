@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.ending import STOPPED_STATUS, verdict
+from twin.commandline import Exit
 from bench.errors import BenchError
 from bench.journal import VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
@@ -29,8 +31,12 @@ from bench.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
 from bench.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
+from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
 from bench.seal import SealCheck, SealReport
+
+
+CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
 
 
 @dataclass
@@ -42,14 +48,24 @@ class ReplayOutcome:
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
     seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
-    failed_rounds: dict[int, str] = field(default_factory=dict)   # round -> why the bench recorded it failed
+    structure_problems: list[str] = field(default_factory=list)   # records out of place
+    failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
+    ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.ending``)
+    status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
+
+    @property
+    def intact(self) -> bool:
+        """The journal is what the bench wrote: chain, seals, bytes and structure."""
+        return self.chain.ok and self.seals.ok and not self.decode_problems and not self.structure_problems
+
+    @property
+    def exit_status(self) -> int:
+        """The run's status for an intact journal; 1 for one that is not."""
+        return self.status if self.intact else Exit.VIOLATION
 
     @property
     def passed(self) -> bool:
-        """As ``bench run`` judged the session (an intact chain, every frame
-        decodes, no violation, no round that failed), and the seals hold."""
-        return (self.chain.ok and self.seals.ok and not self.decode_problems and self.oracle is not None
-                and not self.oracle.violations and not self.failed_rounds)
+        return self.intact and self.oracle is not None and self.exit_status == Exit.OK
 
 
 def _records(path):
@@ -152,22 +168,77 @@ class _Judge:
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
+        self.structure_problems: list[str] = []
         self.failed_rounds: dict[int, str] = {}
+        self.end: dict | None = None           # the session-end record
+        self.last_round: int | None = None
+        self.live_clauses: list[str] = []      # the verdicts the bench journalled as it judged
+
+    def _start(self, number: int, header: dict) -> None:
+        """The header sets up the oracle as the session's was."""
+        if header.get("game_file_text") is not None:     # a game file's variant, as the journal keeps it
+            from bench.rules.variant import game_from_text
+            try:
+                game_from_text(str(header["game_file_text"]), str(header.get("game_file") or "<journal game file>"))
+            except BenchError as err:
+                raise BenchError(f"{self.path}: line {number}: game_file_text: {err}") from None
+        game = header.get("game")
+        known = game_names()
+        if not isinstance(game, str) or game not in known:
+            raise BenchError(f"{self.path}: line {number}: game: {game!r} is not a game the bench knows "
+                             f"({', '.join(known)}); the session header must name one")
+        phases = header.get("phases")
+        reply_s = phases.get("reply_s", DEFAULT_REPLY_S) if isinstance(phases, dict) else DEFAULT_REPLY_S
+        if isinstance(reply_s, bool) or not isinstance(reply_s, (int, float)) or not 0 < reply_s <= 3600:
+            raise BenchError(f"{self.path}: line {number}: phases.reply_s: {reply_s!r} is not a number of "
+                             "seconds from 0 to 3600")
+        try:
+            rules = _rules_from(header, self.notes, self.submission)
+        except (BenchError, LookupError, TypeError, ValueError) as err:
+            raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
+        self.header = header
+        self.codec = Codec(game)
+        self.oracle = Oracle(game, rules, response_timeout=reply_s)
+
+    def _place(self, number: int, record: dict) -> None:
+        """The structure a bench writes, checked without the head: one
+        header first, round numbers never going back, one session-end record
+        and nothing after it but its seal."""
+        kind = record.get("kind")
+        where = f"line {number}"
+        if self.end is not None and kind != "seal":       # the final seal follows the session-end record
+            self.structure_problems.append(f"{where}: a {kind!r} record after the session-end record")
+        if kind == "session":
+            self.structure_problems.append(f"{where}: a second session header")
+        elif kind == "session-end":
+            if self.end is None:
+                self.end = record
+        elif kind in ("round", "round-end"):
+            round_no = record.get("round")
+            if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 0:
+                self.structure_problems.append(f"{where}: round {round_no!r} is not a round number")
+                return
+            # Round 0: a round that failed before the controller opened one. A
+            # number may repeat (the pytest table writes a record a scenario,
+            # and several scenarios may end in one round) but never go back.
+            if round_no and self.last_round is not None and round_no < self.last_round:
+                self.structure_problems.append(f"{where}: round {round_no} recorded after round {self.last_round}")
+            if round_no:
+                self.last_round = round_no
+            failure = record.get("failure")
+            if failure:
+                self.failed_rounds[round_no] = str(failure)
+        verdicts = record.get("verdicts")
+        if isinstance(verdicts, list):
+            self.live_clauses.extend(str(v.get("clause")) for v in verdicts if isinstance(v, dict))
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
             if record.get("kind") != "session":
                 raise BenchError(f"{self.path}: line {number}: not a session header (kind {record.get('kind')!r})")
-            self.header = record
-            if record.get("game_file_text") is not None:     # a game file's variant, as the journal keeps it
-                from bench.rules.variant import game_from_text
-                game_from_text(record["game_file_text"], record.get("game_file") or "<journal game file>")
-            self.codec = Codec(record["game"])
-            self.oracle = Oracle(record["game"], _rules_from(record, self.notes, self.submission),
-                                 response_timeout=record.get("phases", {}).get("reply_s", DEFAULT_REPLY_S))
+            self._start(number, record)
             return
-        if record.get("failure") and isinstance(record.get("round"), int):
-            self.failed_rounds[record["round"]] = str(record["failure"])
+        self._place(number, record)
         wire = record.get("wire")
         if wire is not None:
             self._wire(number, wire)
@@ -256,13 +327,42 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
         chain = verify_journal(path, expected_head=expected_head, visit=visit)
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
-    judge.oracle.finish(judge.last_mono)
+    end = judge.end
+    # The bench judged overdue replies at the moment it finished; so does replay.
+    finished = end.get("finish_mono") if end is not None else None
+    judge.oracle.finish(finished if isinstance(finished, (int, float)) and not isinstance(finished, bool)
+                        else judge.last_mono)
     notes = judge.notes
-    if not chain.ended and not chain.torn_tail:
-        notes.append("the journal ends without its session-end record: the session was cut off "
-                     "(the round in flight, if any, is lost)")
-    return ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
-                         seals.report, judge.failed_rounds)
+    outcome = ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
+                            seals.report, judge.structure_problems, judge.failed_rounds)
+    _verdict(outcome, judge)
+    return outcome
+
+
+def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
+    """The session's ending and exit status, worked out from the journal as
+    the bench worked them out live (``bench.ending.verdict``), and checked
+    against what the bench wrote."""
+    end, oracle = judge.end, outcome.oracle
+    if end is None:
+        if not outcome.chain.torn_tail:
+            outcome.notes.append("the journal ends without its session-end record: the session was cut off "
+                                 "(the round in flight, if any, is lost)")
+        outcome.ending, outcome.status = CUT_OFF, Exit.VIOLATION
+        return
+    stopped = end.get("ending") if end.get("ending") in STOPPED_STATUS else None
+    outcome.ending, outcome.status = verdict(stopped, len(oracle.violations), len(outcome.failed_rounds))
+    if end.get("reason"):
+        outcome.notes.append(f"the session ended early ({end.get('ending')}): {end.get('reason')}")
+    if "status" in end and end.get("status") != outcome.status:
+        outcome.structure_problems.append(
+            f"the session-end record says exit status {end.get('status')!r} ({end.get('ending')}); "
+            f"the journal's rounds and verdicts give {int(outcome.status)} ({outcome.ending})")
+    if "ending" in end and stopped != "crashed":
+        replayed = sorted(v.clause for v in oracle.violations)
+        if sorted(judge.live_clauses) != replayed:
+            outcome.structure_problems.append(
+                f"the bench journalled verdicts {sorted(judge.live_clauses)}; replay finds {replayed}")
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -343,6 +443,8 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  incomplete rounds: {', '.join(map(str, chain.incomplete_rounds))}")
     for problem in outcome.decode_problems:
         lines.append(f"  {problem}")
+    for problem in outcome.structure_problems:
+        lines.append(f"  structure: {problem}")
     for note in outcome.notes:
         lines.append(f"  note: {note}")
     lines.extend(describe_seals(outcome.seals))
@@ -354,6 +456,8 @@ def describe(outcome: ReplayOutcome) -> str:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
     for round_no, failure in sorted(outcome.failed_rounds.items()):
         lines.append(f"  round {round_no} failed: {failure}")
+    lines.append(f"session: {outcome.ending}, exit status {outcome.status} as the run had"
+                 + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
     lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
 

@@ -96,7 +96,9 @@ def _offered(game_rules, bet: str, rules) -> bool:
     return True
 
 
-def format_summary(summary: Summary, journal: str | None = None, head: str | None = None) -> str:
+def format_summary(summary: Summary, journal: str | None = None, head: str | None = None, *,
+                   ending: str | None = None, reason: str | None = None) -> str:
+    """``ending`` and ``reason``: how a session that stopped early ended (``bench.ending``)."""
     pct = lambda f: "n/a" if f is None else f"{float(f) * 100:.2f}%"   # noqa: E731
     lines = [f"{summary.game}: {summary.rounds} rounds settled, {summary.no_rolls} no rolls, "
              f"staked {summary.staked}, returned {summary.returned} (minor units)",
@@ -114,9 +116,11 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
         lines.append("  violations: none")
     for round_no, failure in sorted(summary.failures.items()):
         lines.append(f"  round {round_no} failed: {failure}")
+    if reason:
+        lines.append(f"  session ended early ({ending}): {reason}")
     if journal:
         lines.append(f"  journal: {journal}" + (f" (head {head[:16]}…)" if head else ""))
-    lines.append("PASS" if summary.passed else "FAIL")
+    lines.append("PASS" if summary.passed and not reason else "FAIL")
     return "\n".join(lines)
 
 
@@ -141,11 +145,13 @@ def _properties(case, clauses, **more) -> None:
             ET.SubElement(properties, "property", name=name, value=str(value))
 
 
-def write_junit(path, summary: Summary, suite_name: str) -> None:
+def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None = None,
+                reason: str | None = None) -> None:
     """One testcase per round, named by the round; a round fails with every
     violation in it. Each carries as properties the clauses it was judged by
     (every clause ordering a round of the game, and any clause it violated)
-    and its outcome, so a CI server can group the results by clause."""
+    and its outcome, so a CI server can group the results by clause. A
+    session that stopped early (``reason``) adds a ``session`` case in error."""
     from bench.oracle import PHASE_CLAUSES
     judged_by = set(PHASE_CLAUSES.get(summary.game, {}).values())
     played = {r.round: r for r in summary.played}
@@ -174,6 +180,10 @@ def write_junit(path, summary: Summary, suite_name: str) -> None:
         case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
         _properties(case, [violation.clause], violated=violation.clause)
         ET.SubElement(case, "failure", message=violation.clause).text = violation.message
+    if reason:
+        errors += 1
+        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
+        ET.SubElement(case, "error", message=f"{ending}: {reason}")
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))

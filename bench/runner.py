@@ -5,8 +5,10 @@ frame with the oracle, and drive the rounds with the simpy cycle.
 
 from __future__ import annotations
 
+import json
 import random
 import time
+import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,10 @@ from bench.plant import file_digest, make_plant
 from bench.players import CoveringPlayers, PlayerMix
 from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
-from bench.protocol.errors import LinkError
+from bench.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
+from bench.out_folder import claimed
+from bench.protocol.errors import LinkError, ProtocolViolation
+from bench.report import Summary, summarise, write_junit
 from bench.recorder import Recorder, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
@@ -55,6 +60,7 @@ class SessionConfig:
     probe_wagers: bool = True              # place the wagers of bench.probe_wagers every round
     stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
     progress: bool = True
+    force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.seal)
 
@@ -72,6 +78,18 @@ class SessionOutcome:
     wall_seconds: float
     rules: object
     seal: dict | None = None               # the key's fingerprint, the session's index, rounds an epoch; None: unsealed
+    ending: str = COMPLETED
+    status: int = 0
+    reason: str | None = None            # why the session stopped early
+    summary: Summary | None = None
+    moved_aside: Path | None = None       # where --force moved the folder's earlier session
+
+    def to_json(self) -> dict:
+        """summary.json: the summary, how the session ended and its exit status."""
+        return {"tablebench": bench.__version__, **self.summary.to_json(), "ending": self.ending,
+                "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
+                "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
+                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal}
 
 
 def _rules(config: SessionConfig):
@@ -85,14 +103,23 @@ def _rules(config: SessionConfig):
 
 
 def run_session(config: SessionConfig) -> SessionOutcome:
+    """Play the session and write its files (journal with its ``session-end``
+    record, ``session.head``, ``summary.json``, ``junit.xml``) however it ends:
+    every round played, the controller or link lost, SIGINT or SIGTERM
+    (``KeyboardInterrupt``), or a failure of the bench itself. Only bad input
+    found before the journal starts raises (BenchError)."""
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
-    plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
     out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
+    with claimed(out, force=config.force) as moved:
+        plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
+        outcome = _play(config, seed, rules, plant, out)
+        outcome.moved_aside = moved
+    return outcome
+
+
+def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionOutcome:
     journal_path = out / "session.jsonl"
-    if journal_path.exists():
-        journal_path.unlink()     # a new session, a new journal (the old one is the user's to keep elsewhere)
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
     # strict=False: talking to the controller happens inside simpy steps and
     # takes real time; a strict clock would call every slow reply a crash. The
@@ -103,6 +130,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     if config.plant == "recorded":
         cycle_probes = {}      # recorded outcomes cannot be staged
     started = time.monotonic()
+    stopped = reason = None
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
@@ -125,11 +153,13 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
+        recorded_rounds: list[int] = []
 
-        def round_end(round_no: int, failure: str | None) -> None:
+        def round_end(round_no: int, failure: str | None, **fields) -> None:
             if failure:
                 failures[round_no] = failure
-            recorder.on_round_end(round_no, failure)
+            recorded_rounds.append(round_no)
+            recorder.on_round_end(round_no, failure, **fields)
 
         cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
                            players=config.players or CoveringPlayers(config.game, rules),
@@ -143,28 +173,49 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         try:
             env.run()
-        except BaseException as err:
-            # Interrupted (Ctrl-C, a bug): what crossed the link in the round in
-            # flight is kept in memory until the round ends; write it now.
-            if recorder.unwritten:
-                recorder.on_round_end(cycle.current_round or 0, f"session interrupted: {err!r}", judge=False,
-                                      interrupted=True)
-            raise
-        try:
-            session.flush()       # the ACK of the controller's last frames goes out (version 2 holds it back)
-        except LinkError:
-            pass                  # a controller that has gone is its own business by now; every frame is journalled
-        recorder.verdicts(oracle.finish(time.monotonic()))
+        except ProtocolViolation as err:
+            stopped, reason = (REFUSED if cycle.current_round is None and not recorded_rounds else LINK_LOST), str(err)
+        except LinkError as err:
+            stopped, reason = LINK_LOST, str(err)
+        except KeyboardInterrupt as err:
+            stopped, reason = INTERRUPTED, f"session interrupted ({err or 'SIGINT'})"
+        except Exception as err:     # a failure of the bench itself: the files are still written
+            stopped, reason = CRASHED, f"the bench failed: {err!r}"
+            (out / "crash.txt").write_text(traceback.format_exc())
+        if stopped is not None:
+            in_flight = cycle.current_round
+            if in_flight is not None and (not recorded_rounds or recorded_rounds[-1] != in_flight):
+                # The round in flight is written as a round that failed; what
+                # crossed the link after it goes into the session-end record.
+                extra = {"interrupted": True} if stopped in (INTERRUPTED, CRASHED) else {}
+                round_end(in_flight, f"round {in_flight}: {reason}", judge=stopped != CRASHED, **extra)
+        else:
+            try:
+                session.flush()   # the ACK of the controller's last frames goes out (version 2 holds it back)
+            except LinkError:
+                pass              # a controller that has gone is its own business by now; every frame is journalled
+        recorder.catch_up(judge=stopped != CRASHED)     # every frame judged before the end's verdicts
+        finish_mono = time.monotonic()
+        if stopped != CRASHED:
+            recorder.verdicts(oracle.finish(finish_mono))
         # The controller opens the next round as soon as one is cleared; the
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
-            recorder.on_round_end(round_no, None, abandoned=True)
+            if round_no not in recorded_rounds:
+                recorder.on_round_end(round_no, None, abandoned=True)
+        ending, status = verdict(stopped, len(oracle.violations), len(failures))
         recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations), protocol=session.version,
-                                failures=len(failures), sim_seconds=round(env.now, 3))
+                                failures=len(failures), sim_seconds=round(env.now, 3), ending=ending,
+                                status=status, reason=reason, finish_mono=round(finish_mono, 6),
+                                judge=stopped != CRASHED)
         head = journal.head
-    (out / "session.head").write_text(head + "\n")
-    return SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
-                          float(env.now), time.monotonic() - started, rules,
-                          {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
-                          if sealer else None)
-
+    write_durably(out / "session.head", head + "\n")
+    outcome = SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
+                             float(env.now), time.monotonic() - started, rules,
+                             {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
+                             if sealer else None, ending=ending, status=status, reason=reason)
+    outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
+                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures))
+    write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)
+    write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2))
+    return outcome

@@ -66,8 +66,13 @@ class Fields:
     def number(self, key: str, default: Any = ..., *, low: float | None = None,
                high: float | None = None, low_open: bool = False) -> float:
         value = self.raw(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.error(key, f"must be a number, got {value!r}")
+        # An integer too large for a float (10**400) is not finite either; it
+        # would make math.isfinite raise OverflowError.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or (isinstance(value, int) and abs(value) > 1e300) or not math.isfinite(value):
+            shown = repr(value) if not isinstance(value, int) or abs(value) < 1e300 else \
+                f"an integer of {len(str(abs(value)))} digits"
+            raise self.error(key, f"must be a number, got {shown}")
         if low is not None and high is not None and not low_open and not low <= value <= high:
             raise self.error(key, f"must be between {low:g} and {high:g}, got {value:g}")
         if low is not None and (value < low or (low_open and value == low)):
@@ -90,8 +95,9 @@ class Fields:
     def span(self, key: str, default: Any = ..., *, low: float, high: float) -> tuple[float, float]:
         value = self.raw(key, default)
         if (not isinstance(value, list) or len(value) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
-            raise self.error(key, f"must be a pair [low, high], got {value!r}")
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= 1e300
+                           for v in value)):
+            raise self.error(key, f"must be a pair [low, high] of numbers, got {value!r:.200}")
         first, last = float(value[0]), float(value[1])
         if not (low <= first <= last <= high):
             raise self.error(key, f"must satisfy {low:g} <= low <= high <= {high:g}, got {value!r}")

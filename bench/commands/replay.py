@@ -15,8 +15,10 @@ def register(subparsers) -> None:
         description="Verify the journal's hash chain and put every recorded frame past the oracle as the "
                     "live link did; a frame the oracle faults is decoded again from its raw bytes. The journal "
                     "carries the rules submission and the design the session ran with, so it replays on any "
-                    "machine, from any directory. Exit status: 0 pass, 1 tampering or a violation, 2 bad input "
-                    "(no such journal or round, a --design or --submission that is not the session's).")
+                    "machine, from any directory. Exit status: the run's own, worked out again from the journal "
+                    "(0 pass, 1 a violation or a failed, voided or lost round, 3 the controller or link failed, "
+                    "4 interrupted, 5 the bench failed); 1 for a journal changed, cut off or out of order; 2 bad "
+                    "input (no such journal or round, a --design or --submission that is not the session's).")
     p.add_argument("journal", metavar="JOURNAL", help="a session journal (session.jsonl, or a pytest run's journal)")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
     p.add_argument("--pubkey", metavar="FILE|FINGERPRINT",
@@ -66,12 +68,16 @@ def run(args) -> int:
         except OSError as err:
             print(f"bench replay: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
             return Exit.BAD_INPUT
-    status = Exit.OK if outcome.passed else Exit.VIOLATION
+    status = outcome.exit_status
     if args.round is not None:
         try:
             same, told = resimulate(args.journal, args.round, args.gif, design=args.design, png=args.png)
         except (BenchError, TwinError, OSError) as err:
             print(f"bench replay: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        except (LookupError, TypeError, ValueError) as err:     # a record that is not what a bench writes
+            print(f"bench replay: --round {args.round}: the journal's record of it cannot be simulated: {err!r}",
+                  file=sys.stderr)
             return Exit.BAD_INPUT
         print(told)
         for drawn in (args.gif, args.png):

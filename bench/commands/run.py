@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+from contextlib import contextmanager
 
 import bench
 from bench.errors import BenchError
 from bench.rules import game_names
-from twin.commandline import add_list_option
+from twin.commandline import Exit, add_list_option
 
 
 def register(subparsers) -> None:
@@ -22,8 +24,10 @@ def register(subparsers) -> None:
                     "process behind a pty, 20 Lightning Dice rounds with the physics tower.",
         epilog="Writes DIR/session.jsonl (the journal), DIR/session.head (its head hash: keep it apart),\n"
                "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
-               "page). Exit status: 0 all rounds compliant, 1 a violation or a failed round, 2 bad arguments\n"
-               "or set-up.")
+               "page), however the session ends. DIR must not hold a session (--force moves it aside to\n"
+               "DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation or a failed or voided round,\n"
+               "2 bad arguments or set-up, 3 the controller or link failed, 4 interrupted (SIGINT, SIGTERM),\n"
+               "5 the bench failed (traceback in DIR/crash.txt).")
     p.add_argument("--game", default="lightning-dice", metavar="GAME",
                    help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
                         "default lightning-dice")
@@ -41,7 +45,10 @@ def register(subparsers) -> None:
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
     p.add_argument("--out", default="out/session", metavar="DIR",
-                   help="where the journal, its head, JUnit XML and the summary go (default out/session)")
+                   help="where the journal, its head, JUnit XML and the summary go (default out/session); "
+                        "refused if it holds a session")
+    p.add_argument("--force", action="store_true",
+                   help="if --out holds a finished or crashed session, move it aside (DIR.old-N) instead of refusing")
     p.add_argument("--seed", type=int, help="session seed (default: random, recorded in the journal)")
     p.add_argument("--misbehave", metavar="NAME", help="start the emulated controller with this misbehaviour")
     p.add_argument("--players", choices=("cover", "random"), default=None,
@@ -102,16 +109,16 @@ def parse_mix(text: str | None, game: str, wagers: int):
 
 
 def run(args) -> int:
-    from bench.report import format_summary, summarise, write_junit
+    from bench.report import format_summary
     from bench.runner import SessionConfig, run_session
     from bench.session_report import write_report_beside
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     try:
         from bench.rules import describe
         from bench.rules.variant import is_game_file, resolve_game
@@ -124,37 +131,39 @@ def run(args) -> int:
         mix = parse_mix(args.bets, args.game, args.wagers) if random_players else None
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
-                           probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every)
+                           probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
+                           force=args.force)
     try:
-        outcome = run_session(config)
+        with terminate_as_interrupt():
+            outcome = run_session(config)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
-        return 2
-    summary = summarise(args.game, outcome.rules, outcome.oracle, outcome.round_failures, outcome.stakes_by_bet,
-                        ignore_incomplete=set(outcome.oracle.incomplete_rounds) - set(outcome.round_failures))
-    write_junit(f"{args.out}/junit.xml", summary, f"bench run {args.game}")
-    data = {"tablebench": bench.__version__, **summary.to_json(), "seed": outcome.seed,
-            "journal": str(outcome.journal), "head": outcome.head,
-            "sim_seconds": round(outcome.sim_seconds, 1), "wall_seconds": round(outcome.wall_seconds, 2),
-            "seal": outcome.seal}
-    with open(f"{args.out}/summary.json", "w") as handle:
-        json.dump(data, handle, indent=2)
+        return Exit.BAD_INPUT
+    except KeyboardInterrupt as err:      # before the journal started: nothing to keep
+        print(f"bench run: interrupted ({err or 'SIGINT'}) before the session started", file=sys.stderr)
+        return Exit.INTERRUPTED
+    if outcome.moved_aside:
+        print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
     report = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head)
     if args.json:
-        print(json.dumps(data))
+        print(json.dumps(outcome.to_json()))
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
-        print(format_summary(summary, str(outcome.journal), outcome.head))
+        print(format_summary(outcome.summary, str(outcome.journal), outcome.head, ending=outcome.ending,
+                             reason=outcome.reason))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
         print(seal_line(outcome.seal))
         if report:
             print(f"  report: {report}")
-    return 0 if summary.passed else 1
+    if outcome.reason:
+        crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
+        print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
+    return outcome.status
 
 
 def seal_line(seal: dict | None) -> str:
@@ -163,3 +172,20 @@ def seal_line(seal: dict | None) -> str:
                 "again; keep session.head apart")
     return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
             f"bench replay --pubkey {seal['fingerprint']}")
+
+
+@contextmanager
+def terminate_as_interrupt():
+    """SIGTERM (a service manager, ``kill``) stops the session as Ctrl-C
+    does: the round in flight is journalled and every file written."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -7,6 +7,7 @@ import json
 import sys
 
 from bench.errors import RulesError
+from bench.jsonline import MAX_BYTES, numbered_lines, parse_line
 from bench.rules.settle_json import settle_line
 from bench.rules.submission import load_submission
 
@@ -90,15 +91,13 @@ def run(args) -> int:
             print(f"bench settle: {err}", file=sys.stderr)
             return 2
     status = 0
-    for number, text in enumerate(sys.stdin, start=1):
-        if not text.strip():
+    for number, text in numbered_lines(sys.stdin.buffer):
+        if text is not None and not text.strip():
             continue
         try:
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as err:
-                raise RulesError(f"not valid JSON: {err.msg} at column {err.colno}") from None
-            result = settle_line(obj, rules)
+            if text is None:
+                raise RulesError(f"a line over the {MAX_BYTES}-byte limit")
+            result = settle_line(parse_line(text), rules)
         except RulesError as err:
             print(f"bench settle: line {number}: {err}", file=sys.stderr)
             status = 2

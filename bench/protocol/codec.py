@@ -231,6 +231,8 @@ class StreamDecoder:
         """Reject a partial frame whose byte or frame timeout has passed."""
         if self._frame is None:
             return []
+        if self._overflow and (now - self._last_byte > self.byte_timeout or now - self._started > self.frame_timeout):
+            return [self._too_long("ended by silence, not a line end")]
         if now - self._last_byte > self.byte_timeout:
             return [self._abandon("byte-timeout", f"frame cut short: no byte for {now - self._last_byte:.3f} s "
                                   f"(byte timeout {self.byte_timeout} s) after {len(self._frame)} bytes")]
@@ -261,7 +263,8 @@ class StreamDecoder:
                     continue
                 self._take_frame_bytes(data, i, start)
                 if start < n:
-                    out.append(self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
+                    out.append(self._too_long("ended by a new '$'") if self._overflow else
+                               self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
                                              "by a new '$' before its line end"))
             if start < n:
                 out.extend(self._flush_garbage())
@@ -311,6 +314,10 @@ class StreamDecoder:
         except FrameError as err:
             return Rejected(err.reason, str(err), frame + b"\n")
         return Decoded(message, frame + b"\n", crc)
+
+    def _too_long(self, how: str) -> Rejected:
+        """An over-long line cut short: reported for what it is, too long."""
+        return self._abandon("too-long", f"line longer than the {MAX_FRAME}-byte frame limit ({how})")
 
     def _abandon(self, reason: str, detail: str) -> Rejected:
         frame = bytes(self._frame)

@@ -14,6 +14,7 @@ from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.journal import verify_journal
 from bench.players import PlayerMix
 from bench.replay import plant_records
+from bench.replay import replay as replay_journal
 from bench.report import summarise
 from bench.runner import SessionConfig, run_session
 
@@ -73,6 +74,12 @@ def test_every_misbehaviour_fails_naming_its_clause(tmp_path, name, game):
     assert not summary.passed
     named = set(summary.violations_by_clause) | {failure_clause(text) for text in summary.failures.values()}
     assert set(expected) & named, f"{name} should break one of {expected}; the bench named {sorted(named)}"
+    # The journal replays to the run's verdict: the same exit status, the same clauses.
+    replayed = replay_journal(outcome.journal, expected_head=outcome.head)
+    assert replayed.intact and (replayed.ending, replayed.exit_status) == (outcome.ending, outcome.status)
+    assert outcome.status == 1
+    assert sorted(v.clause for v in replayed.oracle.violations) == sorted(v.clause for v in summary.violations)
+    assert replayed.failed_rounds == outcome.round_failures
 
 
 def test_an_external_controller_is_reached_by_its_url(tmp_path):
@@ -176,14 +183,17 @@ def test_an_interrupted_session_keeps_the_round_in_flight(tmp_path, monkeypatch)
         return real_read(self, round_no, command, reading)
 
     monkeypatch.setattr(RoundCycle, "_sensor_fields", interrupt_in_round_2)
-    with pytest.raises(KeyboardInterrupt):
-        session(tmp_path, game="lightning-dice", rounds=3, probes=False)
+    outcome, _ = session(tmp_path, game="lightning-dice", rounds=3, probes=False)
+    assert (outcome.ending, outcome.status) == ("interrupted", 4)
     journal = tmp_path / "out" / "session.jsonl"
-    report = verify_journal(journal)
-    assert report.ok and not report.ended
-    last = json.loads(journal.read_text().splitlines()[-1])
-    assert last["kind"] == "round" and last["round"] == 2 and last["interrupted"]
-    assert any("TRIGGER round=2" in row[5] for row in last["wire"])
+    report = verify_journal(journal, expected_head=(tmp_path / "out" / "session.head").read_text().strip())
+    assert report.ok and report.ended
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    last_round = records[-2]
+    assert last_round["kind"] == "round" and last_round["round"] == 2 and last_round["interrupted"]
+    assert any("TRIGGER round=2" in row[5] for row in last_round["wire"])
+    assert records[-1]["kind"] == "session-end" and records[-1]["ending"] == "interrupted"
     result = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(journal)],
                             capture_output=True, text=True, timeout=120)
-    assert "1 rounds re-verified" in result.stdout and "ends without its session-end record" in result.stdout
+    assert "1 rounds re-verified" in result.stdout and "round 2 failed" in result.stdout
+    assert result.returncode == 4, result.stdout

@@ -238,7 +238,9 @@ def test_records_after_the_last_seal_are_reported_unsealed(sealed, key, tmp_path
     path = tmp_path / "crashed.jsonl"
     path.write_bytes(b"".join(lines[: seals[2] + 3]))      # epoch 2 sealed, then rounds 5 and 6 only
     checked = replay(path, pubkey=key[1])
-    assert checked.passed and not checked.seals.final
+    # What is there is intact; the session, cut off before its end, fails.
+    assert checked.intact and not checked.seals.final
+    assert checked.ending == "cut-off" and not checked.passed
     assert checked.seals.epochs == 3 and checked.seals.unsealed_rounds == [5, 6]
     assert "2 records after the last seal are UNSEALED" in describe(checked)
 

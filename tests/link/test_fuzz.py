@@ -96,8 +96,9 @@ class PerByteDecoder(StreamDecoder):
         for byte in data:
             if byte == ord("$"):
                 out.extend(self._flush_garbage())
-                if self._frame is not None:
-                    out.append(self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
+                if self._frame is not None:      # an over-long line is reported as too long however it ends
+                    out.append(self._too_long("ended by a new '$'") if self._overflow else
+                               self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
                                              "by a new '$' before its line end"))
                 self._frame = bytearray(b"$")
                 self._overflow = False

@@ -27,6 +27,15 @@ OBSTACLE_KINDS = ("ramp", "rod", "bumper")
 LOADING_MODES = ("random", "faces")
 
 
+# Physical bounds: a design past them is a typo or a hostile file, not a
+# tower (each costs the physics time or memory in proportion). A real tower
+# stands under a metre; 3 m leaves room for any studio's.
+MAX_HEIGHT_M = 3.0       # body.bottom_z_m, body.top_z_m, obstacles[].z_m
+MAX_SHAFT_M = 1.0        # body.width_m, body.depth_m, obstacle lengths and offsets
+MAX_TRAY_M = 2.0         # tray.width_m, tray.depth_m
+MAX_WALL_M = 0.2         # wall thicknesses, a rod's radius, a ramp's thickness
+MAX_OBSTACLES = 50
+
 @dataclass(frozen=True)
 class Material:
     restitution: float
@@ -169,27 +178,29 @@ def _dice(f: Fields) -> Dice:
 
 def _obstacle(f: Fields) -> Obstacle:
     kind = f.choice("kind", OBSTACLE_KINDS)
-    z = f.positive("z_m")
+    z = f.positive("z_m", high=MAX_HEIGHT_M)
     if kind == "ramp":
         o = Obstacle(kind, z, side=f.choice("side", ("left", "right", "front", "back")),
-                     length_m=f.positive("length_m"),
+                     length_m=f.positive("length_m", high=MAX_SHAFT_M),
                      angle_deg=f.number("angle_deg", low=5.0, high=80.0),
-                     thickness_m=f.positive("thickness_m"))
+                     thickness_m=f.positive("thickness_m", high=MAX_WALL_M))
     elif kind == "rod":
-        o = Obstacle(kind, z, x_m=f.number("x_m", 0.0), radius_m=f.positive("radius_m"))
+        o = Obstacle(kind, z, x_m=f.number("x_m", 0.0, low=-MAX_SHAFT_M, high=MAX_SHAFT_M),
+                     radius_m=f.positive("radius_m", high=MAX_WALL_M))
     else:
-        o = Obstacle(kind, z, x_m=f.number("x_m", 0.0), length_m=f.positive("length_m"),
+        o = Obstacle(kind, z, x_m=f.number("x_m", 0.0, low=-MAX_SHAFT_M, high=MAX_SHAFT_M),
+                     length_m=f.positive("length_m", high=MAX_SHAFT_M),
                      angle_deg=f.number("angle_deg", 45.0, low=-180.0, high=180.0))
     f.done()
     return o
 
 
 def _body(f: Fields, dice: Dice) -> Body:
-    width = f.positive("width_m")
-    depth = f.positive("depth_m")
-    bottom = f.positive("bottom_z_m")
-    top = f.positive("top_z_m")
-    wall = f.number("wall_thickness_m", low=0.01)   # thick walls: a fast die must not tunnel
+    width = f.positive("width_m", high=MAX_SHAFT_M)
+    depth = f.positive("depth_m", high=MAX_SHAFT_M)
+    bottom = f.positive("bottom_z_m", high=MAX_HEIGHT_M)
+    top = f.positive("top_z_m", high=MAX_HEIGHT_M)
+    wall = f.number("wall_thickness_m", low=0.01, high=MAX_WALL_M)   # thick walls: a fast die must not tunnel
     diagonal = dice.edge_m * math.sqrt(3)
     for key, value in (("width_m", width), ("depth_m", depth)):
         if value <= diagonal:
@@ -199,6 +210,9 @@ def _body(f: Fields, dice: Dice) -> Body:
     items = f.raw("obstacles")
     if not isinstance(items, list):
         raise f.error("obstacles", "must be a list (it may be empty)")
+    if len(items) > MAX_OBSTACLES:
+        raise f.error("obstacles", f"must be at most {MAX_OBSTACLES} obstacles (each costs every drop its "
+                                   f"collisions), got {len(items)}")
     obstacles = []
     for i, item in enumerate(items):
         o = _obstacle(Fields(item, f.field(f"obstacles[{i}]"), f.file, error=DesignError))
@@ -227,13 +241,13 @@ def _body(f: Fields, dice: Dice) -> Body:
 
 
 def _tray(f: Fields, body: Body) -> Tray:
-    width = f.positive("width_m")
-    depth = f.positive("depth_m")
+    width = f.positive("width_m", high=MAX_TRAY_M)
+    depth = f.positive("depth_m", high=MAX_TRAY_M)
     if width < body.width_m:
         raise f.error("width_m", f"must be at least the body's width_m {body.width_m} (the shaft opens into the tray)")
     if depth < body.depth_m:
         raise f.error("depth_m", f"must be at least the body's depth_m {body.depth_m} (the shaft opens into the tray)")
-    wall = f.number("wall_thickness_m", low=0.01)
+    wall = f.number("wall_thickness_m", low=0.01, high=MAX_WALL_M)
     material = _material(f.sub("material"))
     # The walls are often glass over a felt floor; a design that does not say
     # so gets walls of the floor's material, as before this field existed.
@@ -247,9 +261,9 @@ def _physics(f: Fields) -> Physics:
         timestep_s=f.number("timestep_s", 1 / 240, low=1 / 2000, high=1 / 60),
         solver_iterations=f.integer("solver_iterations", 10, low=1, high=200),
         max_time_s=f.number("max_time_s", 8.0, low=0.5, high=60.0),
-        rest_linear_mps=f.positive("rest_linear_mps", 0.01),
-        rest_angular_radps=f.positive("rest_angular_radps", 0.1),
-        rest_for_s=f.positive("rest_for_s", 0.15),
+        rest_linear_mps=f.positive("rest_linear_mps", 0.01, high=1.0),
+        rest_angular_radps=f.positive("rest_angular_radps", 0.1, high=10.0),
+        rest_for_s=f.positive("rest_for_s", 0.15, high=5.0),
         flat_tilt_deg=f.number("flat_tilt_deg", 3.0, low=0.1, high=20.0),
     )
     f.done()

@@ -1,0 +1,88 @@
+"""The folder a session writes into (``bench run --out``), held for the whole
+session so that no journal is ever lost.
+
+A folder that already holds a session is refused, and so is one whose session
+is still running: a lock file (``session.lock``, holding the pid) that the
+running bench keeps locked with ``flock``. The kernel drops the lock when its
+process dies, even by ``kill -9``, so a crashed session's folder is not taken
+for a running one. ``force=True`` moves a finished or crashed session aside
+under a new name (``DIR.old-1``, ``DIR.old-2``, ...) and starts afresh; a
+running session is never moved.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from bench.errors import BenchError
+
+LOCK = "session.lock"
+# What a session leaves in its folder: any of them means the folder is taken.
+SESSION_FILES = ("session.jsonl", "session.head", "summary.json", "junit.xml")
+
+
+def _lock(folder: Path) -> int:
+    """The folder's lock, taken without waiting; BenchError if a running session holds it."""
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
+        finally:
+            os.close(fd)
+        raise BenchError(f"{folder}: --out: a session is running in this folder (pid {holder}); "
+                         "choose another --out") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
+
+
+def _release(folder: Path, fd: int) -> None:
+    try:
+        os.unlink(folder / LOCK)
+    except OSError:
+        pass
+    os.close(fd)
+
+
+def _aside(folder: Path) -> Path:
+    n = 1
+    while (target := folder.with_name(f"{folder.name}.old-{n}")).exists():
+        n += 1
+    return target
+
+
+@contextmanager
+def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[Path | None]:
+    """Hold ``folder`` for a session; yields where an earlier session was moved
+    (with ``force``), or None. Raises BenchError (one line) if the folder holds
+    a session and ``force`` is not given, or a session is running in it."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise BenchError(f"{folder}: --out: not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = _lock(folder)
+    moved = None
+    try:
+        taken = [name for name in SESSION_FILES if (folder / name).exists()]
+        if taken:
+            if not force:
+                raise BenchError(f"{folder}: --out: the folder holds a session ({', '.join(taken)}); "
+                                 "choose another --out, or --force to move it aside")
+            moved = _aside(folder)
+            # Renamed with the lock held: the old folder (and its lock file) goes
+            # aside whole; a fresh folder and lock take its place.
+            folder.rename(moved)
+            old_fd, fd = fd, None
+            _release(moved, old_fd)
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = _lock(folder)
+        yield moved
+    finally:
+        if fd is not None:
+            _release(folder, fd)
