@@ -24,6 +24,7 @@ $(STAMP): pyproject.toml
 # die: a no roll) is simulated again and drawn.
 DEMO := out/demo
 demo: $(STAMP)
+	rm -rf $(DEMO)    # bench run refuses a folder that holds a session: the demo starts afresh
 	$(BIN)/bench run --rounds 20 --out $(DEMO)/lightning-dice
 	$(BIN)/bench replay $(DEMO)/lightning-dice/session.jsonl --head "$$(cat $(DEMO)/lightning-dice/session.head)" \
 		--round 2 --gif $(DEMO)/lightning-dice/round2.gif --png $(DEMO)/lightning-dice/round2.png
