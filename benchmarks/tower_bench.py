@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pybullet
+from twin.physics_engine import pybullet   # without its banner
 from tqdm import tqdm
 
 from twin.stats import uniformity, wilson_interval
