@@ -55,8 +55,14 @@ def write_durably(path: str | os.PathLike[str], text: str) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
-    folder = os.open(path.parent, os.O_RDONLY)
+    fsync_folder(path.parent)
+
+
+def fsync_folder(folder: str | os.PathLike[str]) -> None:
+    """Make a file created or renamed in ``folder`` survive a power loss: the
+    folder's own entry list is flushed too."""
+    handle = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(folder)
+        os.fsync(handle)
     finally:
-        os.close(folder)
+        os.close(handle)

@@ -43,6 +43,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from bench.ending import fsync_folder
 from bench.errors import BenchError
 
 SCHEME = "tablebench-seal-1"
@@ -173,11 +174,7 @@ def _write_private(path: Path, data: dict, *, replace: bool) -> None:
         os.fsync(handle.fileno())
     if replace:
         os.replace(target, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    fsync_folder(path.parent)
 
 
 def new_key(directory: str | os.PathLike[str], sessions: int = DEFAULT_SESSIONS) -> str:
