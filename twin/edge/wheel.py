@@ -109,9 +109,11 @@ def track_time_range(design) -> tuple[float, float]:
 
 
 def default_cutoffs(shortest_track_s: float) -> list[float]:
-    """0, 0.5, 1, 1.5, 2, 3, then every 2 s, while the ball is still on the track in
-    every spin (a passages observer needs two passages of the ball: about 1 s)."""
-    ladder = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0] + [float(t) for t in range(4, 200, 2)]
+    """0, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, then every 2 s, while the ball is still on
+    the track in every spin. A passages observer needs two passages of the ball
+    (0.5-1 s); the first seconds are the finest because that is where a wheel's
+    predictability starts, and where a tilted wheel parts from a level one."""
+    ladder = [0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0] + [float(t) for t in range(4, 200, 2)]
     return [c for c in ladder if c < shortest_track_s]
 
 
