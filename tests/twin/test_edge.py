@@ -16,7 +16,7 @@ from twin.edge.estimate import latest_safe_cutoff, scaled_hits_edge
 from twin.edge.observer import Camera, observe
 from twin.edge.payouts import TOWER_BETS, straight_payouts, tower_odds
 from twin.edge.tower import FAIR_RETURN, tower_edge
-from twin.edge.wheel import edge_at_cutoff, predict_spin, predicted_pocket
+from twin.edge.wheel import choose_numbers, edge_at_cutoff, predict_spin, predicted_pocket
 from twin.wheel import load_design
 from twin.wheel.spin import draw_launch, rotor_at
 from twin.wheel.track import TrackModel
@@ -54,6 +54,12 @@ def test_a_player_who_knows_nothing_wins_the_house_edge_and_a_predictor_wins():
         return [int(o) if rng.random() < 0.5 else int(rng.integers(0, 37)) for o in rng.integers(-2, 3, n) % 37]
     sharp = edge_at_cutoff(near(2000), near(2000), payout, 0.99, 4, 1)
     assert sharp.numbers <= 6 and sharp.edge.low > 0.5
+
+
+def test_with_nothing_to_predict_the_player_is_not_talked_into_a_few_numbers():
+    # a few numbers chosen on a lucky fit have a wide interval that alone would decide a verdict
+    chosen = [choose_numbers(list(np.random.default_rng(s).integers(0, 37, 2000)), 30)[0] for s in range(30)]
+    assert min(chosen) > 3 and sum(k == 18 for k in chosen) >= 25
 
 
 def test_latest_safe_cutoff_is_where_the_interval_first_reaches_zero():
