@@ -31,9 +31,16 @@ demo: $(STAMP)
 	$(BIN)/bench run --game lightning-roulette --rounds 10 --out $(DEMO)/lightning-roulette
 	@echo "journals, JUnit XML and pictures: $(DEMO)/"
 
+# The whole suite on TEST_WORKERS processes, a test file to a worker (a file's
+# module fixtures, such as the 1,500-drop campaign, are then made once). The
+# Cucumber JSON of the feature scenarios comes from a second, serial run of
+# tests/features (seconds): pytest-bdd writes it only in the process that ran
+# the scenarios, and under xdist that is a worker, whose report is lost.
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	mkdir -p $(REPORTS)
-	$(BIN)/python -m pytest -q --junitxml=$(REPORTS)/junit.xml --cucumberjson=$(REPORTS)/cucumber.json
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --junitxml=$(REPORTS)/junit.xml
+	$(BIN)/python -m pytest -q -p no:xdist tests/features --cucumberjson=$(REPORTS)/cucumber.json
 
 # The wheel a user of another project installs (README: Using tablebench from another project).
 wheel: $(STAMP)

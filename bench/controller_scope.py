@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from bench.errors import RulesError
+from bench.rules import game_titled
 
 REASONS = {
     "layout": "about the layout, which no frame of the protocol describes",
@@ -43,12 +44,10 @@ REASONS = {
 }
 
 OFF_CONTROLLER = "off-controller."     # the tag prefix; the rest is a key of REASONS
-TABLES = [
-    (re.compile(r"^a Lightning Dice table$"), "lightning-dice"),
-    (re.compile(r"^a Lightning Roulette table$"), "lightning-roulette"),
-    (re.compile(r"^a Sic Bo table using paytable (?P<paytable>\S+)$"), "sic-bo"),
-    (re.compile(r"^a Dice-Ology table using pay table (?P<paytable>\S+)$"), "dice-ology"),
-]
+# "a Lightning Dice table", "a Sic Bo table using paytable A", "a Dice-Ology
+# table using pay table 2": a game by its title (GameDescriptor.title), and
+# the paytable in the regulation's own words.
+TABLE = re.compile(r"^an? (?P<title>[A-Z][\w-]*(?: [A-Z][\w-]*)*) table(?: using pay ?table (?P<paytable>\S+))?$")
 READING = re.compile(r'^the rules submission reads (?P<question>.+) as "(?P<reading>.+)"$')
 PAID = [re.compile(r'^the wager on "(?P<bet>[^"]+)" wins and is paid \d+ to 1$'),
         re.compile(r'^the player receives (?P<amount>\d+) for the wager on "(?P<bet>[^"]+)"$')]
@@ -94,10 +93,12 @@ def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target,
     options: dict[str, str] = {}
     paid: set[str] = set()
     for kind, text in steps:
-        for pattern, name in TABLES:
-            m = pattern.match(text)
-            if m:
-                game, paytable = name, m.groupdict().get("paytable")
+        m = TABLE.match(text)
+        if m:
+            try:
+                game, paytable = game_titled(m["title"]), m["paytable"]
+            except RulesError:
+                pass                   # not a game's table: the scenario's own step
         m = READING.match(text)
         if m:
             try:

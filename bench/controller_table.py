@@ -29,6 +29,7 @@ is written to its wire log, whose path is in every failure message.
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
@@ -40,11 +41,12 @@ from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeo
 from bench.protocol.errors import ProtocolViolation
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal import JournalWriter
-from bench.recorder import Recorder, oracle_input, session_header
+from bench.recorder import Recorder, game_file_fields, session_header
+from bench.plant import Reading
 from bench.probe_wagers import probe_wagers
+from bench.round_script import LateWager, NextRoll, Pause, ReadingWanted, RoundScript, sensor_fields
 from bench.rules import Lucky, Wager, describe, get_game
 from bench.rules.cover import cover
-from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.rules.submission import Rules, default_rules
 from bench.seal import sealer_for
 
@@ -95,7 +97,7 @@ class ControllerConnection:
     pytest run: its session, its oracle and where its round stands."""
 
     def __init__(self, url: str, game: str, rules: Rules, *, software: str = "tablebench-pytest",
-                 reply_s: float = REPLY_S, description: str | None = None, journal: Path | None = None,
+                 reply_s: float = REPLY_S, description: str | None = None, journal: Path,
                  emulated: bool = False, misbehave: str | None = None, key: str | None = None):
         self.url = url
         self.game = game
@@ -113,19 +115,18 @@ class ControllerConnection:
         self.link = open_link(url)        # first: an unreachable controller leaves no journal behind
         # The run's journal (as bench run writes it: hash-chained, one record
         # per scenario here), for `bench replay` to verify and judge again.
-        self.recorder: Recorder | None = None
-        if journal is not None:
-            try:
-                sealer = sealer_for(key)
-                writer = JournalWriter(journal, sealer=sealer)
-                writer.append("session", seal=sealer.header if sealer else None, **session_header(
-                    game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
-                    phases={"reply_s": reply_s}, runner="pytest features/ --controller"))
-                writer.sync()
-            except BaseException:
-                self.link.close()
-                raise
-            self.recorder = Recorder(writer, self.oracle)
+        # Frames reach the oracle the way they do in bench run: through the Recorder.
+        try:
+            sealer = sealer_for(key)
+            writer = JournalWriter(journal, sealer=sealer)
+            writer.append("session", seal=sealer.header if sealer else None, **session_header(
+                game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
+                phases={"reply_s": reply_s}, runner="pytest features/ --controller", **game_file_fields(game)))
+            writer.sync()
+        except BaseException:
+            self.link.close()
+            raise
+        self.recorder = Recorder(writer, self.oracle)
         self.session = Session(self.link, game, role=BENCH, timeouts=Timeouts(), observer=self._on_frame)
 
     # -- every frame --------------------------------------------------------
@@ -133,11 +134,8 @@ class ControllerConnection:
         if self.log is not None:
             self.log.frame(event)
         found = len(self.oracle.violations)
-        if self.recorder is not None:
-            self.recorder.on_frame(event)
-            self.recorder.catch_up()          # a scenario's verdicts are wanted as its frames pass
-        elif oracle_input(event.direction, event.kind, event.message):
-            self.oracle.observe(event.direction, event.message, event.mono)
+        self.recorder.on_frame(event)
+        self.recorder.catch_up()          # a scenario's verdicts are wanted as its frames pass
         if self.log is not None:
             for violation in self.oracle.violations[found:]:
                 self.log.verdict(violation)
@@ -151,7 +149,7 @@ class ControllerConnection:
             self.session.flush(self.reply_s)
         except LinkError as err:
             self.broken = self.broken or f"after {scenario}: {err}"
-        if self.recorder is not None and self.recorder.unwritten:
+        if self.recorder.unwritten:
             self.recorder.on_round_end(round_no or 0, None, scenario=scenario)
 
     # -- talking ------------------------------------------------------------
@@ -212,15 +210,13 @@ class ControllerConnection:
         except LinkError:
             pass                      # a controller that has gone: every frame is journalled all the same
         try:
-            if self.recorder is not None:
-                self.recorder.verdicts(self.oracle.finish())
-                self.recorder.on_session_end(protocol=self.session.version)
+            self.recorder.verdicts(self.oracle.finish())
+            self.recorder.on_session_end(protocol=self.session.version)
         finally:
             try:
-                if self.recorder is not None:
-                    journal = self.recorder.journal
-                    journal.close()
-                    journal.path.with_suffix(".head").write_text(journal.head + "\n")
+                journal = self.recorder.journal
+                journal.close()
+                journal.path.with_suffix(".head").write_text(journal.head + "\n")
             finally:
                 self.link.close()
 
@@ -261,7 +257,12 @@ class ControllerTable:
         self._unsettled: set[str] = set()
         self._settled: dict[str, int] = {}
         self._settlements: dict[str, dict] | None = None
-        self._pending_roll: int | None = None      # Dice-Ology: the roll commanded, awaiting its reading
+        self._script: RoundScript | None = None    # the round in play (bench.round_script) ...
+        self._steps = None                         # ... its steps, left where the scenario stopped
+        self._pending: ReadingWanted | None = None # the command awaiting a reading
+        self._readings: deque[Reading] = deque()   # the scenario's readings not yet reported
+        self._last: Reading | None = None          # the reading reported last, and as the scenario shows it
+        self._shown: object = None
         self._rounds: set[int] = set()             # the controller's rounds this scenario played in
         self.closing: list[str] = []               # SETTLE, SETTLED, CLEARED of the last round, as they came
 
@@ -443,44 +444,105 @@ class ControllerTable:
         return wire_id
 
     def _play_round(self, outcome: dict) -> tuple[dict[str, dict], bool]:
+        """The round from CLOSE to CLEARED (``bench.round_script``), the
+        scenario's outcome as the plant's readings."""
         conn = self._controller()
         round_no = self._round
         self.rounds_played.append(round_no)
-        self.closing = []
         if self.cover:
             self._cover_round()
-        conn.send("CLOSE", round=round_no)
-        conn.expect("NOMORE")
-        self._phase = "closed"
         # One wager after no more bets: a compliant controller refuses it.
-        late_bet = self.wagers[0].bet if self.wagers else self.descriptor.late_bet
-        self._send_wager(late_bet, self.wagers[0].stake if self.wagers else 100)
-        if self.descriptor.lightning:
-            self.lucky = tuple(conn.expect("LUCKY")["lucky"])
-            self.log.line(f"# bench: the controller's Lucky Numbers: "
-                          f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.lucky)}"
-                          + (f"; the scenario's (not imposed): "
-                             f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.dictated)}" if self.dictated else ""))
-        self._check()
+        late = LateWager(conn.wager_id(), self.wagers[0].bet if self.wagers else self.descriptor.late_bet,
+                         self.wagers[0].stake if self.wagers else 100)
+        self._script = RoundScript(conn, self.descriptor, round_no, late_wager=late, accepted=self._unsettled)
+        self._steps = self._script.steps()
+        self._unsettled, self._settled, self.closing = \
+            self._script.unsettled, self._script.settled, self._script.closing
+        self._readings = deque(self._outcome_readings(outcome))
+        self._phase = "closed"
+        self._advance()
         if self.descriptor.rolls:
-            return self._throw_rolls(outcome), False
-        conn.send("TRIGGER", round=round_no)
-        conn.expect(self.descriptor.command)
-        self._phase = "released"
-        if self.descriptor.pocket:
-            reply = self._report(outcome["pocket"], field="pocket", pocket=outcome["pocket"])
-        else:
-            dice = list(outcome["dice"])
-            flat = [False] * len(dice) if outcome.get("no_roll") else list(outcome.get("flat") or [True] * len(dice))
-            reply = self._report(dice, field="dice", dice=dice, flat=flat)
-            while reply.type == "NOROLL" and self.descriptor.no_roll != NO_ROLL_VOIDS:
-                conn.expect(self.descriptor.command)          # Sic Bo: the dice are shaken again
-                reply = self._report(dice, field="dice", dice=dice, flat=[True] * len(dice))
-        no_roll = reply.type == "NOROLL"
-        self._collect_until_cleared()
+            return self._by_scenario_id("the controller's RESULT and SETTLE frames"), False
+        no_roll = self._script.no_roll
         clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll
-                  else f"the controller's RESULT {dict(reply.fields)}")
+                  else f"the controller's RESULT {dict(self._script.outcome.fields)}")
         return self._by_scenario_id(clause), no_roll
+
+    def _outcome_readings(self, outcome: dict) -> list[Reading]:
+        """What the plant reports, in order, for the scenario's outcome."""
+        if self.descriptor.rolls:
+            return [Reading(dice=tuple(dice), flat=(True,) * len(dice)) for dice in outcome["rolls"]]
+        if self.descriptor.pocket:
+            return [Reading(pocket=outcome["pocket"])]
+        dice = tuple(outcome["dice"])
+        flat = (False,) * len(dice) if outcome.get("no_roll") else tuple(outcome.get("flat") or (True,) * len(dice))
+        return [Reading(dice=dice, flat=flat)]
+
+    def _advance(self, answer: Reading | None = None) -> None:
+        """Play the round script on until it needs what the scenario has not
+        given (a reading, or the next roll of a sequence) or the round is cleared."""
+        conn = self._controller()
+        while True:
+            try:
+                step = self._steps.send(answer)
+            except StopIteration:
+                self._phase = "done"
+                conn.open_round = None
+                self._check()
+                return
+            answer = None
+            if isinstance(step, Pause):
+                if step.phase == "lucky":
+                    self._revealed()
+                elif self.descriptor.rolls and self._script.no_roll:
+                    raise AssertionError(f"NOROLL for a flat reading\nwire log: {self.log.path}")
+                else:
+                    self._phase = "settling"
+            elif isinstance(step, ReadingWanted):
+                self._phase = "released"
+                self._pending = step
+                if step.refused is not None:
+                    raise RulesError(f"the controller refused the reading {self._shown}: {step.refused['code']} "
+                                     f"{step.refused.get('detail') or ''}", field=self._outcome_field)
+                if not self._readings:
+                    if self.descriptor.rolls or step.attempt == 0:
+                        return       # the scenario's readings are used up: the round waits for one
+                    # Sic Bo after a no roll: the dice are shaken again, and land flat
+                    self._readings.append(Reading(dice=self._last.dice, flat=(True,) * len(self._last.dice)))
+                answer = self._carried(self._readings.popleft(), step)
+            elif isinstance(step, NextRoll):
+                self._script.settles(len(self._script.unsettled) - step.result["open"])
+                self._phase = "rolling"
+                self._check()
+                if not self._readings:
+                    return           # the scenario's rolls are thrown; the sequence goes on
+            self._check()
+
+    @property
+    def _outcome_field(self) -> str:
+        return "rolls" if self.descriptor.rolls else "pocket" if self.descriptor.pocket else "dice"
+
+    def _carried(self, reading: Reading, step: ReadingWanted) -> Reading:
+        """``reading``, once the protocol is known to carry it; a reading it
+        cannot (a face of 7, pocket 37) raises RulesError naming the outcome's field."""
+        self._last = reading
+        self._shown = reading.pocket if self.descriptor.pocket else \
+            "-".join(map(str, reading.dice)) if self.descriptor.rolls else list(reading.dice)
+        try:
+            message = make("SENSOR", **sensor_fields(self._round, self.descriptor, reading, step.command.get("roll")))
+            self._controller().session.codec.encode(message, 0)
+        except ValueError as err:
+            raise RulesError(f"the protocol cannot carry the reading {self._shown}: {err}",
+                             field=self._outcome_field) from None
+        return reading
+
+    def _revealed(self) -> None:
+        self.lucky = self._script.lucky
+        self.log.line(f"# bench: the controller's Lucky Numbers: "
+                      f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.lucky)}"
+                      + (f"; the scenario's (not imposed): "
+                         f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.dictated)}" if self.dictated else ""))
+        self._check()
 
     def _cover_round(self) -> None:
         """The players' cover of the layout and the wagers a controller must
@@ -494,72 +556,6 @@ class ControllerTable:
         replies = replies_to(conn.session, [w.id for w in placed + unlawful], conn.reply_s)
         self._unsettled.update(wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT")
         self._check()
-
-    def _report(self, shown, *, field: str, **reading) -> Message:
-        """SENSOR with the plant's reading; the controller's RESULT / NOROLL,
-        or ERROR (bad-sensor) raised as RulesError naming the outcome's field."""
-        conn = self._controller()
-        try:
-            message = make("SENSOR", round=self._round, **reading)
-            conn.session.codec.encode(message, 0)
-        except ValueError as err:
-            raise RulesError(f"the protocol cannot carry the reading {shown}: {err}", field=field) from None
-        conn.session.send(message)
-        reply = conn.expect("RESULT", "NOROLL", "ERROR")
-        if reply.type == "ERROR":
-            raise RulesError(f"the controller refused the reading {shown}: {reply['code']} "
-                             f"{reply.get('detail') or ''}", field=field)
-        self._phase = "settling"
-        return reply
-
-    def _collect_settles(self, count: int) -> None:
-        conn = self._controller()
-        for _ in range(count):
-            settle = conn.expect("SETTLE")
-            self._settled[settle["id"]] = settle["returned"]
-            self._unsettled.discard(settle["id"])
-
-    def _collect_until_cleared(self) -> None:
-        conn = self._controller()
-        seen = set()
-        while not {"SETTLED", "CLEARED"} <= seen:
-            message = conn.expect("SETTLE", "SETTLED", "CLEARED")
-            self.closing.append(message.type)
-            seen.add(message.type)
-            if message.type == "SETTLE":
-                self._settled[message["id"]] = message["returned"]
-                self._unsettled.discard(message["id"])
-        self._phase = "done"
-        conn.open_round = None
-        self._check()
-
-    def _throw_rolls(self, outcome: dict) -> dict[str, dict]:
-        """Dice-Ology: one TRIGGER, ROLL, SENSOR, RESULT per roll, until the
-        scenario's rolls are thrown or every side bet is resolved."""
-        for dice in outcome["rolls"]:
-            if self._phase == "done":
-                break       # every side bet resolved: the later rolls belong to the game of craps
-            self._throw(list(dice))
-        if self._phase != "done":
-            self._phase = "rolling"
-        self._check()
-        return self._by_scenario_id("the controller's RESULT and SETTLE frames")
-
-    def _throw(self, dice: list[int]) -> None:
-        conn = self._controller()
-        conn.send("TRIGGER", round=self._round)
-        command = conn.expect("ROLL")
-        self._phase = "released"
-        self._pending_roll = command["roll"]
-        reply = self._report(f"{'-'.join(map(str, dice))}", field="rolls", roll=command["roll"], dice=dice,
-                             flat=[True] * len(dice))
-        if reply.type == "NOROLL":
-            raise AssertionError(f"NOROLL for a flat reading {dice}\nwire log: {self.log.path}")
-        self._collect_settles(len(self._unsettled) - reply["open"])
-        if reply["open"] == 0:
-            self._collect_until_cleared()
-        else:
-            self._phase = "rolling"
 
     def _by_scenario_id(self, clause: str) -> dict[str, dict]:
         out = {}
@@ -609,29 +605,14 @@ class ControllerTable:
         if self._phase == "betting" and self.wagers:
             self._play_round(self.descriptor.quiet_outcome)
         elif self._phase == "released":
-            self._finish_reading()
+            # a reading the scenario never gave, or one the controller refused: a quiet one
+            quiet = self._outcome_readings({"rolls": [[3, 4]]} if self.descriptor.rolls
+                                           else {**self.descriptor.quiet_outcome, "no_roll": False})
+            self._readings = deque(quiet)
+            self._advance(self._carried(self._readings.popleft(), self._pending))
         if self._phase == "rolling":
-            for _ in range(MAX_EXTRA_ROLLS):
-                if self._phase == "done":
-                    break
-                self._throw([3, 4])
-
-    def _finish_reading(self) -> None:
-        quiet = self.descriptor.quiet_outcome
-        if self.descriptor.rolls:
-            reply = self._report("3-4", field="rolls", roll=self._pending_roll, dice=[3, 4], flat=[True, True])
-            self._collect_settles(len(self._unsettled) - reply["open"])
-            if reply["open"] == 0:
-                self._collect_until_cleared()
-            else:
-                self._phase = "rolling"
-            return
-        if self.descriptor.pocket:
-            reply = self._report(quiet["pocket"], field="pocket", pocket=quiet["pocket"])
-        else:
-            reply = self._report(quiet["dice"], field="dice", dice=quiet["dice"], flat=[True] * 3)
-        if reply.type in ("RESULT", "NOROLL"):
-            self._collect_until_cleared()
+            self._readings = deque(Reading(dice=(3, 4), flat=(True, True)) for _ in range(MAX_EXTRA_ROLLS))
+            self._advance()
 
     def _check_final(self) -> None:
         try:

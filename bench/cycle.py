@@ -35,11 +35,9 @@ from bench.probes import Probe, resolve_stage
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkError, ResponseTimeout
 from bench.protocol.timeouts import DEFAULT_REPLY_S
+from bench.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
 from bench.rules import describe
-from bench.rules.descriptor import NO_ROLL_VOIDS
 
-COMMANDS = ("RELEASE", "SPIN", "ROLL")   # any of them answers TRIGGER; the oracle judges which one was due
-MAX_ATTEMPTS = 500   # releases in one round before giving up: Sic Bo re-shakes after a no roll; a Dice-Ology sequence ends at the first seven (P(no seven in 500 rolls) < 1e-39)
 
 
 @dataclass(frozen=True)
@@ -183,8 +181,7 @@ class RoundCycle:
         opened = self._expect("OPEN")
         round_no = self.current_round = opened["round"]
         probe = self.probes.get(self.rounds_done + 1)
-        covering = getattr(self.players, "covers_layout", False)
-        if probe and probe.bets and not covering:
+        if probe and probe.bets and not self.players.covers_layout:
             wagers = probe.wagers(round_no)
         else:
             wagers = self.players.wagers(self.session_seed, round_no)
@@ -198,60 +195,56 @@ class RoundCycle:
         for wager in wagers + unlawful:
             self._send("WAGER", round=round_no, id=wager.id, bet=wager.bet, stake=wager.stake)
         try:
-            replies_to(self.session, [wager.id for wager in wagers + unlawful], self.phases.reply_s)
+            replies = replies_to(self.session, [wager.id for wager in wagers + unlawful], self.phases.reply_s)
         except ResponseTimeout as err:
             raise RoundFailed(failure_text(awaited_clause(self.game, ("ACCEPT",)), f"round {round_no}: {err}")) from None
         yield self._pause(phases.betting_s)
 
-        # no more bets; then (d)(2) the RNG reveals the Lucky Numbers
-        self._send("CLOSE", round=round_no)
-        if self.probe_late_wager:
-            # A compliant controller refuses this; the oracle flags an ACCEPT.
-            # It goes right behind CLOSE: the controller takes them in order,
-            # and the oracle counts a wager as late from the bench's CLOSE.
-            self._send("WAGER", round=round_no, id=f"r{round_no}late", bet=self.players.bets[0][0],
-                       stake=min(self.players.stakes))
-        self._expect("NOMORE")
-        if self.probe_late_wager:
-            self._expect_reply_to(f"r{round_no}late")
-        lucky_bets: tuple[str, ...] = ()
+        # no more bets ... CLEARED: the round script (bench.round_script)
+        late = LateWager(f"r{round_no}late", self.players.bets[0][0], min(self.players.stakes)) \
+            if self.probe_late_wager else None
+        accepted = [wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT"]
+        script = RoundScript(self, self.descriptor, round_no, late_wager=late, accepted=accepted)
         previous_lucky, self.lucky = self.lucky, ()
-        if self.descriptor.lightning:
-            lucky = self._expect("LUCKY")
-            self.lucky = tuple((entry.bet, entry.pays) for entry in lucky["lucky"])
-            lucky_bets = tuple(bet for bet, _ in self.lucky)
-            yield self._pause(phases.lucky_s)
-
-        # (d)(3) the dealer triggers; (d)(4) the plant comes to rest; (d)(5) result or no roll
-        self._send("TRIGGER", round=round_no)
-        for attempt in range(MAX_ATTEMPTS):
-            command = self._expect(*COMMANDS)
-            reading = self.plant.read(round_no, attempt, self.descriptor.dice_count,
-                                      stage=resolve_stage(self.game, probe.stage, self.lucky, previous_lucky)
-                                      if probe else None,
-                                      lucky_bets=lucky_bets)
-            self.on_plant(round_no, attempt, reading)
-            yield self._pause(reading.duration_s)
-            self._send("SENSOR", **self._sensor_fields(round_no, command, reading))
-            outcome = self._expect("RESULT", "NOROLL")
-            yield self._pause(phases.result_s)
-            if outcome.type == "NOROLL":
-                if self.descriptor.no_roll == NO_ROLL_VOIDS:
-                    break               # Lightning Dice: every wager is returned, 625b.2(d)(5)
-                continue                # the controller commands the dice again
-            if self.descriptor.rolls and outcome["open"] > 0:
-                self._send("TRIGGER", round=round_no)   # the next roll of the sequence
-                continue
-            break
-        else:
-            raise RoundFailed(failure_text(awaited_clause(self.game, ("RESULT",)),
-                                           f"round {round_no}: no result after {MAX_ATTEMPTS} releases"))
-
-        # (d)(6) settlement, then the dice are cleared
-        self._expect("SETTLED")
-        self._expect("CLEARED")
+        steps = script.steps()
+        answer = None
+        while True:
+            try:
+                step = steps.send(answer)
+            except StopIteration:
+                break
+            except NoResult as err:
+                raise RoundFailed(failure_text(awaited_clause(self.game, ("RESULT",)), str(err))) from None
+            answer = None
+            if isinstance(step, Pause):
+                if step.phase == "lucky":
+                    self.lucky = tuple((entry.bet, entry.pays) for entry in script.lucky)
+                yield self._pause(phases.lucky_s if step.phase == "lucky" else phases.result_s)
+            elif isinstance(step, ReadingWanted) and step.refused is not None:
+                raise RoundFailed(failure_text(awaited_clause(self.game, ("RESULT",)),
+                                               f"round {round_no}: the controller answered the plant's reading with "
+                                               f"ERROR {step.refused.get('code')} {step.refused.get('detail') or ''}"))
+            elif isinstance(step, ReadingWanted):
+                # (d)(4): the plant comes to rest, in the twin's own time
+                answer = self.plant.read(round_no, step.attempt, self.descriptor.dice_count,
+                                         stage=resolve_stage(self.game, probe.stage, self.lucky, previous_lucky)
+                                         if probe else None,
+                                         lucky_bets=tuple(bet for bet, _ in self.lucky))
+                self.on_plant(round_no, step.attempt, answer)
+                yield self._pause(answer.duration_s)
+            # NextRoll: the cycle throws the whole sequence
         self._drop_stale(round_no)
         yield self._pause(phases.clear_s)
+
+    # -- the round script's Talk --------------------------------------------
+    def send(self, type_: str, **fields) -> Message:
+        return self._send(type_, **fields)
+
+    def expect(self, *types: str) -> Message:
+        return self._expect(*types)
+
+    def reply_to(self, wager_id: str) -> Message:
+        return self._expect_reply_to(wager_id)
 
     def _expect_reply_to(self, wager_id: str) -> Message:
         try:
@@ -259,14 +252,6 @@ class RoundCycle:
         except ResponseTimeout as err:
             raise RoundFailed(failure_text(awaited_clause(self.game, ("ACCEPT",)),
                                            f"round {self.current_round}: {err}")) from None
-
-    def _sensor_fields(self, round_no: int, command: Message, reading: Reading) -> dict:
-        if self.descriptor.pocket:
-            return {"round": round_no, "pocket": reading.pocket}
-        fields = {"round": round_no, "dice": reading.dice, "flat": reading.flat}
-        if self.descriptor.rolls:
-            fields["roll"] = command["roll"]
-        return fields
 
     def _after_void(self, round_no: int) -> None:
         """The controller voids the round it reset in (every stake returned,

@@ -71,18 +71,9 @@ def canonical_bytes(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def canonical(obj: dict[str, Any]) -> str:
-    return canonical_bytes(obj).decode("ascii")
-
-
-def record_hash(body: dict[str, Any]) -> str:
-    """The hash of a record: SHA-256 over its canonical form without ``hash``."""
-    return hashlib.sha256(canonical_bytes({k: v for k, v in body.items() if k != "hash"})).hexdigest()
-
-
 def raw_text(data: bytes) -> str:
     """Raw wire bytes as a JSON-safe string that maps back byte for byte
-    (latin-1: one code point per byte; ``canonical`` escapes the non-ASCII)."""
+    (latin-1: one code point per byte; ``canonical_bytes`` escapes the non-ASCII)."""
     return data.decode("latin-1")
 
 
@@ -175,12 +166,6 @@ class JournalWriter:
             self._fsync_due = True
         else:
             os.fsync(self._file.fileno())
-        return record
-
-    def end_round(self, round_no: int, **data: Any) -> dict[str, Any]:
-        """A schema-1 ``round-end`` record, flushed and fsynced."""
-        record = self.append("round-end", round=round_no, **data)
-        self.sync()
         return record
 
     def close(self) -> None:

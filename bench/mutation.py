@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from bench.cycle import Phases, failure_clause
 from bench.emulator.misbehaviours import MISBEHAVIOURS
+from bench.rules import game_names
 from bench.runner import SessionConfig, _rules, run_session
 
-GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
+GAMES = tuple(sorted(game_names()))    # the built-in games
 REPLY_S = 1.5      # wall seconds for each reply: a held-back message costs this much once
 
 

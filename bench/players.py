@@ -22,6 +22,7 @@ class PlayerMix:
     bets: tuple[tuple[str, int], ...]
     wagers_per_round: int = 10
     stakes: tuple[int, ...] = DEFAULT_STAKES
+    covers_layout = False    # a random mix: a probe round places the probe's own bets instead
 
     @classmethod
     def default(cls, game: str, wagers_per_round: int = 10) -> "PlayerMix":

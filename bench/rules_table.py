@@ -15,7 +15,6 @@ line ``bench settle`` reads, so a scenario checks the path a journal records.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import random
 from typing import Iterable
 
@@ -81,12 +80,8 @@ class RulesTable:
 
     # -- what the layout offers ------------------------------------------------
     def offers(self) -> list[str]:
-        return list(self.game.bet_names(**self._rules_kw(self.game.bet_names)))
-
-    def _rules_kw(self, method) -> dict:
-        # The contract names bet_names() and check_bet(bet); the engine also
-        # takes the rules where a reading changes the layout (625b.2(e)(5) totals).
-        return {"rules": self.rules} if "rules" in inspect.signature(method).parameters else {}
+        # the rules: a reading may change the layout (625b.2(e)(5) totals)
+        return list(self.game.bet_names(self.rules))
 
     # -- the round -------------------------------------------------------------
     def read_as(self, question: str, reading: str) -> None:
@@ -100,7 +95,7 @@ class RulesTable:
 
     def place(self, bet: str, stake: int) -> str:
         """Place a wager; a bet the layout does not offer raises RulesError."""
-        self.game.check_bet(bet, **self._rules_kw(self.game.check_bet))
+        self.game.check_bet(bet, self.rules)
         wager = PlacedWager(f"w{len(self.wagers) + 1}", bet, stake)
         self.wagers.append(wager)
         return wager.id
@@ -158,9 +153,8 @@ class RulesTable:
                 **self.outcome,
             }
             if self.rules.paytable is not None:
-                line["paytable"] = (int(self.rules.paytable) if self.game.name == "dice-ology"
-                                    else self.rules.paytable)
-            if self.game.name.startswith("lightning-"):
+                line["paytable"] = self.rules.paytable
+            if self.game.descriptor.lightning:
                 line["lucky"] = [{"bet": l.bet, "pays": l.pays} for l in self.lucky]
             result = settle_line(line, self.rules)
             self._settlements = {s["id"]: s for s in result["settlements"]}

@@ -24,7 +24,7 @@ from bench.errors import BenchError
 from bench.journal import JournalWriter
 from bench.link import open_link
 from bench.oracle import Oracle
-from bench.plant import file_digest, make_plant
+from bench.plant import make_plant
 from bench.players import CoveringPlayers, PlayerMix
 from bench.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts

@@ -16,23 +16,33 @@ from __future__ import annotations
 
 import os
 import statistics
-import sys
+import logging
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bench.errors import RulesError
 from bench.oracle import phase_clause
 from bench.outcome_picture import outcome_picture, reading_words, why_no_picture
 from bench.replay import describe_seals
 from bench.report import return_interval
-from bench.rules import get_game
+from bench.rules import describe, get_game
 from bench.rules.regulation_text import clause_text, source_of
 from bench.session_facts import SessionFacts, read_session
 from twin import charts
 from twin.report_page import (code, esc, figure, page, picture_of, provenance_table, software_row,
                               verdict_box)
 
-GAME_TITLES = {"lightning-dice": "Lightning Dice", "sic-bo": "Sic Bo", "lightning-roulette": "Lightning Roulette",
-               "dice-ology": "Dice-Ology"}
+log = logging.getLogger(__name__)   # unconfigured, a warning still reaches stderr (logging.lastResort)
+
+
+def _title(game: str) -> str:
+    """The game's name for people; a journal's unknown game by its own name."""
+    try:
+        return describe(game).display_name
+    except (RulesError, KeyError, TypeError):
+        return str(game)
+
+
 VIOLATIONS_SHOWN = 25          # a clause's violations shown one by one; the rest are counted
 PICTURES_SHOWN = 24            # outcome pictures in one report
 ROUNDS_LISTED = 500            # rows of the every-round table
@@ -116,7 +126,7 @@ def _verdict(facts: SessionFacts) -> str:
     if facts.failures:
         reasons.append(f"{len(facts.failures)} round{'s' * (len(facts.failures) != 1)} failed: "
                        + ", ".join(map(str, sorted(facts.failures))))
-    title = GAME_TITLES.get(s.game, s.game)
+    title = _title(s.game)
     if facts.passed:
         text = f"PASS: {s.rounds} {title} rounds, every frame compliant"
     else:
@@ -143,7 +153,7 @@ def _provenance(facts: SessionFacts) -> str:
     design = h.get("design")
     rows = [
         ("date", esc(f"{_when(facts.first_wall)} to {_when(facts.last_wall)}")),
-        ("game", esc(f"{GAME_TITLES.get(h['game'], h['game'])} ({h['game']}), "
+        ("game", esc(f"{_title(h['game'])} ({h['game']}), "
                      f"paytable {h.get('paytable') or 'the regulation’s'}"
                      + (", options " + ", ".join(f"{k}={v}" for k, v in sorted((h.get('options') or {}).items()))
                         if h.get("options") else ""))),
@@ -348,7 +358,7 @@ def render(facts: SessionFacts) -> str:
     pictures = _Pictures(facts)
     h = facts.header
     sections = [
-        f"<h1>Session report: {esc(GAME_TITLES.get(h['game'], h['game']))}</h1>",
+        f"<h1>Session report: {esc(_title(h['game']))}</h1>",
         _verdict(facts),
         _provenance(facts),
         _violations(facts, pictures),
@@ -373,7 +383,7 @@ def write_report_beside(journal: str | Path, path: str | Path, expected_head: st
     try:
         return write_session_report(journal, path, expected_head)
     except Exception as err:       # noqa: BLE001 (the journal, summary and JUnit are already written)
-        print(f"bench run: warning: the session report {path} was not written: {err!r}", file=sys.stderr)
+        log.warning("bench run: warning: the session report %s was not written: %r", path, err)
         return None
 
 

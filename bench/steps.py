@@ -27,7 +27,8 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from bench.errors import RulesError
-from bench.rules import Lucky
+from bench.controller_scope import TABLE
+from bench.rules import Lucky, game_titled
 from bench.rules.submission import load_submission
 
 from bench.rules_table import refusal
@@ -85,24 +86,10 @@ def assert_cites(err: RulesError | None, clause: str) -> None:
 
 # -- the table ----------------------------------------------------------------
 
-@given("a Lightning Dice table", target_fixture="table")
-def lightning_dice_table(open_table):
-    return open_table("lightning-dice")
-
-
-@given("a Lightning Roulette table", target_fixture="table")
-def lightning_roulette_table(open_table):
-    return open_table("lightning-roulette")
-
-
-@given(parsers.parse("a Sic Bo table using paytable {paytable}"), target_fixture="table")
-def sic_bo_table(open_table, paytable):
-    return open_table("sic-bo", paytable)
-
-
-@given(parsers.parse("a Dice-Ology table using pay table {paytable}"), target_fixture="table")
-def dice_ology_table(open_table, paytable):
-    return open_table("dice-ology", paytable)
+@given(parsers.re(TABLE.pattern), target_fixture="table")
+def a_games_table(open_table, title, paytable):
+    """A game by its title, with the paytable where the game has several."""
+    return open_table(game_titled(title), paytable)
 
 
 @given(parsers.parse('the rules submission reads {question} as "{reading}"'))
@@ -279,7 +266,7 @@ def with_companion(table, bet: str, pays: int) -> list[tuple[str, int]]:
     """Lightning Dice reveals at least two Lucky Numbers (625b.2(d)(2)): pair
     the one under test with a lawful one elsewhere (total 10 or 11 at the
     base 4 to 1, the lowest of their (g)(3) range)."""
-    if table.game_name != "lightning-dice":
+    if (table.game.lucky_count_range or (1, 1))[0] < 2:
         return [(bet, pays)]
     companion = "total:10" if bet != "total:10" else "total:11"
     return [(bet, pays), (companion, 4)]

@@ -1,4 +1,4 @@
-"""Benchmark of bench run and bench replay (issue 6).
+"""Benchmark of bench run and bench replay.
 
     .venv/bin/python benchmarks/run_bench.py [--rounds 200] [--recorded-rounds 2000] [--repeats 3] [--json FILE]
 

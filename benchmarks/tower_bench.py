@@ -11,7 +11,7 @@ batch is run again with ``pybullet.stepSimulation`` and the world-building
 calls timed; the drop's wall time splits into physics steps, building the
 drop's new world (the price of determinism) and the Python around them. Speed-up: the same ``--parallel`` drops are run by one worker
 process and then split over two, side by side in one run, three times in
-alternating order; the median ratio is reported. Targets (issue 3): 40
+alternating order; the median ratio is reported. Targets: 40
 drops/s per core, overhead at most 15%, at least 1.8x with 2 processes.
 Realism: the no-roll (cocked) rate with a 99% Wilson interval on each
 shipped design, a chi-square of the faces, and how often the loaded top

@@ -9,8 +9,8 @@ how many runs each bad design needs before it is flagged.
 ``speed``: the same campaign of the standard tower (seeds S..S+N-1) is run
 with 1 worker and then with 2 (fresh results files, so nothing is resumed),
 and drops per wall-clock second and the ratio are reported side by side;
-the records of both runs are compared (they must be identical). Target
-(issue 7): at least 1.8x with 2 workers. On a shared machine the wall-clock
+the records of both runs are compared (they must be identical). Target:
+at least 1.8x with 2 workers. On a shared machine the wall-clock
 ratio is only as good as the second core is free.
 
 ``flagged``: from a campaign's results file (``--results`` of twin validate),

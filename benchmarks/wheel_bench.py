@@ -8,8 +8,8 @@ Runs the spins one after another in this one process (one core) and reports
 simulated seconds per wall-clock second and per CPU second (CPU time is the
 fairer figure on a shared machine), the invalid spins and their reasons, the
 track-phase realism figures (with the arc of the stator that holds every
-leaving point: a tilt narrows it) and a chi-square test of the pockets. Targets
-(issue 4): at least 20x real time, fewer than 0.1% invalid spins.
+leaving point: a tilt narrows it) and a chi-square test of the pockets.
+Targets: at least 20x real time, fewer than 0.1% invalid spins.
 Not a timed test: results depend on the machine; docs/wheel.md records them.
 """
 

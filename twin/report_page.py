@@ -20,6 +20,9 @@ import re
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Iterable, Sequence
+from xml.etree import ElementTree
+
+from PIL import Image
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;max-width:1080px;margin:1.5em auto;
@@ -155,3 +158,23 @@ def outside_references(page_html: str) -> list[str]:
     self-contained page: in-page anchors and ``data:`` URIs are inside)."""
     refs = [a or b for a, b in _REFERENCE.findall(page_html)]
     return [r for r in refs if r and not r.startswith(("data:", "#"))]
+
+
+def checked_images(page_html: str) -> list[tuple[str, bytes]]:
+    """``inline_images`` of a page that must stand alone (a report a
+    regulator files): ValueError if it refers to anything outside itself or
+    an image does not decode (SVG as XML, the others by Pillow)."""
+    outside = outside_references(page_html)
+    if outside:
+        raise ValueError(f"the page refers outside itself: {outside[:3]}")
+    images = inline_images(page_html)
+    for index, (mime, data) in enumerate(images):
+        try:
+            if mime == "image/svg+xml":
+                if not ElementTree.fromstring(data).tag.endswith("svg"):
+                    raise ValueError("not an <svg> document")
+            else:
+                Image.open(io.BytesIO(data)).verify()
+        except Exception as err:     # noqa: BLE001 (any decoder's error: the image is broken)
+            raise ValueError(f"image {index + 1} ({mime}) does not decode: {err}") from None
+    return images

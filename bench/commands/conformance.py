@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 
 from bench.errors import BenchError
-from bench.protocol.messages import GAME_KIND, PROTOCOL_VERSIONS
+from bench.protocol.messages import PROTOCOL_VERSIONS
+from bench.rules import DEFAULT_GAME, game_names
 from bench.protocol.timeouts import Timeouts
 from twin.commandline import Exit
 
@@ -25,7 +26,7 @@ def register(subparsers) -> None:
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://HOST:PORT, rfc2217://...); "
                         "'emulated[:OPTIONS]' starts bench emulate (OPTIONS, comma-separated: protocol=N, "
                         "seed=N, fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
-    p.add_argument("--game", default="lightning-dice", choices=sorted(GAME_KIND),
+    p.add_argument("--game", default=DEFAULT_GAME, choices=sorted(game_names()),
                    help="the game the controller runs (default %(default)s)")
     p.add_argument("--submission", metavar="FILE",
                    help="the rules submission the controller runs (its digest is checked against its HELLO)")

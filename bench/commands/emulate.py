@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import logging
 import signal
 import sys
-import textwrap
 
-from bench.emulator.faults import FaultError, FAULT_NAMES, FaultyPort, parse_faults
+from bench.emulator.faults import FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
@@ -113,6 +113,8 @@ def run(args) -> int:
                                         versions=(args.protocol,) if args.protocol else PROTOCOL_VERSIONS)
         controller.serve()
 
+    # What the emulator says while it serves (a link given up, a peer gone) goes to stderr.
+    logging.basicConfig(stream=sys.stderr, format="bench emulate: %(message)s", level=logging.INFO)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         serve(args.listen, on_connection, announce=announce)

@@ -9,9 +9,8 @@ import signal
 import sys
 from contextlib import contextmanager
 
-import bench
 from bench.errors import BenchError
-from bench.rules import game_names
+from bench.rules import DEFAULT_GAME, game_names
 from twin.commandline import Exit, add_list_option
 
 
@@ -28,9 +27,9 @@ def register(subparsers) -> None:
                "DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation or a failed or voided round,\n"
                "2 bad arguments or set-up, 3 the controller or link failed, 4 interrupted (SIGINT, SIGTERM),\n"
                "5 the bench failed (traceback in DIR/crash.txt).")
-    p.add_argument("--game", default="lightning-dice", metavar="GAME",
+    p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
                    help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
-                        "default lightning-dice")
+                        "default %(default)s")
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")

@@ -22,9 +22,8 @@ from bench.greeting import rules_digest
 from bench.protocol import Message, Rejected, Timeouts
 from bench.protocol.crc import crc16_ccitt_false
 from bench.protocol.frame import SEQ_MODULUS
-from bench.protocol.messages import GAME_KIND, LIGHTNING_GAMES
 from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW, NO_FRAME_YET, WINDOW
-from bench.rules import get_game
+from bench.rules import describe, game_names, get_game
 
 SOFTWARE = "tablebench-conformance/1"
 _HELLOS = itertools.count(1)
@@ -94,10 +93,10 @@ class Context:
         return get_game(self.game).bet_names(self.rules)[0]
 
     def reading(self, round_: int, command: Message) -> dict:
-        kind = GAME_KIND[self.game]
-        if kind == "wheel":
+        descriptor = describe(self.game)
+        if descriptor.pocket:
             return dict(round=round_, pocket=17)
-        if kind == "craps":     # a seven resolves every side bet: the round ends on this roll
+        if descriptor.rolls:    # a seven resolves every side bet: the round ends on this roll
             return dict(round=round_, roll=command["roll"], dice=(3, 4), flat=(True, True))
         return dict(round=round_, dice=(6, 4, 1), flat=(True, True, True))
 
@@ -117,7 +116,7 @@ class Context:
         if phase == "wagered":
             return round_, wagers
         self.request("CLOSE", "NOMORE", round=round_)
-        if self.game in LIGHTNING_GAMES:
+        if describe(self.game).lightning:
             self.wire.take(REPLY_S, types=("LUCKY",))
         if phase == "closed":
             return round_, wagers
@@ -266,7 +265,7 @@ def observe_round(ctx: Context) -> Observed:
                 problems.append(f"WAGER o{i} on {bet} answered by {reply.type} {dict(reply.fields)}")
         at = send("CLOSE", round=round_)
         until(("NOMORE",), at, "CLOSE")
-        if ctx.game in LIGHTNING_GAMES:
+        if describe(ctx.game).lightning:
             until(("LUCKY",), at, "NOMORE")
         at = send("TRIGGER", round=round_)
         command = until(COMMANDS + ("RESET",), at, "TRIGGER")
@@ -372,8 +371,8 @@ def _round(ctx: Context) -> str:
     require(not seen.problems, "; ".join(seen.problems))
     types = [m.type for _, m in seen.said]
     start = types.index("OPEN")
-    lucky = ["LUCKY"] if ctx.game in LIGHTNING_GAMES else []
-    command = {"dice3": "RELEASE", "wheel": "SPIN", "craps": "ROLL"}[GAME_KIND[ctx.game]]
+    lucky = ["LUCKY"] if describe(ctx.game).lightning else []
+    command = describe(ctx.game).command
     expected = (["OPEN", "ACCEPT", "ACCEPT", "NOMORE"] + lucky + [command, "RESULT", "SETTLE", "SETTLE",
                                                                      "SETTLED", "CLEARED", "OPEN"])
     require(types[start:] == expected, f"the controller said {' '.join(types[start:])}; "
@@ -399,7 +398,7 @@ def _damaged(ctx: Context, seq: int, round_: int) -> dict[str, bytes]:
     """The bench's WAGER damaged in each way of section 2's table, numbered ``seq``."""
     s = b"%04d" % seq
     wager = b"%s WAGER round=%d id=d1 bet=%s stake=100" % (s, round_, ctx.good_bet().encode())
-    foreign = b"SPIN" if GAME_KIND[ctx.game] != "wheel" else b"RELEASE"
+    foreign = b"SPIN" if not describe(ctx.game).pocket else b"RELEASE"
     good = _with_crc(wager)
     return {
         "bad-crc": good[:-6] + (b"0000" if not good.endswith(b"*0000\r\n") else b"0001") + b"\r\n",
@@ -925,7 +924,7 @@ def _require_void(void: list[Message], round_: int, wagers, opened: Message) -> 
        "code=game-mismatch", versions=ONCE)
 def _hello_game(ctx: Context) -> str:
     w = ctx.wire
-    other = next(g for g in sorted(GAME_KIND) if g != ctx.game)
+    other = next(g for g in sorted(game_names()) if g != ctx.game)
     fields = dict(window=WINDOW) if ctx.version == 2 else {}
     w.send("HELLO", proto=ctx.version, role="bench", sw=software(), game=other, **fields)
     reply = w.take(REPLY_S, types=("ERROR", "HELLO"))
@@ -1020,8 +1019,7 @@ def _refusals(ctx: Context) -> str:
                                                                       f"{dict(dup.fields)}")
     ctx.request("CLOSE", "NOMORE", round=r)
     late = ctx.request("WAGER", ("ACCEPT", "REFUSE"), id="e5", bet=ctx.good_bet(), stake=100, round=r)
-    closing = {"lightning-dice": "625b.2(d)(1)", "sic-bo": "625a.5(c)", "lightning-roulette": "617c.3(c)",
-               "dice-ology": "20:18:33:14(1)(d)"}[ctx.game]
+    closing = describe(ctx.game).betting_clause
     require(late.type == "REFUSE" and late["reason"] == "betting-closed" and late.get("clause") == closing,
             f"a wager after NOMORE: {late.type} {dict(late.fields)}; expected REFUSE betting-closed {closing}")
     return ", ".join(got + ["duplicate-id", "betting-closed"])
@@ -1035,7 +1033,7 @@ def _errors(ctx: Context) -> str:
     require(err.type == "ERROR" and err["code"] == "out-of-turn", f"TRIGGER in betting: {err.type} "
                                                                   f"{dict(err.fields)}")
     ctx.request("CLOSE", "NOMORE", round=round_)
-    if ctx.game in LIGHTNING_GAMES:
+    if describe(ctx.game).lightning:
         ctx.wire.take(REPLY_S, types=("LUCKY",))
     command = ctx.request("TRIGGER", COMMANDS, round=round_)
     bad = ctx.reading(round_, command)

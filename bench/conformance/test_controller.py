@@ -48,7 +48,7 @@ def _option(config, name: str, default=None):
 
 @pytest.fixture(scope="module")
 def controller(request):
-    from bench.rules import describe
+    from bench.rules import DEFAULT_GAME, describe
     from bench.rules.submission import default_rules, load_submission
 
     config = request.config
@@ -58,7 +58,7 @@ def controller(request):
         if submission:
             rules = load_submission(submission)
         else:
-            game = _option(config, "--controller-game") or "lightning-dice"
+            game = _option(config, "--controller-game") or DEFAULT_GAME
             paytable = _option(config, "--controller-paytable") or describe(game).default_paytable
             rules = default_rules(game, paytable)
     except BenchError as err:

@@ -9,8 +9,8 @@ side bet is resolved.
 
 from __future__ import annotations
 
+import logging
 import random
-import sys
 from importlib import metadata
 
 from bench.errors import RulesError
@@ -21,6 +21,8 @@ from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.emulator.misbehaviours import Policy
+
+log = logging.getLogger(__name__)
 
 
 def software_version() -> str:
@@ -67,7 +69,7 @@ class EmulatedController:
                 if message is not None:
                     self.handle(message)
             except LinkTimeout as err:
-                print(f"bench emulate: round {self.round}: {err}; waiting for a HELLO", file=sys.stderr, flush=True)
+                log.warning("round %s: %s; waiting for a HELLO", self.round, err)
 
     def handle(self, message: Message) -> None:
         handler = getattr(self, f"_on_{message.type.lower()}", None)

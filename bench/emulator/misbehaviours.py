@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from dataclasses import dataclass
-from typing import Iterable
 
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
-from bench.rules.lightning_roulette import STRAIGHT_ODDS
+from bench.rules import describe
+from bench.rules.dice_ology import DiceOlogy
+from bench.rules.lightning_dice import LightningDice
+from bench.rules.lightning_roulette import STRAIGHT_ODDS, LightningRoulette
+from bench.rules.sic_bo import SicBo
 
 
 class Policy:
@@ -100,11 +102,23 @@ def _lawful(ctrl, wager: Wager) -> bool:
 
 
 MISBEHAVIOURS: dict[str, type[Policy]] = {}
-ALL_GAMES = frozenset({"lightning-dice", "sic-bo", "lightning-roulette", "dice-ology"})
-LIGHTNING = frozenset({"lightning-dice", "lightning-roulette"})
-# The clause that orders settlement before the table is cleared, per game (bench.oracle.clauses).
-SETTLEMENT_ORDER = {"lightning-dice": ("625b.2(d)(6)",), "sic-bo": ("625a.5",),
-                    "lightning-roulette": ("617c.3(e)",), "dice-ology": ("20:18:33:14(1)(f)",)}
+# Which games a misbehaviour applies to and the clauses a bench catching it
+# may cite come from the games' descriptors (bench.rules) where a descriptor
+# says it; a misbehaviour that breaks one regulation's own rule names that
+# regulation's game through its rules class.
+LIGHTNING_DICE, SIC_BO = LightningDice.name, SicBo.name
+LIGHTNING_ROULETTE, DICE_OLOGY = LightningRoulette.name, DiceOlogy.name
+ALL_GAMES = frozenset({LIGHTNING_DICE, SIC_BO, LIGHTNING_ROULETTE, DICE_OLOGY})
+LIGHTNING = frozenset(name for name in ALL_GAMES if describe(name).lightning)
+
+
+def _per_game(games, clause_of) -> dict[str, tuple[str, ...]]:
+    """``{game: (clause,)}`` for each of ``games``, by ``clause_of(descriptor)``."""
+    return {name: (clause_of(describe(name)),) for name in sorted(games)}
+
+
+# The clause that orders settlement before the table is cleared (bench.oracle.clauses).
+SETTLEMENT_ORDER = _per_game(ALL_GAMES, lambda d: d.phase_clause("settlement"))
 
 
 def misbehaviour(cls: type[Policy]) -> type[Policy]:
@@ -189,7 +203,7 @@ class _TrustsItsLucky(Policy):
 @misbehaviour
 class FiveLuckyNumbers(_TrustsItsLucky):
     name = "five-lucky-numbers"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     clause = "625b.2(d)(2)"
     summary = "reveals five Lucky Numbers (the regulation allows two to four)"
 
@@ -200,7 +214,7 @@ class FiveLuckyNumbers(_TrustsItsLucky):
 @misbehaviour
 class LuckyOddsOutOfRange(_TrustsItsLucky):
     name = "lucky-odds-out-of-range"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     clause = "625b.2(g)(3)"
     summary = "gives the first Lucky Number enhanced odds just above its range, and pays them"
 
@@ -211,7 +225,7 @@ class LuckyOddsOutOfRange(_TrustsItsLucky):
 @misbehaviour
 class PayOnNoRoll(Policy):
     name = "pay-on-no-roll"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     clause = "625b.2(d)(5)"
     summary = "on a no roll, settles on the faces showing instead of returning every wager"
 
@@ -236,7 +250,7 @@ class LuckyBeforeNoMoreBets(Policy):
     name = "lucky-before-no-more-bets"
     games = LIGHTNING
     clause = "625b.2(g)(1)"
-    clauses = {"lightning-roulette": ("617c.3(d)",)}
+    clauses = _per_game(LIGHTNING, lambda d: d.phase_clause("lucky"))
     summary = "reveals the Lucky Numbers as betting opens, before no more bets"
 
     def lucky_before_close(self):
@@ -246,7 +260,7 @@ class LuckyBeforeNoMoreBets(Policy):
 @misbehaviour
 class StraightUpThirtyFiveToOne(Policy):
     name = "straight-up-35-to-1"
-    games = frozenset({"lightning-roulette"})
+    games = frozenset({LIGHTNING_ROULETTE})
     clause = "617c.3(f)"
     summary = "pays a winning straight up that is not a Lucky Number 35 to 1 instead of 29 to 1"
 
@@ -262,7 +276,7 @@ class StraightUpThirtyFiveToOne(Policy):
 @misbehaviour
 class SixLuckyNumbers(_TrustsItsLucky):
     name = "six-lucky-numbers"
-    games = frozenset({"lightning-roulette"})
+    games = frozenset({LIGHTNING_ROULETTE})
     clause = "617c.3(d)"
     summary = "reveals six Lucky Numbers (the regulation allows one to five)"
 
@@ -273,7 +287,7 @@ class SixLuckyNumbers(_TrustsItsLucky):
 @misbehaviour
 class LuckyPayoutNotListed(_TrustsItsLucky):
     name = "lucky-payout-not-listed"
-    games = frozenset({"lightning-roulette"})
+    games = frozenset({LIGHTNING_ROULETTE})
     clause = "617c.3(g)"
     summary = "gives the first Lucky Number a payout that 617c.3(g) does not list, and pays it"
 
@@ -284,7 +298,7 @@ class LuckyPayoutNotListed(_TrustsItsLucky):
 @misbehaviour
 class SmallWinsOnTriple(Policy):
     name = "small-wins-on-triple"
-    games = frozenset({"sic-bo"})
+    games = frozenset({SIC_BO})
     clause = "625a.3(6)"
     summary = "pays a small bet 1 to 1 on a triple totalling 4 to 10 (2-2-2, 3-3-3), which loses"
 
@@ -301,7 +315,7 @@ class SmallWinsOnTriple(Policy):
 @misbehaviour
 class OneOfAKindTwelveToOne(Policy):
     name = "one-of-a-kind-12-to-1"
-    games = frozenset({"sic-bo"})
+    games = frozenset({SIC_BO})
     clause = "625a.6(b)(3)(i)"      # paytable A's 3 to 1; (ii) is paytable B's 12 to 1
     summary = "with paytable A, pays a one of a kind 12 to 1 (paytable B's odds) on three matching dice instead of 3 to 1"
 
@@ -318,7 +332,7 @@ class OneOfAKindTwelveToOne(Policy):
 @misbehaviour
 class LittleOnesSurviveSeven(Policy):
     name = "little-ones-survive-seven"
-    games = frozenset({"dice-ology"})
+    games = frozenset({DICE_OLOGY})
     clause = "20:18:33:14(1)(b)"
     summary = "keeps a Little Ones bet alive after the first seven instead of losing it"
 
@@ -335,7 +349,7 @@ class AcceptLateWager(Policy):
     name = "accept-late-wager"
     games = ALL_GAMES
     clause = "625b.2(d)(1)"
-    clauses = {"sic-bo": ("625a.5(c)",), "lightning-roulette": ("617c.3(c)",), "dice-ology": ("20:18:33:14(1)(d)",)}
+    clauses = _per_game(ALL_GAMES, lambda d: d.betting_clause)
     summary = ("accepts (and settles) a wager placed after no more bets: 625b.2(d)(1), 625a.5(c), "
                "617c.3(c), 20:18:33:14(1)(d)")
 
@@ -349,14 +363,9 @@ class AcceptLateWager(Policy):
 # win, and a player must hold them (the bench's covering play holds every
 # position; its probe rounds make a Lucky Number win).
 
-LUCKY_WIN = {"lightning-dice": ("625b.2(g)(3)",), "lightning-roulette": ("617c.3(e)",)}
+LUCKY_WIN = _per_game(LIGHTNING, lambda d: d.lucky_win_clause)
 # The clauses that set a win's amount, per game: a wrong amount on any wager cites one of them.
-WIN_AMOUNT = {
-    "lightning-dice": ("625b.2(f)", "625b.2(g)(3)"),
-    "sic-bo": ("625a.6(a)", "625a.6(b)(1)", "625a.6(b)(2)", "625a.6(b)(3)(i)", "625a.6(b)(3)(ii)"),
-    "lightning-roulette": ("617c.3(e)", "617c.3(f)", "617a.4"),
-    "dice-ology": ("20:18:33:14(1)(c)", "20:18:33:14(2)(d)", "20:18:33:14(3)(c)"),
-}
+WIN_AMOUNT = {name: describe(name).amount_clauses for name in sorted(ALL_GAMES)}
 
 
 def _lucky_winners(round_: Round, wagers: list[Wager], returned: dict[str, int]) -> list[tuple[Wager, int]]:
@@ -406,7 +415,7 @@ class LuckyWinAtBaseOdds(Policy):
 def _covers(game: str, bet: str, outcome) -> bool:
     """Does ``bet`` (another kind than the Lucky one) win with this outcome?"""
     from bench.rules.lightning_roulette import COVERED
-    if game == "lightning-roulette":
+    if describe(game).pocket:
         return not bet.startswith("straight:") and outcome in COVERED.get(bet, ())
     return bet in ("low", "high", "any-double")
 
@@ -416,7 +425,7 @@ class LuckyOddsOnOtherBets(Policy):
     name = "lucky-odds-on-other-bets"
     games = LIGHTNING
     clause = "625b.2(f)"
-    clauses = {"lightning-roulette": ("617a.4",)}
+    clauses = {LIGHTNING_ROULETTE: ("617a.4",)}
     rare = True
     summary = ("pays the winning Lucky Number's enhanced odds on the other winning bets that hold it "
                "(low, high, any double; splits, streets, corners, six lines), which get base odds")
@@ -437,9 +446,9 @@ class LuckyOddsOnOtherBets(Policy):
 @misbehaviour
 class StaleLuckyAfterNoRoll(Policy):
     name = "stale-lucky-after-no-roll"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     clause = "625b.2(g)(3)"
-    clauses = {"lightning-dice": ("625b.2(g)(3)", "625b.2(f)")}
+    clauses = {LIGHTNING_DICE: ("625b.2(g)(3)", "625b.2(f)")}
     rare = True
     summary = "settles the round after a no roll with the Lucky Numbers of the no-roll round (a stale paytable, one round)"
 
@@ -456,9 +465,9 @@ class StaleLuckyAfterNoRoll(Policy):
 @misbehaviour
 class StaleLuckyAfterLuckyWin(Policy):
     name = "stale-lucky-after-lucky-win"
-    games = frozenset({"lightning-roulette"})
+    games = frozenset({LIGHTNING_ROULETTE})
     clause = "617c.3(e)"
-    clauses = {"lightning-roulette": ("617c.3(e)", "617c.3(f)")}
+    clauses = {LIGHTNING_ROULETTE: ("617c.3(e)", "617c.3(f)")}
     rare = True
     summary = "settles the round after a Lucky Number won with that round's Lucky Numbers (a stale paytable, one round)"
 
@@ -478,7 +487,7 @@ class LuckyAfterResult(Policy):
     name = "lucky-after-result"
     games = LIGHTNING
     clause = "625b.2(d)(2)"
-    clauses = {"lightning-dice": ("625b.2(d)(2)", "625b.2(g)(1)"), "lightning-roulette": ("617c.3(d)",)}
+    clauses = {LIGHTNING_DICE: ("625b.2(d)(2)", "625b.2(g)(1)"), LIGHTNING_ROULETTE: ("617c.3(d)",)}
     summary = "holds the Lucky Numbers back until the outcome is known, then reveals and pays them"
 
     def lucky_after_result(self):
@@ -544,10 +553,10 @@ PAYOUT_CAP = 20_000   # minor units: random players at stakes of 1-10 units rare
 @misbehaviour
 class PayoutCap(Policy):
     name = "payout-cap"
-    games = frozenset({"lightning-dice", "sic-bo", "lightning-roulette"})
+    games = frozenset({LIGHTNING_DICE, SIC_BO, LIGHTNING_ROULETTE})
     clause = "625b.2(f)"
     # A no roll returns every stake (625b.2(d)(5)): a large one is capped too.
-    clauses = {**WIN_AMOUNT, "lightning-dice": WIN_AMOUNT["lightning-dice"] + ("625b.2(d)(5)",)}
+    clauses = {**WIN_AMOUNT, LIGHTNING_DICE: WIN_AMOUNT[LIGHTNING_DICE] + ("625b.2(d)(5)",)}
     rare = True
     summary = f"never returns more than {PAYOUT_CAP} minor units on one wager (a cap the rules do not have)"
 
@@ -571,8 +580,8 @@ class AcceptUnknownBet(_AcceptsUnlawful):
     reason = "unknown-bet"
     clause = "625b.2(e)(5)"
     # The probe's bet is a total the dice cannot make; a scenario's may be of any shape ((e), 625a.3).
-    clauses = {"lightning-dice": ("625b.2(e)(5)", "625b.2(e)"), "sic-bo": ("625a.3(4)", "625a.3"),
-               "lightning-roulette": ("617c.3(a)",), "dice-ology": ("20:18:33:14",)}
+    clauses = {LIGHTNING_DICE: ("625b.2(e)(5)", "625b.2(e)"), SIC_BO: ("625a.3(4)", "625a.3"),
+               LIGHTNING_ROULETTE: ("617c.3(a)",), DICE_OLOGY: ("20:18:33:14",)}
     summary = "accepts a bet the game does not offer (and lets it lose)"
 
 
@@ -616,7 +625,7 @@ class _OtherReading(Policy):
 @misbehaviour
 class AnyDoubleLosesOnTriple(_OtherReading):
     name = "any-double-loses-on-triple"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     option, reading = "any_double_on_triple", "loses"
     clause = "625b.2(f)"
     rare = True
@@ -626,17 +635,17 @@ class AnyDoubleLosesOnTriple(_OtherReading):
 @misbehaviour
 class LowHighByLabel(_OtherReading):
     name = "low-high-by-label"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     option, reading = "low_high", "paytable-label"
     clause = "625b.2(f)"
-    clauses = {"lightning-dice": ("625b.2(e)(1)", "625b.2(e)(2)", "625b.2(f)")}
+    clauses = {LIGHTNING_DICE: ("625b.2(e)(1)", "625b.2(e)(2)", "625b.2(f)")}
     summary = "settles low and high by (f)'s labels (3-9, 12-18) against the submission's small/big reading of (e)(1),(2)"
 
 
 @misbehaviour
 class NoRollOnlyIfAllCocked(Policy):
     name = "no-roll-only-if-all-cocked"
-    games = frozenset({"lightning-dice"})
+    games = frozenset({LIGHTNING_DICE})
     clause = "625b.2(d)(5)"
     rare = True
     summary = "reads (d)(5) 'all three dice fail to land flat' literally against the submission's 'any die'"
@@ -648,7 +657,7 @@ class NoRollOnlyIfAllCocked(Policy):
 @misbehaviour
 class DoubleLosesOnTriple(_OtherReading):
     name = "double-loses-on-triple"
-    games = frozenset({"sic-bo"})
+    games = frozenset({SIC_BO})
     option, reading = "double_on_triple", "loses"
     clause = "625a.6(a)"
     rare = True
@@ -670,7 +679,7 @@ class _OtherPaytable(Policy):
 @misbehaviour
 class SicBoTotalsByPaytableB(_OtherPaytable):
     name = "sic-bo-totals-by-paytable-b"
-    games = frozenset({"sic-bo"})
+    games = frozenset({SIC_BO})
     clause = "625a.6(a)"
     paytable = "B"
     summary = "with paytable A, pays the total bets by paytable B (a stale paytable for the totals)"
@@ -687,7 +696,7 @@ class SicBoTotalsByPaytableB(_OtherPaytable):
 @misbehaviour
 class SinglePairPaysEven(Policy):
     name = "single-pair-pays-even"
-    games = frozenset({"sic-bo"})
+    games = frozenset({SIC_BO})
     clause = "625a.6(b)(2)"
     summary = "pays a one of a kind showing on two dice 1 to 1 instead of 2 to 1"
 
@@ -703,9 +712,9 @@ class SinglePairPaysEven(Policy):
 @misbehaviour
 class DiceOlogyPayTableTwo(_OtherPaytable):
     name = "dice-ology-pay-table-2"
-    games = frozenset({"dice-ology"})
+    games = frozenset({DICE_OLOGY})
     clause = "20:18:33:14(1)(c)"
-    clauses = {"dice-ology": WIN_AMOUNT["dice-ology"]}
+    clauses = {DICE_OLOGY: WIN_AMOUNT[DICE_OLOGY]}
     paytable = "2"
     rare = True
     summary = "with Pay Table 1, pays a winning side bet by Pay Table 2"
@@ -720,7 +729,7 @@ class DiceOlogyPayTableTwo(_OtherPaytable):
 @misbehaviour
 class BigOnesSurviveSeven(Policy):
     name = "big-ones-survive-seven"
-    games = frozenset({"dice-ology"})
+    games = frozenset({DICE_OLOGY})
     clause = "20:18:33:14(2)(c)"
     summary = "keeps a Big Ones bet alive after the first seven instead of losing it"
 
@@ -735,7 +744,7 @@ class BigOnesSurviveSeven(Policy):
 @misbehaviour
 class EvenMoneyHalfBackOnZero(Policy):
     name = "even-money-half-back-on-zero"
-    games = frozenset({"lightning-roulette"})
+    games = frozenset({LIGHTNING_ROULETTE})
     clause = "617a.4"
     rare = True
     summary = "returns half the stake of an even-money bet when the ball lands on 0 (la partage, which 617a.4 does not give)"

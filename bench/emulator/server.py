@@ -9,14 +9,16 @@ it: ``listening socket://127.0.0.1:40123`` or ``listening /dev/pts/7``.
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import socket
-import sys
 from typing import Callable
 
 from bench.link import Link, open_link, open_pty_pair
 from bench.protocol import LinkClosed
+
+log = logging.getLogger(__name__)
 
 ACCEPT_POLL = 0.25
 
@@ -72,4 +74,4 @@ def _run_until_closed(run, link: Link) -> None:
     try:
         run(link)
     except LinkClosed as err:
-        print(f"bench emulate: {err}", file=sys.stderr, flush=True)
+        log.warning("%s", err)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 from urllib.parse import quote, unquote
 
-from bench.rules import describe, game_names
+from bench.rules import describe
 from bench.rules.base import Lucky
 
 PROTOCOL_VERSIONS = (1, 2)      # every version this implementation speaks
@@ -27,11 +27,6 @@ PROTOCOL_VERSION = max(PROTOCOL_VERSIONS)   # the one it offers first
 BENCH = "bench"        # plays the players, the dealer and the plant
 CONTROLLER = "controller"  # the game controller under test
 BOTH = "both"
-
-# Each game's round shape, read from its descriptor (bench.rules.descriptor):
-# views for callers that need the whole mapping, not per-game tables.
-GAME_KIND = {name: describe(name).kind for name in game_names()}
-LIGHTNING_GAMES = frozenset(name for name in game_names() if describe(name).lightning)
 
 TOKEN_CHARS = "A-Za-z0-9._:@/+()-"
 _TOKEN = re.compile(f"[{TOKEN_CHARS}]{{1,48}}")

@@ -2,6 +2,6 @@
 
 from bench.rules.base import Game, Lucky, Round, Settlement, Wager
 from bench.rules.descriptor import GameDescriptor, Probe, Stage
-from bench.rules.registry import DEFAULT_GAME, describe, game_names, get_game, register
+from bench.rules.registry import DEFAULT_GAME, describe, game_names, game_titled, get_game, register
 
-__all__ = ["DEFAULT_GAME", "Game", "GameDescriptor", "Probe", "Stage", "describe", "Lucky", "Round", "Settlement", "Wager", "game_names", "get_game", "register"]
+__all__ = ["DEFAULT_GAME", "Game", "GameDescriptor", "Probe", "Stage", "describe", "Lucky", "Round", "Settlement", "Wager", "game_names", "game_titled", "get_game", "register"]

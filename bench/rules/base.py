@@ -7,7 +7,7 @@ the stake back, so a winning wager's ``returned`` is ``stake * (N + 1)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 

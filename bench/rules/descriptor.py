@@ -71,6 +71,8 @@ class GameDescriptor:
     players: tuple[tuple[str, int], ...]        # the default player mix: (bet, weight)
     lightning: bool = False                     # Lucky Numbers revealed each round
     lucky_win_clause: str | None = None         # a winning wager on a Lucky Number
+    amount_clauses: tuple[str, ...] = ()        # the clauses that set a win's amount (a wrong one cites one of them)
+    title: str = ""                             # the game's name for people ("Lightning Dice")
     default_paytable: str | None = None         # when the game has several
     no_roll: str | None = None                  # NO_ROLL_VOIDS, NO_ROLL_AGAIN or None (a wheel)
     probes: tuple[Probe, ...] = ()
@@ -84,6 +86,13 @@ class GameDescriptor:
     # A bet the game does not offer, placed every round by the probe wagers
     # (bench.probe_wagers): a controller must refuse it.
     not_offered: str = "no-such-bet"
+
+    @property
+    def display_name(self) -> str:
+        """The title, and a game file's variant by its own name too."""
+        if self.base and self.title:
+            return f"{self.title} ({self.name})"
+        return self.title or self.name
 
     @property
     def built_in(self) -> str:

@@ -145,7 +145,8 @@ class DiceOlogy:
 
 # What the bench needs besides settlement: bench.rules.descriptor.
 DiceOlogy.descriptor = GameDescriptor(
-    name="dice-ology", kind=CRAPS, command="ROLL", plant="dice", default_paytable="1",
+    name="dice-ology", kind=CRAPS, command="ROLL", plant="dice", default_paytable="1", title="Dice-Ology",
+    amount_clauses=("20:18:33:14(1)(c)", "20:18:33:14(2)(d)", "20:18:33:14(3)(c)"),
     no_roll=NO_ROLL_AGAIN,                      # craps: a die not flat is no roll, thrown again
     phase_clauses=clauses(
         betting="20:18:33:14(1)(d)",  # "A player may bet this feature at the beginning of the roll only"

@@ -203,7 +203,8 @@ _LUCKY_POSITIONS = {totals: ("low", "high", "any-double", "any-triple") + tuple(
 
 # What the bench needs besides settlement: bench.rules.descriptor.
 LightningDice.descriptor = GameDescriptor(
-    name="lightning-dice", kind=DICE3, command="RELEASE", plant="tower", lightning=True,
+    name="lightning-dice", kind=DICE3, command="RELEASE", plant="tower", lightning=True, title="Lightning Dice",
+    amount_clauses=("625b.2(f)", "625b.2(g)(3)"),
     no_roll=NO_ROLL_VOIDS,                      # 625b.2(d)(5): every wager returned
     lucky_win_clause=ENHANCED_CLAUSE,
     phase_clauses=clauses(

@@ -197,6 +197,7 @@ _LUCKY_WIN_BETS = tuple(f"straight:{n}" for n in POCKETS) + ("split:0-1", "stree
                                                               "dozen:1", "column:1", "red", "black")
 LightningRoulette.descriptor = GameDescriptor(
     name="lightning-roulette", kind=WHEEL, command="SPIN", plant="wheel", lightning=True,
+    title="Lightning Roulette", amount_clauses=("617c.3(e)", "617c.3(f)", "617a.4"),
     lucky_win_clause="617c.3(e)",
     phase_clauses=clauses(
         betting="617c.3(c)",         # straight wagers "before the croupier calls no more bets"

@@ -51,6 +51,17 @@ def get_game(name: str):
                          field="game") from None
 
 
+def game_titled(title: str) -> str:
+    """The built-in game a scenario calls by its title ("Lightning Dice")."""
+    _load_all()
+    for name, game in _GAMES.items():
+        if game.descriptor.title == title and game.descriptor.base is None:
+            return name
+    raise RulesError(f"no game is titled {title!r}; titles: "
+                     f"{', '.join(sorted(g.descriptor.title for g in _GAMES.values() if g.descriptor.title))}",
+                     field="game")
+
+
 def describe(name: str):
     """The game's ``GameDescriptor``: everything the bench knows about it besides settlement."""
     return get_game(name).descriptor

@@ -122,7 +122,8 @@ class SicBo(DiceGame):
 
 # What the bench needs besides settlement: bench.rules.descriptor.
 SicBo.descriptor = GameDescriptor(
-    name="sic-bo", kind=DICE3, command="RELEASE", plant="tower", default_paytable="A",
+    name="sic-bo", kind=DICE3, command="RELEASE", plant="tower", default_paytable="A", title="Sic Bo",
+    amount_clauses=("625a.6(a)", "625a.6(b)(1)", "625a.6(b)(2)", "625a.6(b)(3)(i)", "625a.6(b)(3)(ii)"),
     no_roll=NO_ROLL_AGAIN,                      # the shaker's dice must show an outcome
     # § 625a.5 (procedures for opening and dealing the game) is cited by 625b.2(g)(1)
     # for "no more bets" in (c); its text is not among the seed regulations.

@@ -174,15 +174,15 @@ def test_a_controller_running_another_game_is_refused(tmp_path):
 def test_an_interrupted_session_keeps_the_round_in_flight(tmp_path, monkeypatch):
     """Ctrl-C in the middle of a round: the frames of that round, kept in
     memory until the round ends, are written before the session stops."""
-    from bench.cycle import RoundCycle
-    real_read = RoundCycle._sensor_fields
+    from bench import round_script
+    real_fields = round_script.sensor_fields
 
-    def interrupt_in_round_2(self, round_no, command, reading):
+    def interrupt_in_round_2(round_no, *args):
         if round_no == 2:
             raise KeyboardInterrupt
-        return real_read(self, round_no, command, reading)
+        return real_fields(round_no, *args)
 
-    monkeypatch.setattr(RoundCycle, "_sensor_fields", interrupt_in_round_2)
+    monkeypatch.setattr(round_script, "sensor_fields", interrupt_in_round_2)
     outcome, _ = session(tmp_path, game="lightning-dice", rounds=3, probes=False)
     assert (outcome.ending, outcome.status) == ("interrupted", 4)
     journal = tmp_path / "out" / "session.jsonl"

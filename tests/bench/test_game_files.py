@@ -3,6 +3,7 @@
 the oracle judges it by the file's numbers."""
 
 import json
+import hashlib
 import os
 import subprocess
 import sys
@@ -118,3 +119,8 @@ def test_pytest_judges_a_controller_running_a_game_file_by_its_base_game_s_scena
     assert failed and all(any(word in line for word in ("triple", "total:4", "total:17", "combination", "combo"))
                           for line in failed), failed
     assert " passed" in proc.stdout
+    # The run's journal carries the game file, so that it replays without it.
+    (journal,) = (tmp_path / "wire").glob("journal-*.jsonl")
+    header = json.loads(journal.read_text().splitlines()[0])
+    assert header["game_file_text"] == path.read_text()
+    assert header["game_file_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -76,17 +76,18 @@ def _children() -> set[int]:
 
 
 def test_a_controller_killed_mid_session_is_a_lost_link_with_every_file(tmp_path, monkeypatch):
-    real = RoundCycle._sensor_fields
+    from bench import round_script
+    real = round_script.sensor_fields
     before = _children()
 
-    def kill_controller_in_round_2(self, round_no, command, reading):
+    def kill_controller_in_round_2(round_no, *args):
         if round_no == 2:
             for pid in _children() - before:
                 os.kill(pid, signal.SIGKILL)
             time.sleep(0.2)
-        return real(self, round_no, command, reading)
+        return real(round_no, *args)
 
-    monkeypatch.setattr(RoundCycle, "_sensor_fields", kill_controller_in_round_2)
+    monkeypatch.setattr(round_script, "sensor_fields", kill_controller_in_round_2)
     outcome = play(tmp_path, phases=QUICK, probes=False)
     assert (outcome.ending, outcome.status) == ("link-lost", Exit.LINK)
     assert 2 in outcome.round_failures

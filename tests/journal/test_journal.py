@@ -16,7 +16,8 @@ def write_session(path, rounds=3, frames_per_round=4):
             for i in range(frames_per_round):
                 journal.append("frame", round=round_no, dir="rx" if i % 2 else "tx",
                                raw=raw_text(b"$12|BET|w%d\xff\r\n" % i))
-            journal.end_round(round_no)
+            journal.append("round-end", round=round_no)
+            journal.sync()
     return path
 
 
@@ -79,7 +80,8 @@ def test_recomputed_chain_is_caught_by_the_anchored_head(tmp_path):
             data = {k: v for k, v in record.items() if k not in ("kind", "seq", "prev", "hash")}
             journal.append(record["kind"], **data)
         journal.append("frame", round=3, dir="rx", raw="forged")
-        journal.end_round(3)
+        journal.append("round-end", round=3)
+        journal.sync()
     assert verify_journal(forged).ok
     assert not verify_journal(forged, expected_head=honest_head).ok
 
@@ -102,7 +104,8 @@ def test_writer_continues_a_good_journal_and_refuses_a_torn_one(tmp_path):
     path = write_session(tmp_path / "s.jsonl", rounds=1)
     with JournalWriter(path) as journal:
         journal.append("frame", round=2, dir="tx", raw="x")
-        journal.end_round(2)
+        journal.append("round-end", round=2)
+        journal.sync()
     assert verify_journal(path).ok
     size = path.stat().st_size
     with open(path, "ab") as handle:

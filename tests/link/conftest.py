@@ -12,7 +12,7 @@ import pytest
 from bench.controller_process import emulator_process as bench_emulator_process
 from bench.link import open_link
 from bench.protocol import BENCH, Message, PROTOCOL_VERSION, Session, Timeouts, make
-from bench.protocol.messages import LIGHTNING_GAMES
+from bench.rules import describe
 from bench.protocol.session import WINDOW
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -71,7 +71,7 @@ def play_round(session: Session, game: str, round_: int, wagers, readings, *, la
             session.send(make("SENSOR", round=round_, **readings(said)))
         elif m.type == "RESULT" and m.get("open"):
             session.send(make("TRIGGER", round=round_))       # Dice-Ology: the next roll
-        if not triggered and "NOMORE" in seen and ("LUCKY" in seen or game not in LIGHTNING_GAMES):
+        if not triggered and "NOMORE" in seen and ("LUCKY" in seen or not describe(game).lightning):
             session.send(make("TRIGGER", round=round_))
             triggered = True
     return said

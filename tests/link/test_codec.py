@@ -8,7 +8,7 @@ import pytest
 from bench.protocol import BENCH, CONTROLLER, Codec, Decoded, MAX_FRAME, Rejected, StreamDecoder, Timeouts, make
 from bench.protocol.crc import CHECK_VALUE, crc16_ccitt_false
 from bench.protocol.frame import build
-from bench.protocol.messages import GAME_KIND
+from bench.rules import describe, game_names
 from bench.rules.base import Lucky
 
 SAMPLES = {
@@ -34,10 +34,10 @@ def test_crc_is_ccitt_false():
     assert crc16_ccitt_false(b"123456789") == CHECK_VALUE == 0x29B1
 
 
-@pytest.mark.parametrize("game", sorted(GAME_KIND))
+@pytest.mark.parametrize("game", sorted(game_names()))
 def test_every_message_round_trips(game):
     codec = Codec(game)
-    messages = COMMON + SAMPLES[GAME_KIND[game]]
+    messages = COMMON + SAMPLES[describe(game).kind]
     if game in ("lightning-dice", "lightning-roulette"):
         messages.append(make("LUCKY", round=2, lucky=(Lucky("total:4", 150), Lucky("any-double", 3))))
     for seq, message in enumerate(messages):

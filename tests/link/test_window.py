@@ -115,8 +115,8 @@ def test_a_frame_lost_in_the_window_is_recovered_by_going_back(how):
 def test_a_full_window_blocks_send_until_an_ack():
     with pair(peer_window=2) as (bench, controller):
         got = []
+        started = time.monotonic()        # before the controller's clock starts: its ACK cannot come sooner
         thread = collect(controller, 3, got, start_after=0.3)
-        started = time.monotonic()
         bench.send(wagers(1)[0])
         bench.send(wagers(2)[1])
         assert time.monotonic() - started < 0.1 and bench.in_flight == 2

@@ -4,19 +4,16 @@ name what a test lab would flag: the straight chute keeps the loaded face,
 the tilted wheel never lets the ball leave from part of its track."""
 
 import hashlib
-import io
 import json
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from twin.validate import validate
 from twin.pvalue import format_p
-from twin.report_page import inline_images, outside_references, tablebench_version
+from twin.report_page import checked_images, tablebench_version
 from twin.validate.campaign import CampaignError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,18 +21,6 @@ STANDARD = str(ROOT / "fixtures/towers/standard.yaml")
 CHUTE = str(ROOT / "fixtures/towers/straight-chute.yaml")
 LEVEL = str(ROOT / "fixtures/wheels/standard.yaml")
 TILTED = str(ROOT / "fixtures/wheels/tilted.yaml")
-
-
-def checked_images(page: str) -> list[tuple[str, bytes]]:
-    """The page's images, each inside the page and decodable; nothing fetched."""
-    assert outside_references(page) == []
-    images = inline_images(page)
-    for mime, data in images:
-        if mime == "image/svg+xml":
-            assert ET.fromstring(data).tag.endswith("svg")
-        else:
-            Image.open(io.BytesIO(data)).verify()
-    return images
 
 
 def test_records_do_not_depend_on_the_number_of_workers(tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from twin.errors import DesignError
 from twin.shipped import shipped_design
@@ -52,9 +52,6 @@ class Dice:
     mass_kg: float
     pips: tuple[tuple[str, int], ...]   # (axis, face) for each of AXES
     material: Material
-
-    def face_on(self, axis: str) -> int:
-        return dict(self.pips)[axis]
 
 
 @dataclass(frozen=True)

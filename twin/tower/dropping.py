@@ -25,7 +25,7 @@ import numpy as np
 from twin.physics_engine import pybullet as pb
 
 from twin.errors import DesignError
-from twin.tower.design import AXES, TowerDesign
+from twin.tower.design import TowerDesign
 from twin.tower.resting import TILT_S, nudge, support
 from twin.tower.world import DOOR_PARKED, World, die_vertices, build, place_dice
 

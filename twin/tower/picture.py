@@ -12,7 +12,6 @@ in its header and the verdict on its last frame.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -269,7 +268,6 @@ def drop_gif(design: TowerDesign, result: DropResult, trace: Trace, path: str | 
     door_outline = [to_px(x, z) for x, z in _side_outline(door)]
 
     frames = []
-    font = _font(14)
     h = d.edge_m / 2
     verdict = verdict_of(result)
     last = len(trace.times_s) - 1

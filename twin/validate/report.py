@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
+import logging
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +25,8 @@ from twin.report_page import (Picture, code, esc, figure, figures, page, picture
 from twin.validate.runs import TOWER
 from twin.validate.tower_checks import TOTALS
 from twin.validate.verdict import Check, meaning_of
+
+log = logging.getLogger(__name__)   # unconfigured, a warning still reaches stderr (logging.lastResort)
 
 REPORT_PAGE = "index.html"
 
@@ -255,7 +257,7 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
         try:
             samples = (_tower_examples if outcome.kind == TOWER else _wheel_examples)(outcome, design)
         except Exception as err:        # a picture must not cost the user the verdict
-            print(f"twin validate: warning: example pictures failed: {err}", file=sys.stderr)
+            log.warning("twin validate: warning: example pictures failed: %s", err)
     written = datetime.now(timezone.utc)
     body = "\n".join(s for s in _sections(outcome, design, pictures, samples, written) if s)
     report_path.write_text(page(f"twin validate: {outcome.design_name}", body), encoding="utf-8")

@@ -1,11 +1,11 @@
 """One run of a campaign: a drop or a spin, as a small JSON-able record.
 
-A run is a function of (design file, kind, seed) and, for a tower, of the
-drops run before it in the same physics world: runs therefore go in fixed
-blocks of seeds (``block_of``), each block in seed order from a new world.
-That is what makes a campaign's records independent of how many workers
-share it and lets an interrupted campaign resume from its file. Designs are
-loaded once per process and cached by path.
+A run is a function of (design file, kind, seed) alone: each drop and spin
+starts from an empty physics world (``resetSimulation``), so it does not
+depend on the runs before it, nor on how many workers share a campaign. Runs
+are handed out in fixed blocks of seeds (``block_of``), the unit of work and
+of resuming an interrupted campaign from its file. Designs are loaded once
+per process and cached by path.
 """
 
 from __future__ import annotations
