@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--runs", "--spins", "--drops", dest="runs", type=positive_int, default=2000, metavar="N",
                         help="spins or drops in the campaign (default 2000; half fit, half held out)")
     parser.add_argument("--cutoff-s", type=_cutoffs, metavar="LIST",
-                        help="cutoffs in seconds after the launch, e.g. 0,4,8 (default 0, 0.5, 1, 2, then every "
-                             "2 s while every ball is still on the track)")
+                        help="cutoffs in seconds after the launch, e.g. 0,4,8 (default 0, 0.5, 0.75, 1, 1.25, 1.5, "
+                             "2, 3, then every 2 s while every ball is still on the track)")
     parser.add_argument("--observer", choices=("passages", "frames"), default="passages",
                         help="the player times ball and pockets passing a mark (default), or reads every frame")
     parser.add_argument("--frame-s", type=_fraction, default=1 / 60, metavar="S",
@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="angle resolution of the camera (default 1)")
     parser.add_argument("--window-s", type=_number, default=4.0, metavar="S",
                         help="the observer uses what it saw in this many seconds before the cutoff (default 4)")
+    parser.add_argument("--rotor-lead-s", type=_number, default=4.0, metavar="S",
+                        help="the rotor is on camera this long before the launch (default 4: a studio's stream "
+                             "shows the wheel turning while bets are taken; 0: only after the launch)")
     parser.add_argument("--payout", action="append", choices=("lightning", "lightning-lucky", "classic"),
                         help="straight-up payout tables (repeatable; default all three): lightning 29 to 1 "
                              "(617c.3(f)), lightning-lucky (with Lucky Numbers, 617c.3(d)-(g)), classic 35 to 1 (617a.4)")
@@ -101,7 +104,7 @@ def text_of(outcome) -> str:
     cam = outcome.camera
     lines = [f"{outcome.design_path}: {outcome.runs} spins from seed {outcome.first_seed} ({outcome.invalid} invalid "
              f"left out); observer: {cam.mode}, frame {cam.frame_s:.4g} s, {cam.angle_res_deg:g} deg, window "
-             f"{cam.window_s:g} s",
+             f"{cam.window_s:g} s, rotor seen from {cam.rotor_lead_s:g} s before the launch",
              f"{'cutoff':>7} {'payout':16} {'bet':>3} {'edge':>7}  {100 * outcome.confidence:g}% interval   "
              f"{'house':>7} {'fit/held':>9} informed  predicted at"]
     for r in outcome.rows:
@@ -122,7 +125,8 @@ def command_line(args) -> str:
     if args.cutoff_s:
         parts.append("--cutoff-s " + ",".join(f"{c:g}" for c in args.cutoff_s))
     parts += [f"--observer {args.observer}", f"--frame-s {args.frame_s:.6g}", f"--angle-res-deg {args.angle_res_deg:g}",
-              f"--window-s {args.window_s:g}", f"--noise-seed {args.noise_seed}", f"--confidence {args.confidence:g}"]
+              f"--window-s {args.window_s:g}", f"--rotor-lead-s {args.rotor_lead_s:g}",
+              f"--noise-seed {args.noise_seed}", f"--confidence {args.confidence:g}"]
     return " ".join(parts)
 
 
@@ -134,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
     with stdout_for_result() as emit:
         try:
             kind = design_kind(args.design)
-            camera = Camera(args.frame_s, args.angle_res_deg, args.observer, args.window_s) if kind == "wheel" else None
+            camera = (Camera(args.frame_s, args.angle_res_deg, args.observer, args.window_s, args.rotor_lead_s)
+                      if kind == "wheel" else None)
             outcome = estimate_edge(args.design, args.runs, cutoffs=args.cutoff_s, camera=camera, payouts=args.payout,
                                     lucky_mean_count=args.lucky_mean_count, lucky_mean_odds=args.lucky_mean_odds,
                                     workers=args.workers, engine=args.engine, ray_address=args.ray_address,

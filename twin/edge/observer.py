@@ -16,7 +16,11 @@ both are settable, and 0 means perfect. Two ways of watching:
 
 Only what was seen in the last ``window_s`` seconds before the cutoff is used
 (default 4 s: two passages of the slowest ball), and at least two sightings of the ball and of the rotor are
-needed; otherwise the player knows nothing of the spin. The player knows the
+needed; otherwise the player knows nothing of the spin. The rotor is turning
+and on camera before the croupier launches the ball (a studio's stream shows
+the wheel throughout the betting time), so its sightings may start up to
+``rotor_lead_s`` before the launch (default 4 s, the window; 0: only after
+the launch): early in a spin the rotor's speed is then known as well as late. The player knows the
 design (the twin's own track model and the rotor's decay): this is the ideal
 observer a regulator has to allow for. From the sightings the player fits the
 state at the last sighting; to first order in the reading errors, the fitted
@@ -42,6 +46,7 @@ class Camera:
     angle_res_deg: float = 1.0
     mode: str = "passages"
     window_s: float = 4.0
+    rotor_lead_s: float = 4.0    # the rotor is watched this long before the launch
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -55,10 +60,12 @@ class Camera:
             raise ValueError("frame-s must be more than 0 when the observer reads frames")
         if not self.window_s > 0 or not math.isfinite(self.window_s):
             raise ValueError(f"window-s must be more than 0, got {self.window_s}")
+        if not (self.rotor_lead_s >= 0 and math.isfinite(self.rotor_lead_s)):
+            raise ValueError(f"rotor-lead-s must be 0 or more, got {self.rotor_lead_s}")
 
     def to_json(self) -> dict:
         return {"observer": self.mode, "frame_s": self.frame_s, "angle_res_deg": self.angle_res_deg,
-                "window_s": self.window_s}
+                "window_s": self.window_s, "rotor_lead_s": self.rotor_lead_s}
 
 
 @dataclass(frozen=True)
@@ -97,27 +104,26 @@ def observe(camera: Camera, cutoff_s: float, ball, rotor, radius_m: float,
             rng: np.random.Generator) -> Estimate | None:
     """The player's estimate at ``cutoff_s``, or None when too little was seen.
 
-    ``ball(t)`` gives the true (angle, speed along the track) and ``rotor(t)``
-    the true (angle, signed angular speed) at times t <= cutoff_s (arrays)."""
+    ``ball(t)`` gives the true (angle, speed along the track) at times
+    0 <= t <= cutoff_s and ``rotor(t)`` the true (angle, signed angular speed)
+    at times t <= cutoff_s, before the launch too (arrays)."""
     start = max(0.0, cutoff_s - camera.window_s)
     if cutoff_s <= start:
         return None
+    rotor_start = max(-camera.rotor_lead_s, cutoff_s - camera.window_s)
     half_res = math.radians(camera.angle_res_deg) / 2
     if camera.mode == "frames":
-        first = math.ceil(start / camera.frame_s - 1e-9)
-        times = np.arange(first, math.floor(cutoff_s / camera.frame_s + 1e-9) + 1) * camera.frame_s
-        if times.size < 2:
+        ball_times, rotor_times = _frame_times(camera, start, cutoff_s), _frame_times(camera, rotor_start, cutoff_s)
+        if ball_times.size < 2:
             return None
-        at = float(times[-1])
-        ball_times = rotor_times = times
-        ball_err = rng.uniform(-half_res, half_res, times.size)
-        rotor_err = rng.uniform(-half_res, half_res, times.size)
+        at = float(ball_times[-1])
+        ball_err = rng.uniform(-half_res, half_res, ball_times.size)
+        rotor_err = rng.uniform(-half_res, half_res, rotor_times.size)
     else:
         grid = np.arange(start, cutoff_s + GRID_S / 2, GRID_S)
-        ball_angle, ball_speed = ball(grid)
-        rotor_angle, _ = rotor(grid)
-        ball_times = _crossings(grid, ball_angle, 2 * math.pi)
-        rotor_times = _crossings(grid, -rotor_angle, 2 * math.pi / POCKETS)
+        ball_times = _crossings(grid, ball(grid)[0], 2 * math.pi)
+        rotor_grid = np.arange(rotor_start, cutoff_s + GRID_S / 2, GRID_S)
+        rotor_times = _crossings(rotor_grid, -rotor(rotor_grid)[0], 2 * math.pi / POCKETS)
         if ball_times.size < 2 or rotor_times.size < 2:
             return None
         at = float(ball_times[-1])
@@ -128,6 +134,12 @@ def observe(camera: Camera, cutoff_s: float, ball, rotor, radius_m: float,
     theta, v = (float(x[0]) for x in ball(np.array([at])))
     phi, omega = (float(x[0]) for x in rotor(np.array([at])))
     return Estimate(at, theta + a_ball, v + b_ball * radius_m, phi + a_rot, omega + b_rot)
+
+
+def _frame_times(camera: Camera, start: float, end: float) -> np.ndarray:
+    """The frames' times in [start, end] (frames fall on multiples of frame_s)."""
+    first = math.ceil(start / camera.frame_s - 1e-9)
+    return np.arange(first, math.floor(end / camera.frame_s + 1e-9) + 1) * camera.frame_s
 
 
 def _passage_errors(camera: Camera, times: np.ndarray, omega: np.ndarray, half_res: float,
