@@ -171,10 +171,23 @@ class RoundCycle:
 
     def _recover(self, failure: str) -> None:
         """Ask the controller to reset; it voids the round in flight and opens
-        the next. Stale messages of the failed round are dropped."""
+        the next. Stale messages of the failed round are dropped. A controller
+        that does not answer the RESET (one that gave up on the link waits for
+        a HELLO, docs/protocol.md) is greeted again; one that answers neither
+        is lost: a LinkError, which ends the session as link-lost."""
         self.session.inbox.clear()
         self._send("RESET", reason="bench-timeout", round=self.current_round or 0)
-        self._expect("RESET", "HELLO")
+        try:
+            self._expect("RESET", "HELLO")
+            return
+        except RoundFailed as err:
+            unanswered = err
+        self.session.inbox.clear()
+        try:
+            self.handshake()
+        except LinkError as err:
+            raise LinkError(f"round {self.current_round or 0} failed ({failure}); the controller answered "
+                            f"neither the bench's RESET ({unanswered}) nor a new HELLO ({err})") from None
 
     def _round(self):
         phases = self.phases

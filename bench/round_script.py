@@ -110,6 +110,7 @@ class RoundScript:
     settled: dict[str, int] = field(default_factory=dict)   # wager id -> returned, from SETTLE frames
     closing: list[str] = field(default_factory=list)        # SETTLE, SETTLED, CLEARED, as they came
     finished: bool = False                # CLEARED has come
+    stale: list[str] = field(default_factory=list)          # messages of earlier rounds passed over
 
     def __post_init__(self) -> None:
         self.unsettled: set[str] = set(self.accepted)
@@ -123,6 +124,18 @@ class RoundScript:
         yield from self._plant()
         self._until_cleared()
 
+    def _expect(self, *types: str) -> Message:
+        """The next of ``types`` that belongs to this round. One of an earlier
+        round is passed over: a round voided by a RESET or a new HELLO is
+        settled and cleared by the controller after the bench has moved on,
+        and its SETTLED must not be taken for this round's (the oracle has
+        judged it on its way in). Each wait is the driver's, so bounded."""
+        while True:
+            message = self.talk.expect(*types)
+            if message.round is None or message.round >= self.round:
+                return message
+            self.stale.append(message.type)
+
     def _close(self) -> Generator[Step, Any, None]:
         """No more bets; then the RNG reveals the Lucky Numbers (625b.2(d)(2), 617c.3(d))."""
         talk = self.talk
@@ -131,13 +144,13 @@ class RoundScript:
         if late is not None:
             # Right behind CLOSE: the controller takes them in order.
             talk.send("WAGER", round=self.round, id=late.id, bet=late.bet, stake=late.stake)
-        talk.expect("NOMORE")
+        self._expect("NOMORE")
         if late is not None:
             self.late_reply = talk.reply_to(late.id)
             if self.late_reply.type == "ACCEPT":
                 self.unsettled.add(late.id)
         if self.descriptor.lightning:
-            self.lucky = tuple(talk.expect("LUCKY")["lucky"])
+            self.lucky = tuple(self._expect("LUCKY")["lucky"])
             yield Pause("lucky")
 
     def _plant(self) -> Generator[Step, Any, None]:
@@ -146,11 +159,11 @@ class RoundScript:
         talk, descriptor = self.talk, self.descriptor
         talk.send("TRIGGER", round=self.round)
         for attempt in range(MAX_ATTEMPTS):
-            command = talk.expect(*COMMANDS)
+            command = self._expect(*COMMANDS)
             reading = yield ReadingWanted(command, attempt)
             while True:
                 talk.send("SENSOR", **sensor_fields(self.round, descriptor, reading, command.get("roll")))
-                self.outcome = talk.expect("RESULT", "NOROLL", "ERROR")
+                self.outcome = self._expect("RESULT", "NOROLL", "ERROR")
                 if self.outcome.type != "ERROR":
                     break
                 reading = yield ReadingWanted(command, attempt, refused=self.outcome)
@@ -169,7 +182,7 @@ class RoundScript:
     def settles(self, count: int) -> None:
         """Take ``count`` SETTLE frames (a roll's resolved wagers)."""
         for _ in range(count):
-            self._settle(self.talk.expect("SETTLE"))
+            self._settle(self._expect("SETTLE"))
 
     def _settle(self, message: Message) -> None:
         self.settled[message["id"]] = message["returned"]
@@ -180,7 +193,7 @@ class RoundScript:
         SETTLE up to both SETTLED and CLEARED, in whatever order they come."""
         seen: set[str] = set()
         while not {"SETTLED", "CLEARED"} <= seen:
-            message = self.talk.expect("SETTLE", "SETTLED", "CLEARED")
+            message = self._expect("SETTLE", "SETTLED", "CLEARED")
             self.closing.append(message.type)
             seen.add(message.type)
             if message.type == "SETTLE":

@@ -155,3 +155,20 @@ def test_a_reply_that_does_not_come_raises_the_drivers_own_error():
     with pytest.raises(NoReply):
         play(script, [])
     assert [m.type for m in controller.sent] == ["CLOSE"]
+
+
+def test_the_settlement_of_a_voided_earlier_round_is_not_taken_for_this_rounds():
+    """After a RESET or a new HELLO the controller settles and clears the
+    round it voided while the bench has moved on: its SETTLED and CLEARED,
+    queued first, must not end this round early."""
+    r = 9
+    controller = ScriptedController(
+        make("SETTLE", round=r - 1, id="old", returned=100), make("SETTLED", round=r - 1),
+        make("CLEARED", round=r - 1),
+        make("NOMORE", round=r), make("RELEASE", round=r), make("RESULT", round=r, dice=[1, 2, 3]),
+        make("SETTLE", round=r, id="a", returned=0), make("SETTLED", round=r), make("CLEARED", round=r))
+    script = RoundScript(controller, describe("sic-bo"), r, accepted=["a"])
+    play(script, [Reading(dice=(1, 2, 3), flat=(True, True, True))])
+    assert script.settled == {"a": 0} and script.finished
+    assert script.stale == ["SETTLE", "SETTLED", "CLEARED"]
+    assert not controller.queued          # this round's own SETTLED and CLEARED were taken

@@ -214,3 +214,62 @@ def test_the_emulated_controller_dies_with_the_bench_even_on_kill_9(tmp_path):
                               capture_output=True, text=True, timeout=120)
     assert replayed.returncode == Exit.VIOLATION
     assert "cut off" in replayed.stdout and "FAIL" in replayed.stdout
+
+
+def _hanging_controller(monkeypatch, *, answers_hello: bool):
+    """The emulated controller (on a thread of this process) stops playing in
+    its second round: no RELEASE for the TRIGGER, no answer to RESET, and,
+    unless ``answers_hello``, none to HELLO either. Its link layer still
+    acknowledges. The round it hung in is kept in ``hung["round"]``."""
+    from bench.emulator.controller import EmulatedController
+    hung = {"on": False, "triggers": 0}
+    real_trigger, real_hello = EmulatedController._on_trigger, EmulatedController._on_hello
+
+    def trigger(self, m):
+        hung["triggers"] += 1
+        if hung["triggers"] == 2 and not hung.get("done"):
+            hung["on"], hung["round"] = True, m["round"]
+            return None
+        return real_trigger(self, m)
+
+    def hello(self, m):
+        if hung["on"]:
+            if not answers_hello:
+                return None
+            hung["on"], hung["done"] = False, True   # greeted again: it plays on
+        return real_hello(self, m)
+
+    monkeypatch.setattr(EmulatedController, "_on_trigger", trigger)
+    monkeypatch.setattr(EmulatedController, "_on_reset", lambda self, m: None)
+    monkeypatch.setattr(EmulatedController, "_on_hello", hello)
+    return hung
+
+
+@pytest.mark.parametrize("answers_hello", [False, True], ids=["hangs", "answers-a-new-hello"])
+def test_a_controller_that_stops_answering_even_the_reset_is_greeted_again_or_lost(tmp_path, monkeypatch,
+                                                                                 answers_hello):
+    """A round the controller stops playing fails; the bench's RESET goes
+    unanswered; a new HELLO either brings the controller back (play goes on)
+    or does not (the link is lost: exit 3, never the bench's own failure)."""
+    from bench.emulator.threaded import threaded_controller
+    from bench.rules.submission import default_rules
+    hung = _hanging_controller(monkeypatch, answers_hello=answers_hello)
+    started = time.monotonic()
+    with threaded_controller("lightning-dice", default_rules("lightning-dice"), seed=3) as url:
+        outcome = play(tmp_path, controller=url, rounds=4, phases=QUICK)
+    assert time.monotonic() - started < 60
+    assert hung["round"] in outcome.round_failures
+    if answers_hello:
+        # Its silence is the oracle's finding too; the rounds after it are played.
+        assert (outcome.ending, outcome.status) == ("violation", Exit.VIOLATION), outcome.reason
+        assert set(outcome.round_failures) == {hung["round"]}
+        assert {v.round for v in outcome.oracle.violations} == {hung["round"]}, outcome.oracle.violations
+        # The other three rounds are each read to their own CLEARED (the voided
+        # round's, which comes after the new HELLO, is not taken for the next's).
+        assert [s.round for s in outcome.summary.played] == [r for r in range(1, 5) if r != hung["round"]]
+    else:
+        assert (outcome.ending, outcome.status) == ("link-lost", Exit.LINK)
+        assert "neither the bench's RESET" in outcome.reason and "nor a new HELLO" in outcome.reason
+    assert not (Path(outcome.config.out) / "crash.txt").exists()
+    assert_ends_with_its_files(outcome)
+    assert_replay_agrees(outcome)
