@@ -108,3 +108,23 @@ def test_cli_refuses_spins_for_a_tower_and_names_a_bad_design(tmp_path):
     bad = ROOT / "fixtures/towers/invalid/restitution-above-one.yaml"
     done = _twin(str(bad), "--drops", "10", cwd=tmp_path)
     assert done.returncode == 2 and "restitution-above-one.yaml" in done.stderr
+
+
+def test_a_second_run_on_a_campaign_file_being_written_is_refused_and_the_file_kept(tmp_path):
+    """Two runs appending to one campaign's file would interleave their records;
+    the second is refused at once (exit 2, one line naming the file), and the
+    first one's file is left as it was."""
+    from twin.validate.campaign import appending
+    results = tmp_path / "campaign.jsonl"
+    with appending(results) as out:             # a first run, still writing
+        out.write('{"a first run": "still writing"}\n')
+        out.flush()
+        before = results.read_bytes()
+        proc = _twin(STANDARD, "--drops", "20", "--results", results, "--no-progress", cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and str(results) in proc.stderr
+        assert "another twin run is writing this file" in proc.stderr
+        assert results.read_bytes() == before
+    proc = _twin(STANDARD, "--drops", "20", "--results", tmp_path / "own.jsonl", "--no-progress", "--json",
+                 cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr          # a file of its own: the campaign runs

@@ -26,7 +26,8 @@ from twin.edge.wheel import CutoffEdge, default_cutoffs, predict_spin, track_tim
 from twin.errors import TwinError
 from twin.progress import bar as progress_bar
 from twin.shipped import shipped_design
-from twin.validate.campaign import CampaignError, Plan, complete_lines, default_results_path, run_campaign
+from twin.validate.campaign import (CampaignError, Plan, appending, complete_lines, default_results_path,
+                                    run_campaign)
 from twin.validate.engines import _worker_start, make_engine
 from twin.validate.pipeline import design_kind
 from twin.validate.runs import TOWER, WHEEL, design_for
@@ -127,19 +128,25 @@ def predict_all(plan: Plan, results: Path, seeds: list[int], cutoffs: list[float
     settings = {"twin_edge": FORMAT, "design_sha256": plan.design_sha256, "cutoffs": cutoffs,
                 "camera": camera.to_json(), "noise_seed": noise_seed}
     path = predictions_path(results, settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = _read_predictions(path, settings)
+    with appending(path) as out:
+        done = _read_predictions(path, settings)     # under the lock: it may cut a torn last line off
+        if out.tell() == 0:
+            out.write(json.dumps(settings, sort_keys=True) + "\n")
+        _append_predictions(plan, out, done, seeds, cutoffs, camera, noise_seed, workers, progress)
+    return done
+
+
+def _append_predictions(plan: Plan, out, done: dict[int, dict], seeds: list[int], cutoffs: list[float],
+                        camera: Camera, noise_seed: int, workers: int, progress: bool) -> None:
+    """Predict the spins not yet in ``done`` (on ``workers`` processes), appending each block as it comes."""
     todo = [s for s in seeds if s not in done]
     jobs = [(plan.design_path, todo[i:i + PREDICT_BLOCK], cutoffs, camera, noise_seed)
             for i in range(0, len(todo), PREDICT_BLOCK)]
     pool = mp.get_context("spawn").Pool(workers, initializer=_worker_start) if workers > 1 and len(jobs) > 1 else None
     try:
         results = pool.imap_unordered(_predict_task, jobs) if pool else map(_predict_task, jobs)
-        with path.open("a", encoding="utf-8") as out, \
-                progress_bar(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
-                             disable=not progress, dynamic_ncols=True) as bar:
-            if out.tell() == 0:
-                out.write(json.dumps(settings, sort_keys=True) + "\n")
+        with progress_bar(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
+                          disable=not progress, dynamic_ncols=True) as bar:
             for chunk in results:
                 out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in chunk))
                 out.flush()
@@ -150,7 +157,6 @@ def predict_all(plan: Plan, results: Path, seeds: list[int], cutoffs: list[float
         if pool is not None:
             pool.terminate()
             pool.join()
-    return done
 
 
 def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None = None,

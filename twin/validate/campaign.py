@@ -13,10 +13,13 @@ is dropped. Work goes out in fixed blocks of seeds (see ``twin.validate.runs``).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator, TextIO
 
 from twin.progress import bar as progress_bar
 
@@ -63,6 +66,23 @@ def default_results_path(plan: Plan) -> Path:
     return Path(".twin-validate") / f"{stem}-{plan.design_sha256[:12]}-{plan.kind}-seed{plan.first_seed}.jsonl"
 
 
+@contextmanager
+def appending(path: Path) -> Iterator[TextIO]:
+    """``path`` opened for appending, held by this process alone until the
+    block ends (an advisory lock, released by the OS if the process dies).
+    Two runs appending to one campaign's file would interleave their lines
+    and each resume from a file the other is changing; the second is refused
+    at once instead, naming the file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        try:
+            fcntl.flock(out.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CampaignError(f"{path}: another twin run is writing this file; wait for it to end, "
+                                "or name another file with --results") from None
+        yield out
+
+
 def complete_lines(path: Path) -> list[str]:
     """The whole lines of an append-only JSON-lines file (a campaign's records,
     the edge's predictions). A last line without its newline (the writer was
@@ -105,9 +125,9 @@ def read_records(path: Path, plan: Plan) -> dict[int, dict]:
 
 def blocks_to_run(plan: Plan, done: dict[int, dict]) -> list[list[int]]:
     """The campaign's seeds in blocks (``runs.block_of``), for every block with
-    a seed still missing. A block is always run whole from its first seed in
-    the campaign (a run may depend on the ones before it in its block), so a
-    block cut short is run again from its start; its records come out the same."""
+    a seed still missing. A block is the unit of work and of resuming: one
+    cut short is run again whole (each run depends on its seed alone, so its
+    records come out the same) and only the missing records are appended."""
     blocks: dict[int, list[int]] = {}
     for seed in plan.seeds:
         blocks.setdefault(block_of(plan.kind, seed), []).append(seed)
@@ -117,21 +137,26 @@ def blocks_to_run(plan: Plan, done: dict[int, dict]) -> list[list[int]]:
 def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = True) -> list[dict]:
     """Every run of the plan, in seed order: read from ``results`` when done
     before, run by ``engine`` (and appended to ``results``) when not."""
-    results.parent.mkdir(parents=True, exist_ok=True)
-    done = read_records(results, plan)
-    todo = [s for s in plan.seeds if s not in done]
-    with progress_bar(total=plan.runs, initial=plan.runs - len(todo), desc=f"{plan.unit}s", unit=plan.unit,
-                      disable=not progress, dynamic_ncols=True) as bar, \
-            results.open("a", encoding="utf-8") as out:
-        if out.tell() == 0:
-            out.write(json.dumps(plan.header(), sort_keys=True) + "\n")
-            out.flush()
-        if todo:
-            for records in engine.run(plan.kind, plan.design_path, plan.design_text, blocks_to_run(plan, done)):
-                new = [r for r in records if int(r["seed"]) not in done]
-                out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in new))
-                out.flush()
-                for r in new:
-                    done[int(r["seed"])] = r
-                bar.update(len(new))
+    with appending(results) as out:
+        done = read_records(results, plan)      # under the lock: it may cut a torn last line off
+        todo = [s for s in plan.seeds if s not in done]
+        with progress_bar(total=plan.runs, initial=plan.runs - len(todo), desc=f"{plan.unit}s", unit=plan.unit,
+                          disable=not progress, dynamic_ncols=True) as bar:
+            _append_runs(plan, engine, out, done, todo, bar)
     return [done[s] for s in plan.seeds]
+
+
+def _append_runs(plan: Plan, engine: Engine, out: TextIO, done: dict[int, dict], todo: list[int], bar) -> None:
+    """Run the missing seeds' blocks, appending each block's new records as it comes."""
+    if out.tell() == 0:
+        out.write(json.dumps(plan.header(), sort_keys=True) + "\n")
+        out.flush()
+    if not todo:
+        return
+    for records in engine.run(plan.kind, plan.design_path, plan.design_text, blocks_to_run(plan, done)):
+        new = [r for r in records if int(r["seed"]) not in done]
+        out.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in new))
+        out.flush()
+        for r in new:
+            done[int(r["seed"])] = r
+        bar.update(len(new))
