@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.controller_process import emulated_controller  # noqa: E402
+from bench.emulator.process import emulated_controller  # noqa: E402
 
 
 def _pump(src: socket.socket, dst: socket.socket, lock: threading.Lock, whole_lines: bool) -> None:

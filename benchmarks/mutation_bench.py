@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.mutation import GAMES, HEADER, Trial, rows, summarise, trial
+from bench.session.mutation import GAMES, HEADER, Trial, rows, summarise, trial
 
 
 def run(seeds: int, rounds: int, jobs: int, only: set[str] | None, progress=lambda *a: None,

@@ -36,10 +36,10 @@ from pathlib import Path
 
 import orjson
 
-from bench.journal import WIRE_COLUMNS
-from bench.players import PlayerMix
-from bench.replay import replay
-from bench.runner import SessionConfig, run_session
+from bench.journal.chain import WIRE_COLUMNS
+from bench.play.players import PlayerMix
+from bench.journal.replay import replay
+from bench.session.runner import SessionConfig, run_session
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_UP = 50          # rounds left out of the steady rate

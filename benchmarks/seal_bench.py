@@ -28,10 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_bench import ROOT, WARM_UP, replay_rate, session  # noqa: E402
 
-from bench.journal import JournalWriter  # noqa: E402
-from bench.keys import new_key, take_session  # noqa: E402
-from bench.replay import replay  # noqa: E402
-from bench.seal import Sealer  # noqa: E402
+from bench.journal.chain import JournalWriter  # noqa: E402
+from bench.journal.keys import new_key, take_session  # noqa: E402
+from bench.journal.replay import replay  # noqa: E402
+from bench.journal.seal import Sealer  # noqa: E402
 
 
 def seal_seconds(key: Path, count: int = 2000) -> float:

@@ -3,4 +3,4 @@
 The twin stands in for the hardware's physical part. It must never import ``bench``.
 """
 
-__version__ = "0.1.0"
+from tablebench_io import __version__  # noqa: F401  (one version for the whole tool)

@@ -1,1 +1,1 @@
-"""``bench`` sub-commands, one module each (see ``twin.commandline``)."""
+"""``bench`` sub-commands, one module each (see ``tablebench_io.commandline``)."""

@@ -9,7 +9,7 @@ from bench.errors import BenchError
 from bench.protocol.messages import PROTOCOL_VERSIONS
 from bench.rules import DEFAULT_GAME, game_names
 from bench.protocol.timeouts import Timeouts
-from twin.commandline import Exit
+from tablebench_io.commandline import Exit
 
 
 def register(subparsers) -> None:

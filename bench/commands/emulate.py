@@ -13,7 +13,7 @@ from bench.emulator.faults import FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
-from twin.commandline import Exit
+from tablebench_io.commandline import Exit
 from bench.protocol.messages import CONTROLLER, PROTOCOL_VERSIONS
 from bench.rules import game_names
 from bench.protocol.timeouts import Timeouts

@@ -7,7 +7,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from twin.commandline import Exit
+from tablebench_io.commandline import Exit
 
 ON_CONTROLLER = "_on_controller.py"
 PYTEST_INI = """\

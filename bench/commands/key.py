@@ -25,7 +25,7 @@ def register(subparsers) -> None:
 
 
 def run_new(args) -> int:
-    from bench.keys import DEFAULT_SESSIONS, PRIVATE_NAME, PUBLIC_NAME, new_key
+    from bench.journal.keys import DEFAULT_SESSIONS, PRIVATE_NAME, PUBLIC_NAME, new_key
     try:
         found = new_key(args.dir, args.sessions if args.sessions is not None else DEFAULT_SESSIONS)
     except (BenchError, OSError) as err:
@@ -40,7 +40,7 @@ def run_new(args) -> int:
 
 
 def run_show(args) -> int:
-    from bench.keys import PUBLIC_NAME, fingerprint, load_public, load_state
+    from bench.journal.keys import PUBLIC_NAME, fingerprint, load_public, load_state
     path = Path(args.file)
     try:
         if path.name == PUBLIC_NAME or path.suffix == ".pub":

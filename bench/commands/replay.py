@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from bench.errors import BenchError
-from twin.commandline import Exit
+from tablebench_io.commandline import Exit
 from twin.errors import TwinError
 
 
@@ -42,8 +42,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from bench.keys import trusted_fingerprint
-    from bench.replay import describe, replay, resimulate
+    from bench.journal.keys import trusted_fingerprint
+    from bench.journal.replay import describe, replay, resimulate
 
     if (args.gif or args.png) and args.round is None:
         print(f"bench replay: {'--gif' if args.gif else '--png'} needs --round N", file=sys.stderr)
@@ -51,7 +51,7 @@ def run(args) -> int:
     try:
         pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
         if args.report:
-            from bench.session_report import read_session, write_facts_report
+            from bench.report.page import read_session, write_facts_report
             facts = read_session(args.journal, args.head, redecode=args.redecode, submission=args.submission,
                                  pubkey=pubkey)
             outcome = facts.replayed

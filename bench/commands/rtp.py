@@ -15,7 +15,7 @@ from bench.rules.registry import get_game
 from bench.rules.rtp_table import RtpRow, rtp_rows
 from bench.rules.submission import Rules
 from bench.rules.variant import load_rules_file
-from twin.commandline import add_list_option
+from tablebench_io.commandline import add_list_option
 
 DESCRIPTION = """\
 For every wager of each rules submission: the chance of winning, the exact

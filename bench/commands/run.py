@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from bench.errors import BenchError
 from bench.rules import DEFAULT_GAME, game_names
-from twin.commandline import Exit, add_list_option
+from tablebench_io.commandline import Exit, add_list_option
 
 
 def register(subparsers) -> None:
@@ -61,7 +61,7 @@ def register(subparsers) -> None:
                    help="a phase duration: betting, lucky, result, clear, or reply (the wall-clock wait "
                         "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
-                   help="do not stage the edge-case rounds (a cocked die, a triple, a Lucky win...) of bench.probes")
+                   help="do not stage the edge-case rounds (a cocked die, a triple, a Lucky win...) of bench.play.probes")
     p.add_argument("--no-probe-wagers", action="store_true",
                    help="do not place the wagers a controller must refuse (a bet not offered, a zero stake, "
                         "a stake over the limit, a duplicate id) each round")
@@ -75,7 +75,7 @@ def register(subparsers) -> None:
 
 def parse_phases(items: list[str], game_phases=None):
     """Phases from ``--phase`` items over the game's own phase lengths (a game file's)."""
-    from bench.cycle import Phases
+    from bench.session.cycle import Phases
     values = {f"{name}_s": seconds for name, seconds in (game_phases or {}).items()}
     names = {"betting": "betting_s", "lucky": "lucky_s", "result": "result_s", "clear": "clear_s", "reply": "reply_s"}
     for item in items:
@@ -93,7 +93,7 @@ def parse_phases(items: list[str], game_phases=None):
 
 
 def parse_mix(text: str | None, game: str, wagers: int):
-    from bench.players import PlayerMix
+    from bench.play.players import PlayerMix
     from bench.rules import get_game
     if not text:
         return PlayerMix.default(game, wagers)
@@ -108,9 +108,9 @@ def parse_mix(text: str | None, game: str, wagers: int):
 
 
 def run(args) -> int:
-    from bench.report import format_summary
-    from bench.runner import SessionConfig, run_session
-    from bench.session_report import write_report_beside
+    from bench.report.summary import format_summary
+    from bench.session.runner import SessionConfig, run_session
+    from bench.report.page import write_report_beside
 
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)

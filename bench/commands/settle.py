@@ -7,7 +7,7 @@ import json
 import sys
 
 from bench.errors import RulesError
-from bench.jsonline import MAX_BYTES, numbered_lines, parse_line
+from tablebench_io.jsonline import MAX_BYTES, numbered_lines, parse_line
 from bench.rules.settle_json import settle_line
 from bench.rules.submission import load_submission
 

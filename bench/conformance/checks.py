@@ -18,7 +18,7 @@ from typing import Callable
 
 from bench.conformance.wire import Arrival, CheckFailed, NotSupported, Wire
 from bench.errors import RulesError
-from bench.greeting import rules_digest
+from bench.protocol.greeting import rules_digest
 from bench.protocol import Message, Rejected, Timeouts
 from bench.protocol.crc import crc16_ccitt_false
 from bench.protocol.frame import SEQ_MODULUS

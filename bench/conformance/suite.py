@@ -20,7 +20,7 @@ from xml.etree import ElementTree
 from bench.conformance.checks import CHECKS, Check, Context
 from bench.conformance.wire import CheckFailed, NotSupported, Wire
 from bench.errors import BenchError
-from bench.link import Link, open_link
+from bench.protocol.link import Link, open_link
 from bench.protocol import LinkError, Timeouts
 
 EMULATED = "emulated"
@@ -76,7 +76,7 @@ def controller_url(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> Ite
     if spec != EMULATED and not spec.startswith(EMULATED + ":"):
         yield spec
         return
-    from bench.controller_process import emulator_process
+    from bench.emulator.process import emulator_process
     with emulator_process(emulator_args(spec, game, timeouts), listen="127.0.0.1:0") as url:
         yield url
 

@@ -5,7 +5,7 @@ for a vendor who runs everything in pytest (docs/protocol.md, section 16):
            --controller socket://10.0.0.7:7001 --controller-game lightning-dice
 
 ``--controller``, ``--controller-game``, ``--controller-submission`` and
-``--controller-paytable`` are the options of ``bench.pytest_plugin`` (which
+``--controller-paytable`` are the options of ``bench.scenarios.plugin`` (which
 an installed tablebench registers with pytest). ``--controller emulated[:OPTIONS]``
 (the default) runs the checks against ``bench emulate``. A check of a
 version the controller does not speak is skipped; a failed optional check
@@ -42,7 +42,7 @@ class Controller:
 def _option(config, name: str, default=None):
     try:
         return config.getoption(name)
-    except ValueError:          # bench.pytest_plugin not loaded
+    except ValueError:          # bench.scenarios.plugin not loaded
         return default
 
 

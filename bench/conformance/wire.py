@@ -61,7 +61,7 @@ class LogLine:
 class Wire:
     """One connection to the controller under test, driven byte by byte."""
 
-    link: object               # bench.link.Link (read_some, write, close)
+    link: object               # bench.protocol.link.Link (read_some, write, close)
     game: str
     timeouts: Timeouts = Timeouts()
     budget_s: float = 30.0

@@ -14,7 +14,7 @@ import random
 from importlib import metadata
 
 from bench.errors import RulesError
-from bench.greeting import rules_digest
+from bench.protocol.greeting import rules_digest
 from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSIONS, Session, make
 from bench.protocol.session import WINDOW
 from bench.protocol.messages import is_token

@@ -15,7 +15,7 @@ import select
 import socket
 from typing import Callable
 
-from bench.link import Link, open_link, open_pty_pair
+from bench.protocol.link import Link, open_link, open_pty_pair
 from bench.protocol import LinkClosed
 
 log = logging.getLogger(__name__)

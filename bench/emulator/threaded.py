@@ -1,6 +1,6 @@
 """The emulated controller on a thread of this process, behind a pty: for a
 test or benchmark that starts many controllers, where a process each
-(``bench.controller_process``) would cost more than the rounds played. The
+(``bench.emulator.process``) would cost more than the rounds played. The
 bench still talks to it over a real link."""
 
 from __future__ import annotations

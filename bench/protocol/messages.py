@@ -3,7 +3,7 @@ only HELLO's optional ``window``): who sends each message, and its fields
 with their types, per kind of outcome (three dice, a wheel, two-dice rolls).
 The kind-keyed field tables below are one of the two places outside
 ``bench/rules`` that dispatch on a game's shape; the other is the plant
-registry in ``bench.plant``.
+registry in ``bench.play.plant``.
 
 The schema checks form only (a field is present and is an integer); whether
 the value is lawful (dice 1..6, Lucky odds in range, the order of a round) is

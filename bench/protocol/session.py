@@ -51,7 +51,7 @@ def _ack_frame(seq: int) -> tuple[bytes, Message]:
 
 
 class Port(Protocol):
-    """What a session needs from a link (see ``bench.link.Link``)."""
+    """What a session needs from a link (see ``bench.protocol.link.Link``)."""
 
     def read_some(self, timeout: float) -> bytes: ...
     def write(self, data: bytes) -> None: ...

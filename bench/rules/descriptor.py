@@ -42,7 +42,7 @@ class Stage:
     faces: tuple[int, ...] | None = None   # the dice at rest (any order)
     cocked: bool = False                    # a die not flat
     pockets: tuple[int, ...] = ()           # the first of these that is not a Lucky Number
-    lucky: bool = False                     # a Lucky Number of the round wins (bench.probes.resolve_stage)
+    lucky: bool = False                     # a Lucky Number of the round wins (bench.play.probes.resolve_stage)
     rolls: tuple[tuple[int, int], ...] = ()  # a sequence of two-dice rolls, in order
 
 
@@ -64,7 +64,7 @@ class GameDescriptor:
     name: str
     kind: str                                   # DICE3, WHEEL or CRAPS
     command: str                                # what the controller sends the plant: RELEASE, SPIN, ROLL
-    plant: str                                  # the physics plant that plays it (bench.plant)
+    plant: str                                  # the physics plant that plays it (bench.play.plant)
     phase_clauses: Mapping[str, str]            # phase -> the clause ordering it (see PHASES)
     late_bet: str                               # a lawful bet to place after no more bets
     quiet_outcome: Mapping[str, object]         # an outcome no default wager cares about much
@@ -84,7 +84,7 @@ class GameDescriptor:
     # None: every bet the game offers.
     cover: object | None = None
     # A bet the game does not offer, placed every round by the probe wagers
-    # (bench.probe_wagers): a controller must refuse it.
+    # (bench.play.probe_wagers): a controller must refuse it.
     not_offered: str = "no-such-bet"
 
     @property

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from bench.journal import JournalWriter, canonical_bytes
-from bench.runner import SessionConfig, run_session
+from bench.journal.chain import JournalWriter, canonical_bytes
+from bench.session.runner import SessionConfig, run_session
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_a_verdict_is_checked_against_the_raw_bytes(recorded, tmp_path):
 
 
 def test_redecode_judges_every_frame_from_its_raw_bytes(recorded):
-    from bench.replay import replay as replay_journal
+    from bench.journal.replay import replay as replay_journal
     fast = replay_journal(recorded.journal)
     full = replay_journal(recorded.journal, redecode=True)
     assert fast.passed and full.passed

@@ -8,15 +8,15 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from bench.controller_process import emulated_controller
-from bench.cycle import Phases, failure_clause
+from bench.emulator.process import emulated_controller
+from bench.session.cycle import Phases, failure_clause
 from bench.emulator.misbehaviours import MISBEHAVIOURS
-from bench.journal import verify_journal
-from bench.players import PlayerMix
-from bench.replay import plant_records
-from bench.replay import replay as replay_journal
-from bench.report import summarise
-from bench.runner import SessionConfig, run_session
+from bench.journal.chain import verify_journal
+from bench.play.players import PlayerMix
+from bench.journal.replay import plant_records
+from bench.journal.replay import replay as replay_journal
+from bench.report.summary import summarise
+from bench.session.runner import SessionConfig, run_session
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -55,7 +55,7 @@ def test_a_version_1_controller_is_played_in_version_1(tmp_path, controller_spea
 def test_staged_cocked_die_is_a_no_roll_that_returns_every_stake(tmp_path):
     outcome, summary = session(tmp_path, game="lightning-dice", rounds=3)
     no_rolls = [r for r in outcome.oracle.rounds if r.no_roll]
-    assert no_rolls, "round 2 stages a cocked die (bench.probes)"
+    assert no_rolls, "round 2 stages a cocked die (bench.play.probes)"
     assert all(r.returned == r.staked for r in no_rolls)
     plants = plant_records(outcome.journal, 2)
     staged = [p for p in plants if p["detail"].get("staged") == "a die cocked"]
@@ -174,7 +174,7 @@ def test_a_controller_running_another_game_is_refused(tmp_path):
 def test_an_interrupted_session_keeps_the_round_in_flight(tmp_path, monkeypatch):
     """Ctrl-C in the middle of a round: the frames of that round, kept in
     memory until the round ends, are written before the session stops."""
-    from bench import round_script
+    from bench.play import round_script
     real_fields = round_script.sensor_fields
 
     def interrupt_in_round_2(round_no, *args):

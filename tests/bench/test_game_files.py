@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench.errors import RulesError
-from bench.journal import iter_records
+from bench.journal.chain import iter_records
 from bench.rules.rtp_table import rtp_rows
 from bench.rules.variant import load_game_file, load_rules_file
 
@@ -105,7 +105,7 @@ def test_a_bad_game_file_is_one_line_and_exit_2(tmp_path):
 
 
 def test_pytest_judges_a_controller_running_a_game_file_by_its_base_game_s_scenarios(tmp_path):
-    from bench.controller_process import emulated_controller
+    from bench.emulator.process import emulated_controller
     path = ROOT / "fixtures/games/sic-bo-studio.yaml"
     with emulated_controller(str(path), seed=3, listen="127.0.0.1:0") as url:
         proc = subprocess.run(

@@ -1,10 +1,10 @@
-"""The waits every bench-side driver shares (bench.greeting)."""
+"""The waits every bench-side driver shares (bench.protocol.greeting)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.greeting import replies_to, reply_to
+from bench.protocol.greeting import replies_to, reply_to
 from bench.protocol import ResponseTimeout, make
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from bench.emulator.misbehaviours import MISBEHAVIOURS
-from bench.mutation import GAMES, Trial, rows, trial
+from bench.session.mutation import GAMES, Trial, rows, trial
 
 SEEDS = 5
 ROUNDS = 10          # the staged probe rounds are 2 to 5

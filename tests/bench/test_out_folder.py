@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bench.errors import BenchError
-from bench.out_folder import LOCK, claimed
+from bench.session.out_folder import LOCK, claimed
 
 
 def run(out, *more):
@@ -60,6 +60,6 @@ def test_two_runs_started_together_leave_one_whole_session(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in (1, 2)]
     results = [(p.wait(timeout=300), p.communicate()[1]) for p in procs]
     assert sorted(code for code, _ in results) == [0, 2], results
-    from bench.replay import replay
+    from bench.journal.replay import replay
     outcome = replay(out / "session.jsonl", expected_head=(out / "session.head").read_text().strip())
     assert outcome.passed and len(outcome.oracle.rounds) == 2

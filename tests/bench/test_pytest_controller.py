@@ -112,8 +112,8 @@ def test_between_scenarios_the_controller_is_not_left_unacknowledged(tmp_path):
     the link can sit idle for longer than the controller waits for it (2 s),
     so the scenario's end sends it (and the run's journal replays)."""
     import time
-    from bench.controller_process import emulated_controller
-    from bench.controller_table import ControllerConnection
+    from bench.emulator.process import emulated_controller
+    from bench.scenarios.controller_table import ControllerConnection
     from bench.rules.submission import default_rules
     log = tmp_path / "emulator.log"
     with emulated_controller("lightning-dice", seed=3, stderr_path=str(log)) as url:

@@ -8,10 +8,10 @@ import math
 
 import pytest
 
-from bench.journal import JournalWriter, verify_journal
-from bench.plant import Reading
+from bench.journal.chain import JournalWriter, verify_journal
+from bench.play.plant import Reading
 from bench.protocol import FrameEvent, make
-from bench.recorder import Recorder
+from bench.journal.recorder import Recorder
 
 
 class Oracle:

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from bench.journal import JournalWriter
-from bench.replay import replay
-from bench.runner import SessionConfig, run_session
+from bench.journal.chain import JournalWriter
+from bench.journal.replay import replay
+from bench.session.runner import SessionConfig, run_session
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import random
 import pytest
 
 from bench.oracle.records import RoundSummary
-from bench.pytest_clause_tags import clause_of_tag
-from bench.report import return_interval
+from bench.scenarios.clause_tags import clause_of_tag
+from bench.report.summary import return_interval
 from bench.rules.regulation_text import clause_text
-from twin.charts import bin_edges
+from tablebench_io.charts import bin_edges
 from twin.pvalue import format_p, p_equals
 
 

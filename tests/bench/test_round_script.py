@@ -1,4 +1,4 @@
-"""The one round script both bench drivers play (bench.round_script): the
+"""The one round script both bench drivers play (bench.play.round_script): the
 order of the bench's messages, what it hands its driver, and what it takes
 from the controller, against a scripted controller (no link, no process)."""
 
@@ -6,9 +6,9 @@ from collections import deque
 
 import pytest
 
-from bench.plant import Reading
+from bench.play.plant import Reading
 from bench.protocol import make
-from bench.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
+from bench.play.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
 from bench.rules import Lucky, describe
 
 
@@ -139,7 +139,7 @@ def test_dice_ology_hands_each_open_roll_to_its_driver_and_numbers_the_sensor_by
 
 
 def test_a_controller_that_never_ends_the_round_is_given_up_after_max_attempts(monkeypatch):
-    import bench.round_script as round_script
+    import bench.play.round_script as round_script
     monkeypatch.setattr(round_script, "MAX_ATTEMPTS", 3)
     r = 5
     controller = ScriptedController(make("NOMORE", round=r),

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from bench.errors import BenchError
-from bench.journal import JournalWriter
-from bench.keys import (KeyFileError, audit_path, load_sessions, load_state, new_key, next_seed, path_leads_to,
+from bench.journal.chain import JournalWriter
+from bench.journal.keys import (KeyFileError, audit_path, load_sessions, load_state, new_key, next_seed, path_leads_to,
                         public_of, take_session, trusted_fingerprint, tree_root)
 from bench.protocol import Codec, make
-from bench.replay import describe, replay
-from bench.runner import SessionConfig, run_session
-from bench.seal import Sealer
+from bench.journal.replay import describe, replay
+from bench.session.runner import SessionConfig, run_session
+from bench.journal.seal import Sealer
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDS, EVERY = 6, 2          # epochs: 0 the header, 1-3 two rounds each, 4 the session's end (final)
@@ -183,7 +183,7 @@ def test_a_stolen_current_key_cannot_seal_an_earlier_epoch(tmp_path):
     records = records_of(journal_path)
     records[2]["plants"][0]["dice"] = [6, 6, 6]            # round 1, epoch 1
     # 1. Every seal whose chain head changed signed again with the stolen key.
-    from bench.seal import seal_message
+    from bench.journal.seal import seal_message
     with JournalWriter(tmp_path / "forged.jsonl") as forged:
         for record in records:
             data = {k: v for k, v in record.items() if k not in ("kind", "seq", "prev", "hash")}
@@ -208,8 +208,8 @@ def test_a_stolen_current_key_cannot_seal_an_earlier_epoch(tmp_path):
 
 
 def replay_seals(path: Path, fingerprint: str):
-    from bench.journal import verify_journal
-    from bench.seal import SealCheck
+    from bench.journal.chain import verify_journal
+    from bench.journal.seal import SealCheck
     check = SealCheck(fingerprint)
     assert verify_journal(path, visit=check).ok
     return check.report
@@ -313,8 +313,8 @@ def test_pubkey_is_a_file_or_a_fingerprint(key):
 
 
 def test_the_pytest_controller_journal_is_sealed(key, tmp_path):
-    from bench.controller_process import emulated_controller
-    from bench.controller_table import ControllerConnection
+    from bench.emulator.process import emulated_controller
+    from bench.scenarios.controller_table import ControllerConnection
     from bench.rules.submission import default_rules
     folder, found = key
     with emulated_controller("lightning-dice", seed=3, stderr_path=str(tmp_path / "emulator.log")) as url:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.cycle import Phases, RoundCycle, RoundFailed
-from twin.commandline import Exit
-from bench.journal import verify_journal
-from bench.replay import replay
-from bench.runner import SessionConfig, run_session
+from bench.session.cycle import Phases, RoundCycle, RoundFailed
+from tablebench_io.commandline import Exit
+from bench.journal.chain import verify_journal
+from bench.journal.replay import replay
+from bench.session.runner import SessionConfig, run_session
 
 FILES = ("session.jsonl", "session.head", "summary.json", "junit.xml")
 QUICK = Phases(reply_s=0.3)
@@ -76,7 +76,7 @@ def _children() -> set[int]:
 
 
 def test_a_controller_killed_mid_session_is_a_lost_link_with_every_file(tmp_path, monkeypatch):
-    from bench import round_script
+    from bench.play import round_script
     real = round_script.sensor_fields
     before = _children()
 

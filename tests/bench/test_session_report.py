@@ -17,7 +17,7 @@ import numpy
 import pytest
 from PIL import Image
 
-from twin.report_page import checked_images, tablebench_version
+from tablebench_io.report_page import checked_images, tablebench_version
 
 CHROMIUM = Path("/usr/bin/chromium")
 

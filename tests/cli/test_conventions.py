@@ -16,7 +16,7 @@ import bench
 import bench.commands
 import twin
 import twin.commands
-from twin.commandline import Exit, build_parser
+from tablebench_io.commandline import Exit, build_parser
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = {"bench": (bench.commands, "bench.cli"), "twin": (twin.commands, "twin.cli")}
@@ -107,7 +107,7 @@ def test_no_banner_and_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
 
 
 def test_an_internal_error_is_one_line_with_the_traceback_in_a_file(monkeypatch, capsys):
-    from twin.commandline import make_main
+    from tablebench_io.commandline import make_main
 
     def broken(args):
         raise ZeroDivisionError("a bug")

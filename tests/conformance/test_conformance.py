@@ -161,7 +161,7 @@ def test_checks_do_not_disturb_each_other_when_the_controller_outlives_the_conne
     """Over a pty (as over a serial line) the controller keeps its session
     from one check's connection to the next: every check's HELLO must still
     start it afresh, and no check may leave it resending into the next."""
-    from bench.controller_process import emulator_process
+    from bench.emulator.process import emulator_process
     names = ("window", "duplicate-frame", "go-back-n", "hello-resent", "cumulative-ack")
     with emulator_process(["--game", GAME, "--seed", "7", "--response-timeout", "0.2", "--retries", "2"],
                           listen="pty") as url:

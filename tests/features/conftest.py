@@ -4,14 +4,14 @@ The ``open_table`` fixture is the one place that decides what the scenarios
 play against: here the rules engine (``RulesTable``); ``features/conftest.py``
 returns a controller-backed table with the same methods instead
 (docs/controller-testing.md). The clause tags are registered as markers by
-``bench.pytest_clause_tags``.
+``bench.scenarios.clause_tags``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from bench.rules_table import RulesTable
+from bench.scenarios.rules_table import RulesTable
 
 
 @pytest.fixture

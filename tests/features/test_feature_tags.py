@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.controller_scope import OFF_CONTROLLER, REASONS
+from bench.scenarios.controller_scope import OFF_CONTROLLER, REASONS
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
 REGULATION_FEATURES = ["lightning_dice.feature", "sic_bo.feature", "lightning_roulette.feature",

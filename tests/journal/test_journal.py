@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bench.journal import (JournalError, JournalWriter, raw_bytes, raw_text,
+from bench.journal.chain import (JournalError, JournalWriter, raw_bytes, raw_text,
                            verify_journal)
 
 

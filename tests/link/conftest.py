@@ -9,8 +9,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from bench.controller_process import emulator_process as bench_emulator_process
-from bench.link import open_link
+from bench.emulator.process import emulator_process as bench_emulator_process
+from bench.protocol.link import open_link
 from bench.protocol import BENCH, Message, PROTOCOL_VERSION, Session, Timeouts, make
 from bench.rules import describe
 from bench.protocol.session import WINDOW

@@ -9,7 +9,7 @@ import shlex
 import time
 from pathlib import Path
 
-from bench.link import open_link
+from bench.protocol.link import open_link
 from bench.protocol import CONTROLLER, Codec, Decoded, StreamDecoder
 from tests.link.conftest import REPO
 

@@ -12,8 +12,8 @@ import threading
 import time
 
 from bench.emulator.controller import EmulatedController
-from bench.greeting import greet
-from bench.link import Link
+from bench.protocol.greeting import greet
+from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, Codec, FrameError, Session, StreamDecoder, Timeouts
 from bench.rules.submission import default_rules
 

@@ -16,7 +16,7 @@ import socket
 
 import pytest
 
-from bench.link import Link
+from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, PROTOCOL_VERSIONS, Codec, Session, Timeouts, make
 
 GAME = "lightning-dice"

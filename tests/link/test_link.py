@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bench.link import Link, open_link, open_pty_pair
+from bench.protocol.link import Link, open_link, open_pty_pair
 from bench.protocol import LinkClosed, LinkError
 
 EVERY_BYTE = bytes(range(256))

@@ -15,7 +15,7 @@ import pytest
 
 from bench.emulator import EmulatedController, MISBEHAVIOURS, policy_for
 from bench.errors import RulesError
-from bench.link import Link
+from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, LinkClosed, Session
 from bench.rules import get_game
 from bench.rules.submission import default_rules

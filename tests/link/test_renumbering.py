@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from bench.link import Link
+from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, Codec, LinkTimeout, Session, Timeouts, make
 
 GAME = "lightning-dice"

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from bench.link import Link
+from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, PROTOCOL_VERSIONS, Session, Timeouts, make
 
 TIMEOUTS = Timeouts(byte=0.05, frame=0.2, response=0.15, retries=3)

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from bench.greeting import greet
-from bench.link import Link
+from bench.protocol.greeting import greet
+from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, LinkTimeout, ProtocolViolation, Session, Timeouts, make
 from bench.rules.submission import default_rules
 from tests.link.conftest import connect

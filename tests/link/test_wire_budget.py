@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from bench.journal import JournalWriter
+from bench.journal.chain import JournalWriter
 from bench.protocol import FrameEvent, Message
 from bench.protocol.codec import Codec, StreamDecoder
-from bench.recorder import Recorder
-from bench.wire_budget import CEILING_BYTES, KEPT_BYTES, KEPT_FRAMES, LinkFlooded
+from bench.journal.recorder import Recorder
+from bench.journal.wire_budget import CEILING_BYTES, KEPT_BYTES, KEPT_FRAMES, LinkFlooded
 
 
 class Oracle:

@@ -6,7 +6,7 @@ import io
 import pytest
 from PIL import Image
 
-from twin.report_page import checked_images
+from tablebench_io.report_page import checked_images
 
 
 def png_uri() -> str:

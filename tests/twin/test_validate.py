@@ -13,7 +13,7 @@ import pytest
 
 from twin.validate import validate
 from twin.pvalue import format_p
-from twin.report_page import checked_images, tablebench_version
+from tablebench_io.report_page import checked_images, tablebench_version
 from twin.validate.campaign import CampaignError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,1 +1,1 @@
-"""``twin`` sub-commands, one module each (see ``twin.commandline``)."""
+"""``twin`` sub-commands, one module each (see ``tablebench_io.commandline``)."""

@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections import Counter
 
-from twin.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar
 
-from twin.commandline import add_list_option
+from tablebench_io.commandline import add_list_option
 from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 

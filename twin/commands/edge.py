@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from twin.commandline import add_list_option, stdout_for_result
+from tablebench_io.commandline import add_list_option, stdout_for_result
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from twin.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar
 
-from twin.commandline import add_list_option
+from tablebench_io.commandline import add_list_option
 from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 

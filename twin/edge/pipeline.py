@@ -24,7 +24,7 @@ from twin.edge.payouts import (DEFAULT_LUCKY_MEAN_COUNT, DEFAULT_LUCKY_MEAN_ODDS
 from twin.edge.tower import TowerEdge, tower_edge
 from twin.edge.wheel import CutoffEdge, default_cutoffs, predict_spin, track_time_range, wheel_edges
 from twin.errors import TwinError
-from twin.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
 from twin.validate.campaign import (CampaignError, Plan, appending, complete_lines, default_results_path,
                                     run_campaign)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from twin.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar
 
 from twin.errors import TwinError
 from twin.tower.design import TowerDesign

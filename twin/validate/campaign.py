@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from twin.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar
 
 from twin.errors import TwinError
 from twin.validate.engines import Engine

@@ -18,9 +18,9 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from twin import charts
+from tablebench_io import charts
 from twin.pvalue import format_p, p_equals
-from twin.report_page import (Picture, code, esc, figure, figures, page, picture_of, provenance_table,
+from tablebench_io.report_page import (Picture, code, esc, figure, figures, page, picture_of, provenance_table,
                               software_row, verdict_box)
 from twin.validate.runs import TOWER
 from twin.validate.tower_checks import TOTALS

@@ -2,7 +2,7 @@
 over its link (``pytest features/ --controller URL``).
 
 ``ControllerTable`` has the methods of the rules-engine table the step
-definitions use (``bench/rules_table.py``), but every action is a
+definitions use (``bench/scenarios/rules_table.py``), but every action is a
 round on the wire, through a ``bench.protocol.Session``:
 
 - ``place``: a WAGER in the round the controller has open; ACCEPT or REFUSE
@@ -34,21 +34,21 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
-from bench.greeting import greet, replies_to, reply_to
-from bench.link import open_link
+from bench.protocol.greeting import greet, replies_to, reply_to
+from bench.protocol.link import open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
 from bench.protocol.errors import ProtocolViolation
 from bench.protocol.timeouts import DEFAULT_REPLY_S
-from bench.journal import JournalWriter
-from bench.recorder import Recorder, game_file_fields, session_header
-from bench.plant import Reading
-from bench.probe_wagers import probe_wagers
-from bench.round_script import LateWager, NextRoll, Pause, ReadingWanted, RoundScript, sensor_fields
+from bench.journal.chain import JournalWriter
+from bench.journal.recorder import Recorder, game_file_fields, session_header
+from bench.play.plant import Reading
+from bench.play.probe_wagers import probe_wagers
+from bench.play.round_script import LateWager, NextRoll, Pause, ReadingWanted, RoundScript, sensor_fields
 from bench.rules import Lucky, Wager, describe, get_game
 from bench.rules.cover import cover
 from bench.rules.submission import Rules, default_rules
-from bench.seal import sealer_for
+from bench.journal.seal import sealer_for
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
 MAX_EXTRA_ROLLS = 50     # Dice-Ology: sevens thrown at the end of a scenario to settle every side bet
@@ -257,7 +257,7 @@ class ControllerTable:
         self._unsettled: set[str] = set()
         self._settled: dict[str, int] = {}
         self._settlements: dict[str, dict] | None = None
-        self._script: RoundScript | None = None    # the round in play (bench.round_script) ...
+        self._script: RoundScript | None = None    # the round in play (bench.play.round_script) ...
         self._steps = None                         # ... its steps, left where the scenario stopped
         self._pending: ReadingWanted | None = None # the command awaiting a reading
         self._readings: deque[Reading] = deque()   # the scenario's readings not yet reported
@@ -444,7 +444,7 @@ class ControllerTable:
         return wire_id
 
     def _play_round(self, outcome: dict) -> tuple[dict[str, dict], bool]:
-        """The round from CLOSE to CLEARED (``bench.round_script``), the
+        """The round from CLOSE to CLEARED (``bench.play.round_script``), the
         scenario's outcome as the plant's readings."""
         conn = self._controller()
         round_no = self._round

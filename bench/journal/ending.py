@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from twin.commandline import Exit
+from tablebench_io.commandline import Exit
 
 COMPLETED = "completed"            # every round played and compliant
 VIOLATION = "violation"            # every round played; the oracle found a violation
@@ -22,7 +22,7 @@ CRASHED = "crashed"                # the bench failed (a bug)
 REFUSED = "refused"                # the controller refused the session or runs another game
 
 # A session stopped early: the ending overrides what the rounds came to.
-# The statuses are the one exit-status table of both scripts (``twin.commandline.Exit``).
+# The statuses are the one exit-status table of both scripts (``tablebench_io.commandline.Exit``).
 STOPPED_STATUS = {REFUSED: Exit.BAD_INPUT, CRASHED: Exit.INTERNAL, INTERRUPTED: Exit.INTERRUPTED,
                   LINK_LOST: Exit.LINK}
 STATUS = {COMPLETED: Exit.OK, VIOLATION: Exit.VIOLATION, FAILED_ROUNDS: Exit.VIOLATION, **STOPPED_STATUS}

@@ -1,5 +1,5 @@
 """Replay a session journal: verify its hash chain and put the recorded frames
-past a fresh oracle exactly as the live link did (``bench.recorder.oracle_input``).
+past a fresh oracle exactly as the live link did (``bench.journal.recorder.oracle_input``).
 A disputed round's drop or spin is simulated again from its recorded seed and
 checked against the recorded outcome.
 
@@ -22,18 +22,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.ending import STOPPED_STATUS, verdict
-from twin.commandline import Exit
+from bench.journal.ending import STOPPED_STATUS, verdict
+from tablebench_io.commandline import Exit
 from bench.errors import BenchError
-from bench.journal import VerifyReport, iter_records, raw_bytes, verify_journal
+from bench.journal.chain import VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
-from bench.plant import file_digest
+from bench.play.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
-from bench.recorder import ORACLE_FRAMES, oracle_input
+from bench.journal.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
-from bench.seal import SealCheck, SealReport
+from bench.journal.seal import SealCheck, SealReport
 
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
@@ -50,7 +50,7 @@ class ReplayOutcome:
     seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
     structure_problems: list[str] = field(default_factory=list)   # records out of place
     failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
-    ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.ending``)
+    ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.journal.ending``)
     status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
 
     @property
@@ -315,7 +315,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
            submission: str | Path | None = None, pubkey: str | None = None) -> ReplayOutcome:
     """Verify the chain and judge every frame again, reading the file once;
     by the rules the journal carries, or ``submission`` (the same file); with
-    ``pubkey`` (the bench key's fingerprint, ``bench.keys.trusted_fingerprint``)
+    ``pubkey`` (the bench key's fingerprint, ``bench.journal.keys.trusted_fingerprint``)
     verify every seal too."""
     judge = _Judge(path, redecode, submission)
     seals = SealCheck(pubkey)
@@ -341,7 +341,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
 
 def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
     """The session's ending and exit status, worked out from the journal as
-    the bench worked them out live (``bench.ending.verdict``), and checked
+    the bench worked them out live (``bench.journal.ending.verdict``), and checked
     against what the bench wrote."""
     end, oracle = judge.end, outcome.oracle
     if end is None:

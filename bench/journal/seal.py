@@ -2,11 +2,11 @@
 public fingerprint, and that nobody, the bench's operator included, can make
 again for a part of the journal already sealed.
 
-The hash chain (``bench.journal``) finds any change, but anyone can compute
+The hash chain (``bench.journal.chain``) finds any change, but anyone can compute
 a whole chain again. A seal is a ``seal`` record in the chain: a signature
 over the chain head before it (its ``prev``). A journal is sealed in epochs:
 
-- the session takes a session key from the bench key (``bench.keys``: one
+- the session takes a session key from the bench key (``bench.journal.keys``: one
   use each, certified under the long-term key's signed tree head, erased
   from the key state before it is used) and makes a fresh Ed25519 key for
   epoch 0; the session key signs a certificate of epoch 0's public key and
@@ -43,8 +43,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from bench.errors import BenchError
-from bench.journal import canonical_bytes
-from bench.keys import SCHEME, SessionKey, fingerprint, path_leads_to, raw_public, take_session, tree_head_signed
+from bench.journal.chain import canonical_bytes
+from bench.journal.keys import SCHEME, SessionKey, fingerprint, path_leads_to, raw_public, take_session, tree_head_signed
 
 DEFAULT_EVERY = 10               # rounds an epoch
 _CERTIFICATE = SCHEME.encode() + b" epoch key\x00"

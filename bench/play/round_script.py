@@ -1,8 +1,8 @@
 """One round on the wire, from the bench's CLOSE to the controller's CLEARED:
 the one sequence both bench-side drivers play.
 
-The simpy cycle of ``bench run`` (``bench.cycle``) and the Gherkin scenarios'
-controller table (``bench.controller_table``) differ in where wagers and
+The simpy cycle of ``bench run`` (``bench.session.cycle``) and the Gherkin scenarios'
+controller table (``bench.scenarios.controller_table``) differ in where wagers and
 readings come from and in what the table's time is (simpy's clock, or none);
 the order of messages in a round is the protocol's (docs/protocol.md) and is
 written here once:
@@ -16,7 +16,7 @@ driver's ``Talk`` and hands the driver what only the driver can do, as the
 values it yields:
 
 - ``Pause(phase)``: the table's time passes (the cycle waits that phase's
-  length of ``bench.cycle.Phases``; the scenarios' table has no clock);
+  length of ``bench.session.cycle.Phases``; the scenarios' table has no clock);
 - ``ReadingWanted(command, attempt, refused)``: the controller commanded the
   plant; the driver sends back the ``Reading`` to report (the cycle's plant,
   the scenario's outcome). Asked again, with the controller's ERROR in
@@ -26,7 +26,7 @@ values it yields:
   round there (a scenario's rolls are thrown) and resume it later.
 
 The script does not judge: every frame goes past the oracle on its way
-through the session (``bench.recorder``). It only stops when the controller
+through the session (``bench.journal.recorder``). It only stops when the controller
 does not play its part: a reply that does not come raises the driver's own
 error (``Talk.expect``), and a round that never ends raises ``NoResult``.
 """
@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generator, Iterable, Protocol
 
-from bench.plant import Reading
+from bench.play.plant import Reading
 from bench.protocol import Message
 from bench.rules.descriptor import NO_ROLL_VOIDS
 

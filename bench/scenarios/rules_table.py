@@ -3,7 +3,7 @@
 Every "when" step goes through one ``RulesTable``: the player places wagers,
 the random number generator reveals the Lucky Numbers, the dice come to rest
 (or the ball, or the shooter's rolls), and the table settles.
-``bench.controller_table.ControllerTable`` has the same methods and drives a
+``bench.scenarios.controller_table.ControllerTable`` has the same methods and drives a
 game controller over its link instead, so the scenarios run unchanged against
 the rules engine, real or emulated hardware (the ``open_table`` fixture
 decides which).

@@ -1,6 +1,6 @@
 """What a session report shows, read from the session's journal alone.
 
-``read_session`` replays the journal (``bench.replay``: the hash chain
+``read_session`` replays the journal (``bench.journal.replay``: the hash chain
 verified, every frame judged again by a fresh oracle) and reads it once more
 for what the oracle does not keep: the plant's readings, the rounds that
 failed, the frames each violation names, the controller's HELLO, and the
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.journal import WIRE_COLUMNS, iter_records
-from bench.recorder import ORACLE_FRAMES
-from bench.replay import ReplayOutcome, replay
-from bench.report import Summary, summarise
+from bench.journal.chain import WIRE_COLUMNS, iter_records
+from bench.journal.recorder import ORACLE_FRAMES
+from bench.journal.replay import ReplayOutcome, replay
+from bench.report.summary import Summary, summarise
 
 # A request of the bench, and the controller's replies that answer it
 # (docs/protocol.md): the latency of each kind is the time between the two on

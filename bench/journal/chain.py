@@ -16,7 +16,7 @@ recompute a whole chain; that is why ``bench run`` also writes the head hash
 to ``session.head``, for a regulator to keep apart from the file:
 ``verify_journal(path, expected_head=...)``; and with a bench key the
 journal carries ``seal`` records that a regulator checks with the key's
-fingerprint: ``bench.seal``.)
+fingerprint: ``bench.journal.seal``.)
 
 Schema 2 (this writer) keeps one record per round: ``write_round`` writes a
 ``round`` record holding every frame that crossed the link since the record
@@ -108,7 +108,7 @@ class JournalWriter:
         self.path = Path(path)
         self.seq = 0
         self.head = GENESIS
-        # ``sealer`` (a ``bench.seal.Sealer``): a ``seal`` record after the
+        # ``sealer`` (a ``bench.journal.seal.Sealer``): a ``seal`` record after the
         # header, after every so many rounds and at ``close``.
         self.sealer = sealer
         if self.path.exists() and self.path.stat().st_size > 0:
@@ -141,7 +141,7 @@ class JournalWriter:
         return body
 
     def seal(self, *, final: bool = False) -> dict[str, Any]:
-        """A ``seal`` record over the chain head so far (``bench.seal``)."""
+        """A ``seal`` record over the chain head so far (``bench.journal.seal``)."""
         return self.append("seal", **self.sealer.seal(self.seq, self.head, final=final))
 
     def fsync_deferred(self) -> None:

@@ -1,6 +1,6 @@
 """The session report: one self-contained HTML page a regulator can file
 and a vendor can sign, built from the session's journal alone
-(``bench.session_facts.read_session``). ``bench run`` writes it as
+(``bench.report.session_facts.read_session``). ``bench run`` writes it as
 DIR/report.html, ``bench replay JOURNAL --report FILE`` writes the same page.
 
 At the top, the verdict and its provenance (dates, software, the journal's
@@ -22,14 +22,14 @@ from pathlib import Path
 
 from bench.errors import RulesError
 from bench.oracle import phase_clause
-from bench.outcome_picture import outcome_picture, reading_words, why_no_picture
-from bench.replay import describe_seals
-from bench.report import return_interval
+from bench.report.outcome_picture import outcome_picture, reading_words, why_no_picture
+from bench.journal.replay import describe_seals
+from bench.report.summary import return_interval
 from bench.rules import describe, get_game
 from bench.rules.regulation_text import clause_text, source_of
-from bench.session_facts import SessionFacts, read_session
-from twin import charts
-from twin.report_page import (code, esc, figure, page, picture_of, provenance_table, software_row,
+from bench.report.session_facts import SessionFacts, read_session
+from tablebench_io import charts
+from tablebench_io.report_page import (code, esc, figure, page, picture_of, provenance_table, software_row,
                               verdict_box)
 
 log = logging.getLogger(__name__)   # unconfigured, a warning still reaches stderr (logging.lastResort)

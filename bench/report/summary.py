@@ -98,7 +98,7 @@ def _offered(game_rules, bet: str, rules) -> bool:
 
 def format_summary(summary: Summary, journal: str | None = None, head: str | None = None, *,
                    ending: str | None = None, reason: str | None = None) -> str:
-    """``ending`` and ``reason``: how a session that stopped early ended (``bench.ending``)."""
+    """``ending`` and ``reason``: how a session that stopped early ended (``bench.journal.ending``)."""
     pct = lambda f: "n/a" if f is None else f"{float(f) * 100:.2f}%"   # noqa: E731
     lines = [f"{summary.game}: {summary.rounds} rounds settled, {summary.no_rolls} no rolls, "
              f"staked {summary.staked}, returned {summary.returned} (minor units)",

@@ -5,7 +5,7 @@ the recorded poses), or the wheel at rest with the ball in its pocket
 (``twin.wheel.picture.draw_wheel``, the rotor's angle from the recorded seed's
 launch and the recorded spin time). The design is the one the session used:
 the copy its journal carries, or for an older journal the recorded file if
-its SHA-256 still matches (``bench.replay.session_file``); otherwise there is
+its SHA-256 still matches (``bench.journal.replay.session_file``); otherwise there is
 no picture and the reason says why.
 """
 
@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from bench.errors import BenchError
-from bench.replay import session_file
+from bench.journal.replay import session_file
 from twin.errors import TwinError
 
 

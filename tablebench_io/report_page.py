@@ -62,7 +62,7 @@ def version_of(distribution: str, fallback: str = "not installed") -> str:
 
 
 def tablebench_version() -> str:
-    from twin import __version__
+    from tablebench_io import __version__
     return version_of("tablebench", __version__)
 
 

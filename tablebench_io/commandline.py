@@ -32,8 +32,7 @@ from enum import IntEnum
 from types import ModuleType
 from typing import Callable, Sequence
 
-from twin import __version__, progress
-from twin.errors import TwinError
+from tablebench_io import __version__, progress
 
 
 class Exit(IntEnum):
@@ -132,7 +131,6 @@ def make_main(commands: ModuleType, prog: str, description: str,
     """The console script's ``main``. ``user_errors``: the error classes whose
     message is meant for a person (bad input: exit 2, one line), beside the
     twin's own."""
-    user_errors = (TwinError, *user_errors)
 
     def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(commands, prog, description)

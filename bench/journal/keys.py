@@ -1,4 +1,4 @@
-"""Bench keys: the key files behind sealed journals (``bench.seal``).
+"""Bench keys: the key files behind sealed journals (``bench.journal.seal``).
 
 A bench key is made once (``bench key new DIR``) and then only ever moves
 forward. It is three files:
@@ -43,7 +43,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from bench.ending import fsync_folder
+from bench.journal.ending import fsync_folder
 from bench.errors import BenchError
 
 SCHEME = "tablebench-seal-1"

@@ -15,27 +15,27 @@ from pathlib import Path
 
 import simpy
 import simpy.rt
-from twin import progress
+from tablebench_io import progress
 
 import bench
-from bench.controller_process import emulated_controller
-from bench.cycle import Phases, RoundCycle
+from bench.emulator.process import emulated_controller
+from bench.session.cycle import Phases, RoundCycle
 from bench.errors import BenchError
-from bench.journal import JournalWriter
-from bench.link import open_link
+from bench.journal.chain import JournalWriter
+from bench.protocol.link import open_link
 from bench.oracle import Oracle
-from bench.plant import make_plant
-from bench.players import CoveringPlayers, PlayerMix
-from bench.probes import probe_schedule
+from bench.play.plant import make_plant
+from bench.play.players import CoveringPlayers, PlayerMix
+from bench.play.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
-from bench.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
-from bench.out_folder import claimed
+from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
+from bench.session.out_folder import claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
-from bench.report import Summary, summarise, write_junit
-from bench.recorder import Recorder, game_file_fields, session_header
+from bench.report.summary import Summary, summarise, write_junit
+from bench.journal.recorder import Recorder, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
-from bench.seal import sealer_for
+from bench.journal.seal import sealer_for
 
 
 @dataclass
@@ -56,13 +56,13 @@ class SessionConfig:
     emulator_args: tuple[str, ...] = ()
     phases: Phases = field(default_factory=Phases)
     players: PlayerMix | None = None       # default: CoveringPlayers (the layout covered every round)
-    probes: bool = True                    # stage the edge cases of bench.probes in early rounds
-    probe_wagers: bool = True              # place the wagers of bench.probe_wagers every round
+    probes: bool = True                    # stage the edge cases of bench.play.probes in early rounds
+    probe_wagers: bool = True              # place the wagers of bench.play.probe_wagers every round
     stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
     progress: bool = True
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
-    seal_every: int = 10                   # rounds an epoch of seals (bench.seal)
+    seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
 
 
 @dataclass

@@ -15,7 +15,7 @@ response timeout): a reply that does not come in time raises ResponseTimeout
 and the session asks the controller to reset rather than hang.
 
 The cycle does not judge: every frame goes past the oracle through the
-session's observer (see ``bench.recorder``).
+session's observer (see ``bench.journal.recorder``).
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from typing import Callable
 
 import simpy.rt
 
-from bench.greeting import greet, replies_to, reply_to
-from bench.plant import Reading
-from bench.players import PlayerMix
+from bench.protocol.greeting import greet, replies_to, reply_to
+from bench.play.plant import Reading
+from bench.play.players import PlayerMix
 from bench.oracle.clauses import PROTOCOL, awaited_clause
-from bench.probe_wagers import probe_wagers
-from bench.probes import Probe, resolve_stage
+from bench.play.probe_wagers import probe_wagers
+from bench.play.probes import Probe, resolve_stage
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkError, ResponseTimeout
 from bench.protocol.timeouts import DEFAULT_REPLY_S
-from bench.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
+from bench.play.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
 from bench.rules import describe
 
 
@@ -93,8 +93,8 @@ class RoundCycle:
         self.on_round_end = on_round_end
         self.software = software
         self.probe_late_wager = probe_late_wager   # one wager after no more bets, each round
-        self.probes = probes or {}                 # staged edge cases by session round (bench.probes)
-        self.probe_unlawful = probe_unlawful       # the wagers of bench.probe_wagers, each round
+        self.probes = probes or {}                 # staged edge cases by session round (bench.play.probes)
+        self.probe_unlawful = probe_unlawful       # the wagers of bench.play.probe_wagers, each round
         self.stop = stop                           # asked after each round: end the session early?
         self.current_round: int | None = None
         self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
@@ -139,7 +139,7 @@ class RoundCycle:
         return self.env.timeout(seconds)
 
     def handshake(self) -> Message:
-        """HELLO both ways (``bench.greeting``); the controller then opens its first round."""
+        """HELLO both ways (``bench.protocol.greeting``); the controller then opens its first round."""
         return greet(self.session, game=self.game, rules=self.rules, software=self.software,
                      reply_s=self.phases.reply_s, seed=self.session_seed)
 
@@ -198,7 +198,7 @@ class RoundCycle:
             wagers = probe.wagers(round_no)
         else:
             wagers = self.players.wagers(self.session_seed, round_no)
-        # Wagers a compliant controller refuses (bench.probe_wagers), after the players'.
+        # Wagers a compliant controller refuses (bench.play.probe_wagers), after the players'.
         unlawful = [p.wager for p in probe_wagers(self.game, self.rules, round_no, wagers)] \
             if self.probe_unlawful else []
 
@@ -213,7 +213,7 @@ class RoundCycle:
             raise RoundFailed(failure_text(awaited_clause(self.game, ("ACCEPT",)), f"round {round_no}: {err}")) from None
         yield self._pause(phases.betting_s)
 
-        # no more bets ... CLEARED: the round script (bench.round_script)
+        # no more bets ... CLEARED: the round script (bench.play.round_script)
         late = LateWager(f"r{round_no}late", self.players.bets[0][0], min(self.players.stakes)) \
             if self.probe_late_wager else None
         accepted = [wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT"]

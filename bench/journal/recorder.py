@@ -5,7 +5,7 @@ judges, so a journal is judged exactly as the link was (ANCHORS lesson 5:
 replay is a source of frames, not a monkeypatch).
 
 The frames, plant readings and verdicts of the round in flight are kept here
-and written as one ``round`` record when the round ends (``bench.journal``,
+and written as one ``round`` record when the round ends (``bench.journal.chain``,
 schema 2): a crash loses at most the round in flight either way, and one
 record a round costs one hash instead of eighty. Frames are journalled and
 judged in ``catch_up``, which the bench runs while it waits for the
@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import bench
-from bench.journal import SCHEMA_VERSION, JournalWriter, raw_text
-from bench.plant import Reading
+from bench.journal.chain import SCHEMA_VERSION, JournalWriter, raw_text
+from bench.play.plant import Reading
 from bench.protocol import FrameEvent, Message
-from bench.wire_budget import WireBudget
+from bench.journal.wire_budget import WireBudget
 
 # Frames that carry a message the peer acted on: what we sent the first time,
 # and what we received and accepted. Retransmissions, duplicates, ACK/NAK and
@@ -106,7 +106,7 @@ class Recorder:
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
-        self.budget = WireBudget()       # how much of a noisy link is kept (bench.wire_budget)
+        self.budget = WireBudget()       # how much of a noisy link is kept (bench.journal.wire_budget)
 
     def on_frame(self, event: FrameEvent) -> None:
         """The session's observer: keep the frame; it is journalled and judged

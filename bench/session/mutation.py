@@ -16,10 +16,10 @@ import tempfile
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from bench.cycle import Phases, failure_clause
+from bench.session.cycle import Phases, failure_clause
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.rules import game_names
-from bench.runner import SessionConfig, _rules, run_session
+from bench.session.runner import SessionConfig, _rules, run_session
 
 GAMES = tuple(sorted(game_names()))    # the built-in games
 REPLY_S = 1.5      # wall seconds for each reply: a held-back message costs this much once
