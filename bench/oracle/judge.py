@@ -28,9 +28,13 @@ from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.session_start import SessionStart
 from bench.oracle.settlement import Recompute
 
 _UNSEEN = object()
+# The controller's messages that start a session or a round: judged by their
+# handlers even while a SessionStart holds the rest.
+_SESSION_TYPES = frozenset({"HELLO", "RESET", "ERROR", "OPEN"})
 
 
 class Oracle:
@@ -51,10 +55,16 @@ class Oracle:
         self.violations: list[Violation] = []
         self.incomplete_rounds: list[int] = []
         self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
+        # A controller that outlives a session (powered on a serial line) voids
+        # the round it had open at the next session's HELLO: those rounds, and
+        # the frames it still had in flight, are the earlier session's (not judged).
+        self.earlier_rounds: list[int] = []
+        self.earlier_frames = 0
         self.rounds: list[RoundSummary] = []
         self.frames = 0
         self._round: RoundState | None = None
-        self._voided: int | None = None
+        self._start: SessionStart | None = None     # from a HELLO or RESET to the controller's next OPEN
+        self._last_opened: int | None = None
         self._asks: dict[int, Ask] = {}
         self._placed: dict[str, deque[Placement]] = {}   # wager id -> placements awaiting an answer
         self._ask_serial = 0
@@ -78,6 +88,11 @@ class Oracle:
                 return []
             if self._asks:
                 self._check_deadlines(mono, frame)
+            if self._start is not None and direction == "rx" and type_ not in _SESSION_TYPES:
+                problem = self._start.take(message)
+                if problem is not None:
+                    self._flag(PROTOCOL, frame, problem, message.get("round"))
+                return self._found
             key = (direction, type_)
             handler = self._handlers.get(key, _UNSEEN)
             if handler is _UNSEEN:
@@ -155,10 +170,8 @@ class Oracle:
 
     def _current(self, m, frame: int, phase: str) -> RoundState | None:
         """The round a controller message belongs to, or None (reported) if it
-        belongs to none; messages of a round being voided are swallowed."""
+        belongs to none (a voided round's messages are ``SessionStart``'s)."""
         number = m.get("round")
-        if self._voided is not None and number == self._voided:
-            return None
         r = self._round
         if r is None:
             self._flag(self._clause(phase), frame, f"{m.type} for round {number} while no round is open")
@@ -174,32 +187,62 @@ class Oracle:
 
     # -- session and round boundaries -----------------------------------
     def _void(self) -> None:
+        """A HELLO or RESET: the round in flight is void, and until the
+        controller's next OPEN its messages are judged by ``SessionStart``."""
         r = self._round
+        known = None
         if r is not None and not r.complete:
             if r.active:
                 self.voided_rounds.append(r.number)
-            self._voided = r.number
+            known = r
             self._round = None
+        self._end_start()
+        self._start = SessionStart(known, self._last_opened)
         self._asks.clear()
         self._placed.clear()
+
+    def _end_start(self) -> None:
+        start, self._start = self._start, None
+        if start is None:
+            return
+        self.earlier_frames += start.earlier_frames
+        number = start.void_round
+        if number is not None and number != self._last_opened and number not in self.earlier_rounds:
+            self.earlier_rounds.append(number)       # a round this session never opened
 
     def _tx_hello(self, m, mono, frame):
         self._void()
         self._ask("HELLO", m, mono, frame, "deadline")
 
     def _rx_hello(self, m, mono, frame):
-        self._void()
+        if self._start is None or self._start.hello_seen:
+            self._void()               # a HELLO the bench did not ask for: the controller started again
+        self._start.hello_seen = True
+        self._asks.clear()
 
     def _tx_reset(self, m, mono, frame):
         self._void()
 
-    _rx_reset = _tx_reset
+    def _rx_reset(self, m, mono, frame):
+        if self._start is None or self._start.hello_seen:
+            self._void()
+        # else: the controller answers the bench's RESET (or resets as the bench greets it); its HELLO follows
 
     def _rx_error(self, m, mono, frame):
         self._asks.clear()      # an answer, if not the one asked for: the bench's business
 
     def _rx_open(self, m, mono, frame):
-        self._voided = None
+        start = self._start
+        if start is not None:
+            if not start.hello_seen:
+                start.earlier_frames += 1     # an OPEN from before the controller's HELLO: the earlier session's
+                return
+            problem = start.opened(m)
+            if problem is not None:
+                self._flag(PROTOCOL, frame, problem, m.get("round"))
+            self._end_start()
+        if isinstance(m.get("round"), int):
+            self._last_opened = max(m["round"], self._last_opened or 0)
         r = self._round
         if r is not None and not r.complete:
             self._abandoned(r, frame)

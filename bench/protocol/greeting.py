@@ -11,8 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 from bench.protocol import PROTOCOL_VERSION, Message, Session, make
-from bench.protocol.errors import LinkTimeout, ProtocolViolation
+from bench.protocol.errors import LinkTimeout, ProtocolViolation, ResponseTimeout
 from bench.protocol.session import WINDOW
+from bench.protocol.timeouts import Deadline
 
 
 def rules_digest(rules) -> str:
@@ -51,7 +52,7 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
                 raise           # silence: no older version will do better
             proto = 1           # heard, but refused frame by frame: a version-1 decoder
             continue
-        hello = session.receive(reply_s, expect=("HELLO", "ERROR"))
+        hello = _answer(session, reply_s)
         if hello.type == "ERROR" and hello["code"] == "version" and proto > 1:
             proto = 1
             continue
@@ -76,6 +77,23 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
         raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
     session.use_protocol(proto, peer_window=hello.get("window"))
     return hello
+
+
+def _answer(session: Session, reply_s: float) -> Message:
+    """The controller's HELLO (or ERROR) answering ours. What it still had
+    in flight from before (an earlier session's frames on a line whose
+    controller stays on, or this session's before a resynchronisation) comes
+    first and is dropped: the oracle has seen it on its way in (it belongs
+    to no round of this session, docs/protocol.md section 5), and a driver
+    that took its OPEN or SETTLED would play a round the controller has
+    left. One deadline bounds the whole wait."""
+    deadline = Deadline(reply_s)
+    while True:
+        message = session.poll(deadline.remaining())
+        if message is None:
+            raise ResponseTimeout(f"no HELLO from the controller within {reply_s} s")
+        if message.type in ("HELLO", "ERROR"):
+            return message
 
 
 def replies_to(session: Session, wager_ids, reply_s: float) -> dict[str, Message]:

@@ -30,6 +30,10 @@ class Summary:
     incomplete_rounds: list[int] = field(default_factory=list)
     failures: dict[int, str] = field(default_factory=dict)
     played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
+    # A controller that stayed on between sessions voided its earlier session's
+    # open round at this session's HELLO: journalled, not judged (docs/protocol.md section 5).
+    earlier_rounds: list[int] = field(default_factory=list)
+    earlier_frames: int = 0
 
     @property
     def observed_rtp(self) -> Fraction | None:
@@ -46,6 +50,7 @@ class Summary:
                 "expected_rtp": float(self.expected_rtp) if self.expected_rtp is not None else None,
                 "violations_by_clause": dict(self.violations_by_clause),
                 "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
+                "earlier_session": {"voided_rounds": self.earlier_rounds, "frames": self.earlier_frames},
                 "passed": self.passed}
 
 
@@ -66,7 +71,9 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=list(oracle.rounds))
+                   failures=dict(failures), played=list(oracle.rounds),
+                   earlier_rounds=list(oracle.earlier_rounds),
+                   earlier_frames=oracle.earlier_frames)
 
 
 def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -116,6 +123,11 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
         lines.append("  violations: none")
     for round_no, failure in sorted(summary.failures.items()):
         lines.append(f"  round {round_no} failed: {failure}")
+    if summary.earlier_rounds or summary.earlier_frames:
+        voided = ", ".join(map(str, summary.earlier_rounds)) or "none"
+        lines.append(f"  the controller's earlier session: round(s) {voided} voided at the bench's HELLO, "
+                     f"{summary.earlier_frames} frame(s) still in flight; journalled, not judged "
+                     f"(docs/protocol.md section 5)")
     if reason:
         lines.append(f"  session ended early ({ending}): {reason}")
     if journal:

@@ -30,15 +30,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
-from bench.protocol.greeting import greet, replies_to, reply_to
+from bench.protocol.greeting import greet, replies_to
 from bench.protocol.link import open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
-from bench.protocol.errors import ProtocolViolation
+from bench.protocol.errors import ProtocolViolation, ResponseTimeout
+from bench.oracle.clauses import PROTOCOL, awaited_clause
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal.chain import JournalWriter
 from bench.journal.recorder import Recorder, game_file_fields, session_header
@@ -52,7 +54,9 @@ from bench.journal.seal import sealer_for
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
 MAX_EXTRA_ROLLS = 50     # Dice-Ology: sevens thrown at the end of a scenario to settle every side bet
+FINISH_ATTEMPTS = 10     # times a scenario's last round is played on after the oracle stopped it again
 REPLY_S = DEFAULT_REPLY_S   # seconds the bench waits for each controller reply (checked by the oracle too)
+JUDGED_KEPT = 1000       # judged frames kept for a failure to quote (a scenario's rounds; older ones are in the log)
 # Each game's descriptor gives the wager the bench places after no more bets
 # in every round when the scenario placed none to copy (``late_bet``: a
 # compliant controller refuses it, the oracle flags an ACCEPT) and the reading
@@ -60,7 +64,30 @@ REPLY_S = DEFAULT_REPLY_S   # seconds the bench waits for each controller reply 
 
 
 class ControllerViolation(AssertionError):
-    """The oracle found the controller breaking a clause."""
+    """The oracle found the controller breaking a clause. Besides its text it
+    carries the verdicts, the frames that revealed them (oracle frame index ->
+    ``FrameEvent``) and the wire log, for the failure's report
+    (``bench.scenarios.failure_report``)."""
+
+    def __init__(self, text: str, *, violations=(), frames=None, log: Path | None = None,
+                 controller: str = ""):
+        super().__init__(text)
+        self.violations = list(violations)
+        self.frames = dict(frames or {})
+        self.log = log
+        self.controller = controller
+
+
+class ControllerFailure(AssertionError):
+    """The controller did not play its part of a round: no reply in time, a
+    reset of its own, the link lost. The text starts with the clause that
+    orders what was missing, or ``[protocol]`` and the section of
+    docs/protocol.md, in brackets."""
+
+    def __init__(self, text: str, *, log: Path | None = None, controller: str = ""):
+        super().__init__(text)
+        self.log = log
+        self.controller = controller
 
 
 class WireLog:
@@ -111,6 +138,9 @@ class ControllerConnection:
         self.open_round: int | None = None    # the round the controller has open for betting
         self.broken: str | None = None
         self.reported: set[int] = set()       # indices of oracle violations a scenario has reported
+        self.round_in_play: int | None = None  # the round the table plays, named by a failure
+        # The last frames the oracle judged, by its frame index: a failure quotes the one that revealed it.
+        self.judged: dict[int, FrameEvent] = {}
         self._serial = 0
         self.link = open_link(url)        # first: an unreachable controller leaves no journal behind
         # The run's journal (as bench run writes it: hash-chained, one record
@@ -133,9 +163,13 @@ class ControllerConnection:
     def _on_frame(self, event: FrameEvent) -> None:
         if self.log is not None:
             self.log.frame(event)
-        found = len(self.oracle.violations)
+        found, frames = len(self.oracle.violations), self.oracle.frames
         self.recorder.on_frame(event)
         self.recorder.catch_up()          # a scenario's verdicts are wanted as its frames pass
+        if self.oracle.frames > frames:
+            self.judged[self.oracle.frames - 1] = event
+            if len(self.judged) > JUDGED_KEPT:
+                del self.judged[next(iter(self.judged))]
         if self.log is not None:
             for violation in self.oracle.violations[found:]:
                 self.log.verdict(violation)
@@ -157,14 +191,38 @@ class ControllerConnection:
         return self.session.send(make(type_, **fields))
 
     def expect(self, *types: str) -> Message:
-        return self.session.receive(self.reply_s, expect=types)
+        """The next of ``types``. One that does not come within ``reply_s``,
+        or a RESET of the controller's own instead, is a ``ControllerFailure``
+        naming the clause that orders it (or the protocol's section)."""
+        wanted = types if "RESET" in types else types + ("RESET",)
+        try:
+            message = self.session.receive(self.reply_s, expect=wanted)
+        except ResponseTimeout as err:
+            raise self.failure(awaited_clause(self.game, types), f"{err} (docs/protocol.md section 11)") from None
+        if message.type == "RESET" and "RESET" not in types:
+            self.open_round = None          # it voids the round and opens the next itself
+            raise self.failure(PROTOCOL, f"the controller reset ({message.get('reason')}) in the middle of the "
+                                         f"round, which is void (docs/protocol.md section 5)")
+        return message
+
+    def failure(self, clause: str, detail: str) -> ControllerFailure:
+        where = f"round {self.round_in_play}: " if self.round_in_play is not None else ""
+        return ControllerFailure(f"[{clause}] {where}{detail}", log=self.log.path if self.log else None,
+                                 controller=self.description)
 
     def wager_id(self) -> str:
         self._serial += 1
         return f"b{self._serial}"
 
     def reply_to(self, wager_id: str) -> Message:
-        return reply_to(self.session, wager_id, self.reply_s)
+        return self.replies_to([wager_id])[wager_id]
+
+    def replies_to(self, wager_ids) -> dict[str, Message]:
+        try:
+            return replies_to(self.session, wager_ids, self.reply_s)
+        except ResponseTimeout as err:
+            raise self.failure(awaited_clause(self.game, ("ACCEPT",)),
+                               f"{err} (docs/protocol.md section 11)") from None
 
     def handshake(self) -> None:
         """HELLO both ways; the controller must run the game and rules the
@@ -179,7 +237,9 @@ class ControllerConnection:
 
     def _take_open(self) -> int:
         """Wait for OPEN; what is still queued from earlier rounds (a voided
-        round's settlement) has been judged by the oracle and is dropped."""
+        round's settlement) has been seen by the oracle and is dropped. After
+        a HELLO this is the OPEN that follows the controller's HELLO: the
+        table follows the controller's round number, whatever it was."""
         self.open_round = self.expect("OPEN")["round"]
         stale = [m for m in self.session.inbox if m.round is not None and m.round < self.open_round]
         for message in stale:
@@ -265,6 +325,7 @@ class ControllerTable:
         self._shown: object = None
         self._rounds: set[int] = set()             # the controller's rounds this scenario played in
         self.closing: list[str] = []               # SETTLE, SETTLED, CLEARED of the last round, as they came
+        self._holding = False                      # the round is being played on after a verdict: gather, don't raise
 
     @property
     def game_name(self) -> str:
@@ -291,18 +352,38 @@ class ControllerTable:
     def _owns(self, index: int, v: Violation) -> bool:
         return v.round in self._rounds or (v.round is None and index >= self._mark)
 
-    def _check(self) -> None:
+    def _fresh(self) -> list[Violation]:
+        """This scenario's violations not yet reported (each is reported once)."""
         conn = self._conn
-        if conn is None:
-            return
         fresh = [(i, v) for i, v in enumerate(conn.oracle.violations)
                  if i not in conn.reported and self._owns(i, v)]
         conn.reported.update(i for i, _ in fresh)
-        found = [v for _, v in fresh]
+        return [v for _, v in fresh]
+
+    def _check(self) -> None:
+        """Fail the scenario with the oracle's fresh verdicts. A round the
+        oracle stops is first played on to its end (as ``finish`` would), so
+        that the failure holds every verdict of that round, the table and the
+        controller end it in step, and the next scenario starts clean."""
+        conn = self._conn
+        if conn is None or self._holding:
+            return
+        found = self._fresh()
+        if found and self._phase in ("betting", "closed", "settling", "released", "rolling"):
+            self._holding = True
+            try:
+                self._complete_round()
+            except (LinkError, BenchError, AssertionError):
+                pass                 # the round is left where it stopped: finish() voids it
+            finally:
+                self._holding = False
+            found += self._fresh()
         if found:
             lines = "\n".join(f"  [{v.clause}] round {v.round}: {v.message}" for v in found)
             raise ControllerViolation(f"the oracle found {len(found)} violation(s) by the controller at "
-                                      f"{self._conn.description}:\n{lines}\nwire log: {self.log.path}")
+                                      f"{conn.description}:\n{lines}\nwire log: {self.log.path}",
+                                      violations=found, log=self.log.path, controller=conn.description,
+                                      frames={v.frame: conn.judged[v.frame] for v in found if v.frame in conn.judged})
 
     # -- what the layout offers: not on the wire --------------------------------
     def offers(self) -> list[str]:
@@ -324,7 +405,7 @@ class ControllerTable:
     def _betting(self) -> int:
         conn = self._controller()
         if self._phase in ("idle", "done"):
-            self._round = conn.betting_round()
+            self._round = conn.round_in_play = conn.betting_round()
             self._rounds.add(self._round)
             self._phase = "betting"
             self._wire, self._unsettled, self._settled = {}, set(), {}
@@ -335,8 +416,9 @@ class ControllerTable:
     def _send_wager(self, bet: str, stake: int) -> tuple[str, Message]:
         conn = self._controller()
         wire_id = conn.wager_id()
-        conn.send("WAGER", round=self._round, id=wire_id, bet=bet, stake=stake)
-        reply = conn.reply_to(wire_id)
+        with self._breaking():
+            conn.send("WAGER", round=self._round, id=wire_id, bet=bet, stake=stake)
+            reply = conn.reply_to(wire_id)
         if reply.type == "ACCEPT":
             self._unsettled.add(wire_id)
         return wire_id, reply
@@ -490,6 +572,9 @@ class ControllerTable:
                 conn.open_round = None
                 self._check()
                 return
+            except BaseException:
+                self._phase = "broken"     # the script died with it: the round can only be voided
+                raise
             answer = None
             if isinstance(step, Pause):
                 if step.phase == "lucky":
@@ -517,6 +602,16 @@ class ControllerTable:
                 if not self._readings:
                     return           # the scenario's rolls are thrown; the sequence goes on
             self._check()
+
+    @contextmanager
+    def _breaking(self):
+        """The controller's failure here leaves its round where the table
+        cannot follow it: ``finish`` voids it with a new HELLO."""
+        try:
+            yield
+        except (ControllerFailure, LinkError):
+            self._phase = "broken"
+            raise
 
     @property
     def _outcome_field(self) -> str:
@@ -551,9 +646,10 @@ class ControllerTable:
         conn = self._controller()
         placed = [Wager(conn.wager_id(), bet, stake) for bet, stake in cover(self.game.name, self.rules, self._round)]
         unlawful = [p.wager for p in probe_wagers(self.game.name, self.rules, self._round, placed)]
-        for wager in placed + unlawful:
-            conn.send("WAGER", round=self._round, id=wager.id, bet=wager.bet, stake=wager.stake)
-        replies = replies_to(conn.session, [w.id for w in placed + unlawful], conn.reply_s)
+        with self._breaking():
+            for wager in placed + unlawful:
+                conn.send("WAGER", round=self._round, id=wager.id, bet=wager.bet, stake=wager.stake)
+            replies = conn.replies_to([w.id for w in placed + unlawful])
         self._unsettled.update(wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT")
         self._check()
 
@@ -585,17 +681,20 @@ class ControllerTable:
             return
         violation = None
         try:
-            try:
-                self._complete_round()
-            except ControllerViolation as err:
-                violation = err
-            except (LinkError, BenchError, AssertionError) as err:
-                conn.resync(f"finishing round {self._round}: {err}")
-            else:
-                if self._phase not in ("idle", "betting", "done"):
-                    conn.resync(f"the scenario left round {self._round} {self._phase}")
-            if violation is not None and self._phase not in ("idle", "betting", "done"):
-                conn.resync(f"the oracle stopped round {self._round} ({self._phase})")
+            # A round the oracle stopped (a violation raised between two of its
+            # steps) is played on to its end, every further verdict counted:
+            # the controller stays in step with the table, no HELLO needed.
+            for _ in range(FINISH_ATTEMPTS):
+                try:
+                    self._complete_round()
+                    break
+                except ControllerViolation as err:
+                    violation = violation or err
+                except (LinkError, BenchError, AssertionError) as err:
+                    conn.resync(f"finishing round {self._round}: {err}")
+                    break
+            if self._phase not in ("idle", "betting", "done"):
+                conn.resync(f"the scenario left round {self._round} {self._phase}")
             if violation is not None:
                 raise violation
         finally:
@@ -604,7 +703,9 @@ class ControllerTable:
     def _complete_round(self) -> None:
         if self._phase == "betting" and self.wagers:
             self._play_round(self.descriptor.quiet_outcome)
-        elif self._phase == "released":
+        elif self._phase in ("closed", "settling"):
+            self._advance()                 # where the oracle stopped it
+        if self._phase == "released":
             # a reading the scenario never gave, or one the controller refused: a quiet one
             quiet = self._outcome_readings({"rolls": [[3, 4]]} if self.descriptor.rolls
                                            else {**self.descriptor.quiet_outcome, "no_roll": False})

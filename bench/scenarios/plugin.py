@@ -37,6 +37,8 @@ from bench.rules.submission import default_rules, load_submission
 PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
 SUMMARY = pytest.StashKey[tuple]()
+FAILED_STEP = pytest.StashKey[str]()
+CLAUSE_TAG = re.compile(r"^(?:sd\.)?\d")     # a feature tag naming a clause (625b.2.d.5, 20.18.33.14.1.b)
 EMULATED = "emulated"
 
 
@@ -329,11 +331,25 @@ def open_table(controller_tables):
     return controller_tables
 
 
+def pytest_bdd_step_error(request, feature, scenario, step, step_func, step_func_args, exception) -> None:
+    request.node.stash[FAILED_STEP] = f"{step.keyword} {step.name}"
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     outcome = yield
     report = outcome.get_result()
     logs = item.stash.get(WIRE_LOGS, None)
+    if (report.failed and call.excinfo is not None and _played_on_controller(item)
+            and item.config.option.tbstyle == "auto"):
+        # What the controller did, not the plugin's traceback (docs/controller-testing.md, "Failures")
+        from bench.scenarios.failure_report import describe
+        clauses = [mark.name for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
+        text = describe(call.excinfo.value, step=item.stash.get(FAILED_STEP, None), clauses=clauses,
+                        logs=logs or ())
+        if text is not None:
+            report.longrepr = text
+            return
     if logs and report.failed:
         tails = []
         for path in logs:

@@ -1,0 +1,106 @@
+"""A session that starts against a controller in any state (docs/protocol.md
+section 5): what the controller still says for the round it had in flight
+is the earlier session's, journalled and never judged as a breach of this
+session's rules; anything else between its HELLO and its OPEN is a
+protocol finding, and so is a round number used again."""
+
+from __future__ import annotations
+
+from bench.oracle import Oracle
+from bench.protocol.messages import make
+from bench.rules.submission import default_rules
+
+from tests.oracle.test_oracle_streams import lightning_dice, rx, tx
+
+GAME = "lightning-dice"
+
+
+def judge(events) -> Oracle:
+    oracle = Oracle(GAME, default_rules(GAME))
+    for i, (direction, message) in enumerate(events):
+        oracle.observe(direction, message, float(i) * 0.01)
+    oracle.finish(len(events) * 0.01)
+    return oracle
+
+
+def bench_hello():
+    return tx("HELLO", proto=1, role="bench", sw="t", game=GAME)
+
+
+def controller_hello():
+    return rx("HELLO", proto=1, role="controller", sw="c", game=GAME)
+
+
+def earlier_void(round_no: int, stakes=()):
+    """The void of an earlier session's round: a SETTLE per wager still up, SETTLED void=1, CLEARED."""
+    settles = [rx("SETTLE", round=round_no, id=f"old{i}", returned=s) for i, s in enumerate(stakes)]
+    return settles + [rx("SETTLED", round=round_no, wagers=len(stakes), returned=sum(stakes), void=True),
+                      rx("CLEARED", round=round_no)]
+
+
+def renumbered(events, offset):
+    """A compliant round's stream with every round number moved by ``offset``."""
+    out = []
+    for direction, m in events:
+        fields = dict(m.fields)
+        if "round" in fields:
+            fields["round"] += offset
+        out.append((direction, make(m.type, **fields)))
+    return out
+
+
+def test_a_controller_left_on_voids_its_earlier_round_and_nothing_is_judged_a_breach():
+    # The issue's report: 625b.2(d)(6) "SETTLED for round 6 while no round is open" on the second run.
+    events = ([bench_hello(), controller_hello()] + earlier_void(6, stakes=(300, 100))
+              + renumbered(lightning_dice(), 6))
+    oracle = judge(events)
+    assert oracle.violations == []
+    assert oracle.earlier_rounds == [6] and [r.round for r in oracle.rounds] == [7]
+
+
+def test_frames_still_in_flight_before_the_controllers_hello_are_the_earlier_sessions():
+    in_flight = [rx("SETTLE", round=6, id="w9", returned=123456), rx("OPEN", round=7),
+                 rx("RESULT", round=6, dice=(1, 2, 3))]
+    events = ([bench_hello()] + in_flight + [controller_hello()] + earlier_void(7)
+              + renumbered(lightning_dice(), 7))
+    oracle = judge(events)
+    assert oracle.violations == []
+    assert oracle.earlier_frames == 3 and oracle.earlier_rounds == [7]
+
+
+def test_after_its_hello_a_controller_may_only_void_the_round_it_had_in_flight():
+    events = ([bench_hello(), controller_hello(), rx("RESULT", round=6, dice=(1, 2, 3))]
+              + earlier_void(6) + renumbered(lightning_dice(), 6))
+    [v] = judge(events).violations
+    assert v.clause == "protocol" and "RESULT for round 6" in v.message and "section 5" in v.message
+    # Out of the void's order: CLEARED before SETTLED.
+    events = ([bench_hello(), controller_hello(), rx("CLEARED", round=6),
+               rx("SETTLED", round=6, wagers=0, returned=0, void=True)] + renumbered(lightning_dice(), 6))
+    assert [v.clause for v in judge(events).violations] == ["protocol"]
+    # A SETTLED without void=1.
+    events = ([bench_hello(), controller_hello(), rx("SETTLED", round=6, wagers=0, returned=0), rx("CLEARED", round=6)]
+              + renumbered(lightning_dice(), 6))
+    [v] = judge(events).violations
+    assert "without void=1" in v.message
+
+
+def test_a_round_number_used_again_after_the_void_is_found():
+    events = [bench_hello(), controller_hello()] + earlier_void(6) + renumbered(lightning_dice(), 5)  # OPEN round=6 again
+    [v] = judge(events).violations
+    assert v.clause == "protocol" and "never reused" in v.message and v.round == 6
+
+
+def test_the_void_of_a_round_this_session_played_returns_every_stake_still_up():
+    played = lightning_dice()
+    cut = next(i for i, (_, m) in enumerate(played) if m.type == "TRIGGER")
+    # w1 100, w2 250, w3 40 accepted; a resynchronising HELLO before the drop: each stake comes back.
+    void = [rx("SETTLE", round=1, id="w1", returned=100), rx("SETTLE", round=1, id="w2", returned=250),
+            rx("SETTLE", round=1, id="w3", returned=40), rx("SETTLED", round=1, wagers=3, returned=390, void=True),
+            rx("CLEARED", round=1)]
+    clean = judge(played[:cut] + [bench_hello(), controller_hello()] + void + renumbered(lightning_dice(), 1))
+    assert clean.violations == [] and clean.voided_rounds == [1] and clean.earlier_rounds == []
+    short = list(void)
+    short[1] = rx("SETTLE", round=1, id="w2", returned=25)
+    short[3] = rx("SETTLED", round=1, wagers=3, returned=165, void=True)
+    [v] = judge(played[:cut] + [bench_hello(), controller_hello()] + short + renumbered(lightning_dice(), 1)).violations
+    assert v.clause == "protocol" and "returns 25 for wager w2; its stake 250 is due" in v.message
