@@ -895,6 +895,23 @@ def _hello_mid_round(ctx: Context) -> str:
     return f"round {round_} voided (0 wagers), round {opened['round']} opened"
 
 
+def _hello_in(phase: str):
+    def run(ctx: Context) -> str:
+        round_, wagers = ctx.to_phase(phase)
+        hello, opened = ctx.hello()
+        _require_void(_void_messages(messages(ctx.wire.arrivals), hello), round_, wagers, opened)
+        return f"round {round_} voided ({phase}), round {opened['round']} opened"
+    return run
+
+
+# A session that meets the controller mid-round (one left on between sessions, section 5):
+# after its HELLO the controller only voids the round in flight and opens the next.
+for _phase, _what in (("closed", "after no more bets"), ("released", "after the plant was commanded")):
+    check(f"hello-{_phase}", "§5 A round (a session against a controller in any state)",
+          f"a new HELLO {_what} is answered HELLO, the void of the round (every stake returned, nothing "
+          f"else) and the next OPEN")(_hello_in(_phase))
+
+
 def _void_messages(said: list[Message], hello: Message) -> list[Message]:
     """What the controller said after the HELLO ``hello``, up to and including the next OPEN."""
     index = max(i for i, m in enumerate(said) if m is hello or (m.type == "HELLO" and m.seq == hello.seq))

@@ -175,3 +175,49 @@ def test_a_controller_that_cannot_be_opened_is_bad_usage(capsys):
     status, out, err = bench(capsys, "--controller", "/dev/no-such-controller")
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and "/dev/no-such-controller" in err
+
+
+def test_a_controller_that_goes_on_after_a_new_hello_without_the_void_fails_section_5():
+    """docs/protocol.md section 5: after a new HELLO mid-round the controller
+    voids the round in flight before it opens the next. One that opens the
+    next round and leaves the old one unsettled (on a serial line, where the
+    controller outlives the session, the next session meets exactly this)
+    fails the checks of a HELLO in each phase, naming the section."""
+    import threading
+
+    from bench.emulator.controller import EmulatedController
+    from bench.emulator.server import serve
+    from bench.protocol import Session
+
+    class OpensWithoutVoiding(EmulatedController):
+        def _on_hello(self, m):
+            if self.state in ("idle", "cleared"):
+                return super()._on_hello(m)
+            self.session.use_protocol(m["proto"], peer_window=m.get("window"))
+            self._hello()
+            self._open_round()             # round N is left as it was: no SETTLE, SETTLED void=1, CLEARED
+
+    stop, ready, where = threading.Event(), threading.Event(), []
+
+    def on_connection(link):
+        OpensWithoutVoiding(Session(link, GAME, role="controller", timeouts=FAST), game=GAME, rules=RULES,
+                            seed=7).serve(stop.is_set, idle_poll=0.02)
+
+    def announce(line):
+        where.append(line.split(" ", 1)[1])
+        ready.set()
+
+    thread = threading.Thread(target=serve, args=("pty", on_connection),
+                              kwargs=dict(announce=announce, should_stop=stop.is_set), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        results = run_suite(where[0], game=GAME, rules=RULES, timeouts=FAST, versions=(1,),
+                            only=lambda c: c.name in ("hello-closed", "hello-released", "hello-before-any-wager"))
+    finally:
+        stop.set()
+        thread.join(5)
+    assert [(r.check.name, r.status) for r in results] == [
+        ("hello-before-any-wager", FAIL), ("hello-closed", FAIL), ("hello-released", FAIL)]
+    assert all("section 5 gives SETTLE" in r.detail or "section 5 gives SETTLED" in r.detail for r in results), \
+        [r.detail for r in results]
