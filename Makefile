@@ -1,5 +1,5 @@
 # Two commands do all set-up from a fresh clone: `make demo` and `make test`.
-# Both create .venv and install the project into it (with the test and Ray
+# Both create .venv and install the project into it (with the test, twin and Ray
 # extras, so that the Ray engine is tested too); the stamp file makes a
 # second run skip the install unless pyproject.toml changed.
 PYTHON ?= python3
@@ -15,7 +15,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
+	$(BIN)/python -m pip install --quiet -e '.[test,twin,ray]'
 	touch $(STAMP)
 
 # The main job on the embedded default: the emulated controller in its own

@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Callable, Sequence
 
 from tablebench_io import __version__, progress
+from tablebench_io.extras import missing_extra
 
 
 class Exit(IntEnum):
@@ -147,6 +148,12 @@ def make_main(commands: ModuleType, prog: str, description: str,
             return Exit.OK
         except user_errors as err:
             print(f"{prog} {args.command}: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        except ImportError as err:
+            needs = missing_extra(err)
+            if needs is None:
+                return _internal_error(prog, err)
+            print(f"{prog} {args.command}: {needs}", file=sys.stderr)      # an optional part not installed
             return Exit.BAD_INPUT
         except RecursionError as err:           # input nested past what can be read
             print(f"{prog} {args.command}: input nested too deeply to read: {err}", file=sys.stderr)

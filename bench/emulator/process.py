@@ -2,34 +2,53 @@
 the address it announces, and always stop it afterwards.
 
 This is how the embedded default works: the emulated controller sits behind a
-real link (a pty by default), never behind a function call.
+real link (a pty where the system has them, else a TCP port on the loopback:
+Windows), never behind a function call.
+
+The child is started with ``python -P``: the working directory is not put
+first on its ``sys.path``, so a project's own ``bench/`` package (a common
+name) never stands in for tablebench's.
 """
 
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 from bench.errors import BenchError
+from bench.protocol.link import pty_available
 
 ANNOUNCE_TIMEOUT_S = 30.0
+MAX_ANNOUNCEMENT = 4096       # bytes of the child's first line read at most
 PR_SET_PDEATHSIG = 1          # linux/prctl.h
 
 
+def default_listen() -> str:
+    """Where the emulated controller listens unless told: a fresh pty, or where
+    the system has none (Windows) a free TCP port on the loopback."""
+    return "pty" if pty_available() else "127.0.0.1:0"
+
+
+def child_command(*args: str) -> list[str]:
+    """``bench ARGS`` as a child process of this Python, whatever the working
+    directory holds (``-P``: it is not put on ``sys.path``)."""
+    return [sys.executable, "-P", "-m", "bench.cli", *args]
+
+
 @contextmanager
-def emulator_process(args: Sequence[str], *, listen: str = "pty",
+def emulator_process(args: Sequence[str], *, listen: str | None = None,
                      stderr_path: str | None = None) -> Iterator[str]:
-    """Run ``bench emulate ARGS --listen LISTEN`` and yield the URL it
-    announces; stop it afterwards whatever happened. Its stderr goes to
-    ``stderr_path`` (or a temporary file) and is quoted if it fails to start."""
-    cmd = [sys.executable, "-m", "bench.cli", "emulate", *args, "--listen", listen]
+    """Run ``bench emulate ARGS --listen LISTEN`` (``default_listen()`` unless
+    given) and yield the URL it announces; stop it afterwards whatever
+    happened. Its stderr goes to ``stderr_path`` (or a temporary file) and
+    is quoted if it fails to start."""
+    cmd = child_command("emulate", *args, "--listen", listen or default_listen())
     errors = open(stderr_path, "ab") if stderr_path else tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL,
                             preexec_fn=_die_with_parent(os.getpid()))
@@ -51,7 +70,7 @@ def emulator_process(args: Sequence[str], *, listen: str = "pty",
 
 
 @contextmanager
-def emulated_controller(game: str, *, seed: int, listen: str = "pty", submission: str | None = None,
+def emulated_controller(game: str, *, seed: int, listen: str | None = None, submission: str | None = None,
                         misbehave: str | None = None, extra: tuple[str, ...] = (),
                         stderr_path: str | None = None) -> Iterator[str]:
     """Yield the URL of a freshly started emulated controller for ``game``."""
@@ -95,15 +114,15 @@ def _tail(errors) -> str:
 
 
 def _announcement(proc: subprocess.Popen, errors) -> str:
-    deadline = time.monotonic() + ANNOUNCE_TIMEOUT_S
-    buffer = b""
-    while not buffer.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
-            raise BenchError(f"bench emulate announced no address within {ANNOUNCE_TIMEOUT_S:.0f} s{_tail(errors)}")
-        chunk = os.read(proc.stdout.fileno(), 256)
-        if not chunk:
-            raise BenchError(f"bench emulate exited with status {proc.wait(timeout=3)} before listening"
-                             f"{_tail(errors)}")
-        buffer += chunk
-    return buffer.decode(errors="replace").splitlines()[0].strip()
+    """The child's first line, waited for at most ANNOUNCE_TIMEOUT_S. Read on a
+    thread: a pipe cannot be waited on with select() everywhere (Windows)."""
+    lines: list[bytes] = []
+    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline(MAX_ANNOUNCEMENT)), daemon=True)
+    reader.start()
+    reader.join(ANNOUNCE_TIMEOUT_S)
+    if reader.is_alive():          # the caller's clean-up stops the child, which ends the read
+        raise BenchError(f"bench emulate announced no address within {ANNOUNCE_TIMEOUT_S:.0f} s{_tail(errors)}")
+    if not lines or not lines[0].endswith(b"\n"):
+        raise BenchError(f"bench emulate exited with status {proc.wait(timeout=3)} before listening"
+                         f"{_tail(errors)}")
+    return lines[0].decode(errors="replace").strip()

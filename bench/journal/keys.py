@@ -30,7 +30,6 @@ into one signed Merkle tree head (Certificate Transparency, RFC 6962).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -45,10 +44,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from bench.journal.ending import fsync_folder
 from bench.errors import BenchError
+from tablebench_io.locking import lock
 
 SCHEME = "tablebench-seal-1"
 DEFAULT_SESSIONS = 16384          # sessions one key can seal; about 1.4 s to make, 512 KiB of public keys
 PRIVATE_NAME, PUBLIC_NAME, SESSIONS_NAME = "bench.key", "bench.pub", "bench.sessions"
+LOCK_NAME = "bench.lock"          # held while a session key is taken
 _NEXT_SEED = SCHEME.encode() + b" next session seed\x00"
 _TREE_HEAD = SCHEME.encode() + b" tree head\x00"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -296,10 +297,11 @@ class SessionKey:
 
 @contextlib.contextmanager
 def _locked(directory: Path):
-    """One bench at a time takes a session key from a state (two could take the same one)."""
-    fd = os.open(directory, os.O_RDONLY)
+    """One bench at a time takes a session key from a state (two could take the same one).
+    The lock is a file beside the state: a folder cannot be opened for locking on every system."""
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        lock(fd)
         yield
     finally:
         os.close(fd)

@@ -104,6 +104,12 @@ class PhysicsPlant:
     name = "physics"
 
     def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
+        try:
+            import twin.physics_engine  # noqa: F401  (PyBullet, without its banner; said before the session starts)
+        except ImportError as err:
+            from tablebench_io.extras import missing_extra
+            raise BenchError(f"the {self.name} plant {missing_extra(err)}; --plant dice plays fair dice "
+                             "without the physics") from None
         from twin.errors import TwinError
         from twin.shipped import shipped_design
         try:

@@ -19,8 +19,6 @@ import math
 import os
 import select
 import socket
-import termios
-import tty
 
 import serial
 
@@ -178,10 +176,24 @@ def open_link(url: str, *, baudrate: int = BAUDRATE) -> Link:
     return Link(port=port, description=url)
 
 
+def pty_available() -> bool:
+    """Whether this system has pseudo-terminals (POSIX; not Windows, where the
+    emulated controller listens on TCP instead)."""
+    try:
+        import termios  # noqa: F401
+        import tty  # noqa: F401
+    except ImportError:
+        return False
+    return hasattr(os, "openpty")
+
+
 def open_pty_pair() -> tuple[int, int, str]:
     """A pseudo-terminal with both ends in raw mode (8 bits, no echo, no line
     editing, no CR/LF translation). Returns (master_fd, slave_fd, slave_path):
-    one process keeps the master, the other opens the slave path."""
+    one process keeps the master, the other opens the slave path. POSIX only
+    (``pty_available``): termios and tty are imported here, not with the module."""
+    import termios
+    import tty
     master, slave = os.openpty()
     for fd in (master, slave):
         tty.setraw(fd, termios.TCSANOW)

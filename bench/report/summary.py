@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from bench.errors import RulesError
+from bench.report import student_t
 from bench.rules import get_game
 
 
@@ -83,7 +84,6 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     estimator's variance, sum((r_i - R s_i)^2) * n / (n - 1) / (sum s_i)^2,
     with Student's t on n - 1 degrees of freedom: fair for tens of rounds,
     rough (and wide) for a few. None with fewer than two rounds with stakes."""
-    from scipy.special import stdtrit      # Student's t quantile (scipy.stats takes seconds to import)
     played = [(r.staked, r.returned) for r in rounds if r.staked > 0]
     if len(played) < 2:
         return None
@@ -91,7 +91,7 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     ratio = sum(r for _, r in played) / staked
     n = len(played)
     variance = sum((r - ratio * s) ** 2 for s, r in played) * n / (n - 1) / staked ** 2
-    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * math.sqrt(variance)
+    half = student_t.quantile(0.5 + confidence / 2, n - 1) * math.sqrt(variance)
     return max(0.0, ratio - half), ratio + half
 
 

@@ -3,7 +3,7 @@ session so that no journal is ever lost.
 
 A folder that already holds a session is refused, and so is one whose session
 is still running: a lock file (``session.lock``, holding the pid) that the
-running bench keeps locked with ``flock``. The kernel drops the lock when its
+running bench keeps locked (``tablebench_io.locking``). The system drops the lock when its
 process dies, even by ``kill -9``, so a crashed session's folder is not taken
 for a running one. ``force=True`` moves a finished or crashed session aside
 under a new name (``DIR.old-1``, ``DIR.old-2``, ...) and starts afresh; a
@@ -12,13 +12,13 @@ running session is never moved.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from bench.errors import BenchError
+from tablebench_io.locking import try_lock
 
 LOCK = "session.lock"
 # What a session leaves in its folder: any of them means the folder is taken.
@@ -28,9 +28,7 @@ SESSION_FILES = ("session.jsonl", "session.head", "summary.json", "junit.xml")
 def _lock(folder: Path) -> int:
     """The folder's lock, taken without waiting; BenchError if a running session holds it."""
     fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    if not try_lock(fd):
         try:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
         finally:

@@ -31,9 +31,9 @@ def sh(*args, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The bin folder of a fresh virtual environment holding the built wheel."""
-    root = tmp_path_factory.mktemp("field")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built as a user builds it (``pip wheel .``)."""
+    root = tmp_path_factory.mktemp("build")
     # Built from a copy: setuptools leaves build/ in the source tree, and a stale
     # build/ there would leak removed modules into later wheels.
     source = root / "source"
@@ -41,9 +41,19 @@ def installed(tmp_path_factory) -> Path:
         ".git", ".venv", "build", "dist", "reports", "out", "*.egg-info", "__pycache__", ".hypothesis",
         ".twin-validate", ".pytest_cache"))
     wheels = root / "wheels"
-    built = sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", wheels, source, cwd=root)
+    built = sh(sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", wheels, source, cwd=root)
     assert built.returncode == 0, built.stderr[-2000:]
-    [wheel] = wheels.glob("tablebench-*.whl")
+    # A clean build: the data folders are declared, so setuptools warns of nothing (issue 29).
+    assert "Warning" not in built.stdout + built.stderr, (built.stdout + built.stderr)[-3000:]
+    [found] = wheels.glob("tablebench-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    """The bin folder of a fresh virtual environment holding the built wheel,
+    with a ``pytest`` command as pip would write it."""
+    root = tmp_path_factory.mktemp("field")
     env_dir = root / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     [new_site] = env_dir.glob("lib/python*/site-packages")
@@ -51,6 +61,9 @@ def installed(tmp_path_factory) -> Path:
     python = env_dir / "bin" / "python"
     done = sh(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--quiet", wheel, cwd=root)
     assert done.returncode == 0, done.stderr[-2000:]
+    script = env_dir / "bin" / "pytest"
+    script.write_text(f"#!{python}\nimport sys\nfrom pytest import console_main\nsys.exit(console_main())\n")
+    script.chmod(0o755)
     return env_dir / "bin"
 
 
@@ -108,3 +121,122 @@ def test_the_shipped_scenarios_play_in_another_project(installed, tmp_path):
                   "--controller", "emulated:pay-on-no-roll", "-q", cwd=ext, timeout=600)
     assert breaking.returncode == 1, breaking.stdout[-3000:]
     assert "625b.2(d)(5)" in breaking.stdout
+
+
+def test_the_wheel_holds_every_module_and_every_shipped_file(wheel):
+    """Every design, submission, game file, feature file, shipped doc and
+    module of bench, twin and tablebench_io is in the wheel (the package list
+    in pyproject.toml is checked against the folders), and nothing of the test
+    suite's own (invalid files, journals, tests, benchmarks)."""
+    import zipfile
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {f"tablebench_fixtures/{kind}/{p.name}" for kind in ("towers", "wheels", "submissions", "games")
+               for p in (REPO / "fixtures" / kind).glob("*.yaml")}
+    shipped |= {f"tablebench_features/{p.name}" for p in (REPO / "features").iterdir()
+                if p.suffix in (".feature", ".py")}
+    shipped |= {f"tablebench_docs/{p.name}" for p in (REPO / "docs").iterdir() if p.suffix in (".md", ".py")}
+    shipped |= {str(p.relative_to(REPO)) for top in ("bench", "twin", "tablebench_io") for p in (REPO / top).rglob("*.py")}
+    shipped |= {"tablebench_pytest.py", "tablebench_fixtures/__init__.py"}
+    assert len(shipped) > 150 and not shipped - names, sorted(shipped - names)
+    data = {n for n in names if not n.startswith("tablebench-") and not n.endswith(".py")}
+    assert data <= shipped, sorted(data - shipped)
+    assert not [n for n in names if "/invalid/" in n or "journals/" in n or n.startswith(("tests/", "benchmarks/"))]
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    from tablebench_io import __version__
+    assert f"\nVersion: {__version__}\n" in metadata
+    assert "Requires-Dist: pybullet" in metadata and "extra == \"twin\"" in metadata.split("Requires-Dist: pybullet")[1][:60]
+
+
+def test_the_docs_travel_with_the_wheel(installed, tmp_path):
+    listed = sh(installed / "bench", "docs", cwd=tmp_path)
+    assert listed.returncode == 0 and "protocol" in listed.stdout and "controller-testing" in listed.stdout
+    deadlines = sh(installed / "bench", "docs", "protocol", "11", cwd=tmp_path)
+    assert deadlines.returncode == 0 and deadlines.stdout.startswith("## 11. Deadlines")
+    assert "## 12." not in deadlines.stdout
+    missing = sh(installed / "bench", "docs", "protocol", "99", cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "11. Deadlines" in missing.stderr
+
+
+def test_a_projects_own_bench_package_does_not_stand_in_for_tablebenchs(installed, tmp_path):
+    """A vendor's repository with a ``bench/`` package of its own: the
+    emulator (a child process) and the pytest plugin still run tablebench's,
+    with the ``pytest`` command and with ``python -m pytest`` (which puts the
+    working directory first on sys.path)."""
+    project = tmp_path / "vendor"
+    (project / "bench").mkdir(parents=True)
+    (project / "bench" / "__init__.py").write_text('"""The vendor\'s own bench code."""\nVENDOR = True\n')
+    run = sh(installed / "bench", "run", "--rounds", "2", "--plant", "dice", "--out", "S", "--no-progress",
+             cwd=project)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert sh(installed / "bench", "features", ".", cwd=project).returncode == 0
+    for command in ([installed / "pytest"], [installed / "python", "-m", "pytest"]):
+        played = sh(*command, "test_sic_bo_on_controller.py", "-m", "625a.3.6", "--controller", "emulated", "-q",
+                    cwd=project, timeout=600)
+        assert played.returncode == 0, (command, played.stdout[-3000:], played.stderr[-2000:])
+        assert " passed" in played.stdout
+
+
+def blocking(tmp_path: Path, name: str, code: str) -> dict:
+    """An environment whose Python runs ``code`` first (a sitecustomize on
+    PYTHONPATH, inherited by child processes): to make modules unimportable."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(code)
+    return {**{k: v for k, v in os.environ.items() if k != "PYTHONHOME"}, "PYTHONPATH": str(folder)}
+
+
+def test_without_the_twin_extra_the_qa_install_works_and_the_twin_says_what_to_install(installed, tmp_path):
+    """pip install tablebench without [twin]: no PyBullet, no SciPy (made
+    unimportable here). bench run with the fair-dice plant, replay, the
+    session report, the emulator and the pytest plugin work; what needs the
+    twin says in one line which extra to install, exit status 2."""
+    env = blocking(tmp_path, "no-twin", "import sys\nsys.modules.update(pybullet=None, scipy=None, ray=None)\n")
+
+    def run(*args, timeout=300):
+        return subprocess.run([str(a) for a in args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    confirmed = run(installed / "python", "-c", "import pybullet")
+    assert confirmed.returncode != 0
+    dice = run(installed / "bench", "run", "--rounds", "3", "--plant", "dice", "--out", "D", "--no-progress")
+    assert dice.returncode == 0, dice.stdout[-2000:] + dice.stderr[-2000:]
+    assert (tmp_path / "D" / "report.html").stat().st_size > 0          # charts: matplotlib is in the base install
+    head = (tmp_path / "D" / "session.head").read_text().strip()
+    assert run(installed / "bench", "replay", tmp_path / "D" / "session.jsonl", "--head", head).returncode == 0
+    for args in (("bench", "run", "--rounds", "1", "--out", "P"), ("twin", "drop", "standard"),
+                 ("twin", "validate", "standard", "--drops", "10")):
+        refused = run(installed / args[0], *args[1:])
+        assert refused.returncode == 2, (args, refused.stdout, refused.stderr)
+        assert refused.stderr.count("\n") == 1 and "pip install 'tablebench[twin]'" in refused.stderr, refused.stderr
+    assert run(installed / "bench", "features", "EXT").returncode == 0
+    played = subprocess.run([str(installed / "pytest"), "test_lightning_dice_on_controller.py", "-m", "625b.2.d.5",
+                             "--controller", "emulated", "-q"], cwd=tmp_path / "EXT", env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert played.returncode == 0 and " passed" in played.stdout, played.stdout[-3000:] + played.stderr[-2000:]
+
+
+def test_without_termios_tty_and_fcntl_bench_and_the_plugin_import_and_the_emulator_goes_over_tcp(installed,
+                                                                                                tmp_path):
+    """Where termios, tty and fcntl do not exist (Windows), importing bench,
+    the pytest plugin and twin needs none of them, and the emulated controller
+    listens on TCP instead of a pty. (pyserial's own POSIX backend, imported
+    first, is left alone: on Windows pyserial has its own.)"""
+    env = blocking(tmp_path, "no-posix", "import sys\nimport serial, serial.serialposix\n"
+                                         "sys.modules.update(termios=None, tty=None, fcntl=None, pty=None)\n")
+    imported = subprocess.run(
+        [str(installed / "python"), "-c", "import termios"], env=env, capture_output=True, text=True, timeout=60)
+    assert imported.returncode != 0
+    imported = subprocess.run(
+        [str(installed / "python"), "-c",
+         "import bench, bench.pytest_plugin, bench.steps, twin, twin.cli, bench.cli, bench.session.runner, "
+         "bench.journal.keys, bench.session.out_folder, bench.conformance.suite\n"
+         "from bench.emulator.process import default_listen\nprint(default_listen())"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == "127.0.0.1:0"
+    assert subprocess.run([str(installed / "bench"), "features", "EXT"], cwd=tmp_path, env=env).returncode == 0
+    played = subprocess.run([str(installed / "pytest"), "test_sic_bo_on_controller.py", "-m", "625a.3.6",
+                             "--controller", "emulated", "-q"], cwd=tmp_path / "EXT", env=env, capture_output=True, text=True, timeout=600)
+    assert played.returncode == 0 and " passed" in played.stdout, played.stdout[-3000:] + played.stderr[-2000:]
+    logs = [p.read_text() for p in (tmp_path / "EXT" / "reports" / "controller").rglob("*.log")]
+    assert logs and all("# controller socket://127.0.0.1:" in log for log in logs if "# controller " in log)
+    assert any("# controller socket://127.0.0.1:" in log for log in logs)

@@ -13,7 +13,6 @@ is dropped. Work goes out in fixed blocks of seeds (see ``twin.validate.runs``).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, TextIO
 
+from tablebench_io.locking import try_lock
 from tablebench_io.progress import bar as progress_bar
 
 from twin.errors import TwinError
@@ -75,9 +75,7 @@ def appending(path: Path) -> Iterator[TextIO]:
     at once instead, naming the file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
-        try:
-            fcntl.flock(out.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not try_lock(out.fileno()):
             raise CampaignError(f"{path}: another twin run is writing this file; wait for it to end, "
                                 "or name another file with --results") from None
         yield out
