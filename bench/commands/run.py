@@ -43,6 +43,10 @@ def register(subparsers) -> None:
     p.add_argument("--plant", default="physics", choices=("physics", "tower", "wheel", "dice", "recorded"),
                    help="where sensor readings come from (default: the game's physics twin)")
     p.add_argument("--realtime", action="store_true", help="keep the wall clock (for a real controller)")
+    p.add_argument("--baud", type=baud_rate, metavar="N",
+                   help="the serial line's speed (or ?baud=N on the controller's URL; a device runs at 115200 "
+                        "unless told): the bench sizes each round to fit the line, or refuses at once; with "
+                        "the emulated controller, it is put behind a line of that speed (bench docs protocol 17)")
     p.add_argument("--out", default="out/session", metavar="DIR",
                    help="where the journal, its head, JUnit XML and the summary go (default out/session); "
                         "refused if it holds a session")
@@ -136,7 +140,7 @@ def run(args) -> int:
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
                            probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
-                           force=args.force)
+                           force=args.force, baud=args.baud)
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)
@@ -157,12 +161,31 @@ def run(args) -> int:
                              reason=outcome.reason))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
         print(seal_line(outcome.seal))
+        if outcome.line:
+            print(line_words(outcome.line))
         if report:
             print(f"  report: {report}")
     if outcome.reason:
         crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
         print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
     return outcome.status
+
+
+def baud_rate(text: str) -> int:
+    from bench.protocol.line_speed import LineError, parse_baud
+    try:
+        return parse_baud(text)
+    except LineError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def line_words(line: dict) -> str:
+    """The line budget the session ran with, in a line of the summary."""
+    sized = (f", {line['wagers_per_round']} of the players' {line['wagers_wanted']} wagers a round"
+             if line["wagers_per_round"] < line["wagers_wanted"] else "")
+    return (f"  line {line['baud']} baud: window {line['window']}{sized}; betting needs "
+            f"{line['betting']['seconds']:.1f} s of {line['betting']['phase_s']:g} s, settlement "
+            f"{line['settlement']['seconds']:.1f} s of {line['settlement']['phase_s']:g} s")
 
 
 def seal_line(seal: dict | None) -> str:

@@ -20,7 +20,8 @@ from xml.etree import ElementTree
 from bench.conformance.checks import CHECKS, Check, Context
 from bench.conformance.wire import CheckFailed, NotSupported, Wire
 from bench.errors import BenchError
-from bench.protocol.link import Link, open_link
+from bench.protocol.line_speed import line_baud, split_url
+from bench.protocol.link import BAUDRATE, Link, open_link
 from bench.protocol import LinkError, Timeouts
 
 EMULATED = "emulated"
@@ -93,7 +94,8 @@ def connect(url: str) -> Link:
         except (OSError, ValueError) as err:
             raise LinkError(f"cannot open link {url!r}: {err}") from None
         return Link.from_socket(sock, url)
-    return open_link(url)
+    device, baud = split_url(url)           # a serial line's speed: /dev/ttyUSB0?baud=9600
+    return open_link(device, baudrate=line_baud(device, baud) or BAUDRATE)
 
 
 def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts: Timeouts,

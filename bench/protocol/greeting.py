@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench.protocol import PROTOCOL_VERSION, Message, Session, make
 from bench.protocol.errors import LinkTimeout, ProtocolViolation, ResponseTimeout
-from bench.protocol.session import WINDOW
+from bench.protocol.session import DEFAULT_WINDOW, WINDOW
 from bench.protocol.timeouts import Deadline
 
 
@@ -26,7 +26,7 @@ def rules_digest(rules) -> str:
 
 
 def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
-          seed: int | None = None, description: str = "the controller") -> Message:
+          seed: int | None = None, description: str = "the controller", window: int = WINDOW) -> Message:
     """Send the bench's HELLO and check the controller's: protocol version,
     game, paytable and rules digest. Raises ProtocolViolation naming every
     mismatch (or the controller's own refusal).
@@ -35,7 +35,11 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
     ``ERROR code=version`` (or that cannot even decode the offer: a strict
     version-1 decoder refuses HELLO's ``window`` field with NAKs) is greeted
     again in version 1. Every greeting is sent stop-and-wait; once the
-    controller's HELLO agrees, the session speaks the agreed version."""
+    controller's HELLO agrees, the session speaks the agreed version.
+
+    ``window`` (version 2) is what a slow line allows in flight each way
+    (``bench.protocol.line_speed``): announced to the controller, and the most
+    the bench itself keeps in flight whatever the controller announces."""
     session.use_protocol(1)
     proto = PROTOCOL_VERSION
     while True:
@@ -43,7 +47,7 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
         if seed is not None:
             fields["seed"] = seed
         if proto >= 2:
-            fields["window"] = WINDOW
+            fields["window"] = window
         naks = session.stats["naks_received"]
         try:
             session.send(make("HELLO", **fields))
@@ -75,7 +79,7 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
                         f"(give the bench the controller's submission)")
     if problems:
         raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
-    session.use_protocol(proto, peer_window=hello.get("window"))
+    session.use_protocol(proto, peer_window=min(hello.get("window") or DEFAULT_WINDOW, window))
     return hello
 
 

@@ -36,7 +36,8 @@ from typing import Callable, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
 from bench.protocol.greeting import greet, replies_to
-from bench.protocol.link import open_link
+from bench.protocol.line_speed import line_baud, split_url, window_for
+from bench.protocol.link import BAUDRATE, open_link
 from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
 from bench.protocol.errors import ProtocolViolation, ResponseTimeout
@@ -142,7 +143,9 @@ class ControllerConnection:
         # The last frames the oracle judged, by its frame index: a failure quotes the one that revealed it.
         self.judged: dict[int, FrameEvent] = {}
         self._serial = 0
-        self.link = open_link(url)        # first: an unreachable controller leaves no journal behind
+        device, baud = split_url(url)     # /dev/ttyUSB0?baud=9600: the line's speed (bench docs protocol 17)
+        self.baud = line_baud(device, baud)
+        self.link = open_link(device, baudrate=self.baud or BAUDRATE)   # first: an unreachable one leaves no journal
         # The run's journal (as bench run writes it: hash-chained, one record
         # per scenario here), for `bench replay` to verify and judge again.
         # Frames reach the oracle the way they do in bench run: through the Recorder.
@@ -230,7 +233,7 @@ class ControllerConnection:
         self.session.inbox.clear()
         try:
             greet(self.session, game=self.game, rules=self.rules, software=self.software,
-                  reply_s=self.reply_s, description=self.description)
+                  reply_s=self.reply_s, description=self.description, window=window_for(self.baud))
         except ProtocolViolation as err:
             raise BenchError(str(err)) from None
         self._take_open()

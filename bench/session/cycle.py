@@ -34,6 +34,7 @@ from bench.play.probe_wagers import probe_wagers
 from bench.play.probes import Probe, resolve_stage
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkError, ResponseTimeout
+from bench.protocol.session import WINDOW
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.play.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
 from bench.rules import describe
@@ -79,7 +80,8 @@ class RoundCycle:
                  on_round_end: Callable[..., None] = lambda *a, **k: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
                  probes: dict[int, Probe] | None = None, probe_unlawful: bool = True,
-                 stop: Callable[[], bool] = lambda: False):
+                 stop: Callable[[], bool] = lambda: False, window: int = WINDOW,
+                 on_greeted: Callable[[int], PlayerMix | None] = lambda version: None):
         self.env = env
         self.session = session
         self.game = game
@@ -96,6 +98,8 @@ class RoundCycle:
         self.probes = probes or {}                 # staged edge cases by session round (bench.play.probes)
         self.probe_unlawful = probe_unlawful       # the wagers of bench.play.probe_wagers, each round
         self.stop = stop                           # asked after each round: end the session early?
+        self.window = window                       # version 2: in flight each way (a slow line's, bench.protocol.line_speed)
+        self.on_greeted = on_greeted               # the agreed version -> the players the line allows (or None)
         self.current_round: int | None = None
         self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
@@ -141,12 +145,13 @@ class RoundCycle:
     def handshake(self) -> Message:
         """HELLO both ways (``bench.protocol.greeting``); the controller then opens its first round."""
         return greet(self.session, game=self.game, rules=self.rules, software=self.software,
-                     reply_s=self.phases.reply_s, seed=self.session_seed)
+                     reply_s=self.phases.reply_s, seed=self.session_seed, window=self.window)
 
     # -- the process ------------------------------------------------------
     def run(self, rounds: int, progress: Callable[[], None] = lambda: None):
         """simpy process: play ``rounds`` rounds (a void round counts)."""
         self.handshake()
+        self.players = self.on_greeted(self.session.version) or self.players
         while self.rounds_done < rounds and not self.stop():
             failure = None
             self.current_round = None     # until the controller opens one: a failure before it is round 0

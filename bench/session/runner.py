@@ -22,7 +22,11 @@ from bench.emulator.process import emulated_controller
 from bench.session.cycle import Phases, RoundCycle
 from bench.errors import BenchError
 from bench.journal.chain import JournalWriter
-from bench.protocol.link import open_link
+from bench.protocol.line_speed import Line, LineError, line_baud, split_url
+from bench.protocol.link import BAUDRATE, open_link
+from bench.protocol.session import WINDOW
+from bench.session import line_budget
+from bench.session.line_budget import SlicedPlayers
 from bench.oracle import Oracle
 from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
@@ -63,6 +67,9 @@ class SessionConfig:
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
+    # The line's baud rate (else the controller URL's ?baud=, else 115200 for a device, none over TCP);
+    # with the emulated controller, it is put behind a serial line of that speed (bench.emulator.line).
+    baud: int | None = None
 
 
 @dataclass
@@ -78,6 +85,7 @@ class SessionOutcome:
     wall_seconds: float
     rules: object
     seal: dict | None = None               # the key's fingerprint, the session's index, rounds an epoch; None: unsealed
+    line: dict | None = None               # the line budget (bench.session.line_budget), when the link has a speed
     ending: str = COMPLETED
     status: int = 0
     reason: str | None = None            # why the session stopped early
@@ -89,7 +97,7 @@ class SessionOutcome:
         return {"tablebench": bench.__version__, **self.summary.to_json(), "ending": self.ending,
                 "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
-                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal}
+                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal, "line": self.line}
 
 
 def _rules(config: SessionConfig):
@@ -111,14 +119,54 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
     out = Path(config.out)
+    link = _link(config, rules, seed)          # before the folder is taken: a line too slow is refused at once
     with claimed(out, force=config.force) as moved:
         plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
-        outcome = _play(config, seed, rules, plant, out)
+        outcome = _play(config, seed, rules, plant, out, link)
         outcome.moved_aside = moved
     return outcome
 
 
-def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionOutcome:
+@dataclass(frozen=True)
+class _Link:
+    url: str | None                        # None: the emulated controller, started by the session
+    baud: int | None                       # the line's speed, None if it has none (TCP, a bare pty)
+    budget: object = None                  # bench.session.line_budget.Budget for protocol version 2
+
+    def players(self, config: SessionConfig, rules, seed: int, version: int):
+        """The players the line allows in ``version`` (LineError if none fit)."""
+        players = config.players or CoveringPlayers(config.game, rules)
+        if self.baud is None:
+            return players
+        budget = self.plan(config, rules, players, seed, version)
+        return SlicedPlayers(players, budget.wagers_per_round) if budget.sized else players
+
+    def plan(self, config: SessionConfig, rules, players, seed: int, version: int):
+        return line_budget.plan(Line(self.baud, Timeouts()), game=config.game, rules=rules, players=players,
+                                phases=config.phases, version=version, probe_wagers_on=config.probe_wagers,
+                                session_seed=seed)
+
+
+def _link(config: SessionConfig, rules, seed: int) -> _Link:
+    """Where the controller is and the speed of the line to it; with a speed,
+    the budget of the session's rounds (BenchError if they cannot fit)."""
+    url, baud = config.controller, config.baud
+    try:
+        if url is not None:
+            url, in_url = split_url(url)
+            if baud is not None and in_url is not None and baud != in_url:
+                raise LineError(f"--baud {baud} and the controller URL's baud={in_url} disagree")
+            baud = line_baud(url, baud if baud is not None else in_url)
+        if baud is None:
+            return _Link(url, None)
+        link = _Link(url, baud)
+        players = config.players or CoveringPlayers(config.game, rules)
+        return _Link(url, baud, link.plan(config, rules, players, seed, 2))
+    except LineError as err:
+        raise BenchError(f"line budget: {err}") from None
+
+
+def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link) -> SessionOutcome:
     journal_path = out / "session.jsonl"
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
     # strict=False: talking to the controller happens inside simpy steps and
@@ -134,21 +182,28 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
-        if config.controller:
-            url = config.controller
+        listen = None
+        if line.url is None and line.baud is not None:
+            # The emulated controller on a serial line of the session's speed.
+            from bench.emulator.line import SerialLine
+            cable = stack.enter_context(SerialLine(out / "line.tty", line.baud))
+            listen, url = cable.controller_path, str(cable.device)
+        if line.url is not None:
+            url = line.url
         else:
-            url = stack.enter_context(emulated_controller(
+            emulated = stack.enter_context(emulated_controller(
                 config.game_file or config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
-                extra=tuple(config.emulator_args),
+                extra=tuple(config.emulator_args), listen=listen,
                 stderr_path=str(out / "emulator.log")))
-        link = stack.enter_context(open_link(url))
+            url = url if listen else emulated
+        link = stack.enter_context(open_link(url, baudrate=line.baud or BAUDRATE))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
         journal.append("session", seal=sealer.header if sealer else None, **session_header(
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
-            **game_file_fields(config.game)))
+            line=line.budget.to_json() if line.budget else None, **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
@@ -161,8 +216,22 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             recorded_rounds.append(round_no)
             recorder.on_round_end(round_no, failure, **fields)
 
+        budgets: dict = {}
+
+        def greeted(version: int):
+            """The agreed version's budget: version 1 carries both directions' bytes in turn."""
+            try:
+                players = line.players(config, rules, seed, version)
+            except LineError as err:
+                raise ProtocolViolation(f"line budget: the controller speaks protocol {version}: {err}") from None
+            if line.baud is not None:
+                budgets["used"] = line.plan(config, rules, config.players or CoveringPlayers(config.game, rules),
+                                            seed, version).to_json()
+            return players
+
         cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
                            players=config.players or CoveringPlayers(config.game, rules),
+                           window=line.budget.window if line.budget else WINDOW, on_greeted=greeted,
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes, probe_unlawful=config.probe_wagers,
@@ -207,13 +276,14 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations), protocol=session.version,
                                 failures=len(failures), sim_seconds=round(env.now, 3), ending=ending,
                                 status=status, reason=reason, finish_mono=round(finish_mono, 6),
-                                judge=stopped != CRASHED)
+                                judge=stopped != CRASHED, line=budgets.get("used"))
         head = journal.head
     write_durably(out / "session.head", head + "\n")
     outcome = SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
                              float(env.now), time.monotonic() - started, rules,
                              {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
-                             if sealer else None, ending=ending, status=status, reason=reason)
+                             if sealer else None, ending=ending, status=status, reason=reason,
+                             line=budgets.get("used") or (line.budget.to_json() if line.budget else None))
     outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
                                 ignore_incomplete=set(oracle.incomplete_rounds) - set(failures))
     write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)
