@@ -47,6 +47,10 @@ def register(subparsers) -> None:
                    help="the serial line's speed (or ?baud=N on the controller's URL; a device runs at 115200 "
                         "unless told): the bench sizes each round to fit the line, or refuses at once; with "
                         "the emulated controller, it is put behind a line of that speed (bench docs protocol 17)")
+    p.add_argument("--reconnect", type=float, default=0.0, metavar="S",
+                   help="if the controller's device goes away (a USB-serial adapter pulled out), wait up to S "
+                        "seconds for it to come back, greet the controller again, journal the round in flight "
+                        "as void and play on (default 0: the session ends link-lost, exit status 3)")
     p.add_argument("--out", default="out/session", metavar="DIR",
                    help="where the journal, its head, JUnit XML and the summary go (default out/session); "
                         "refused if it holds a session")
@@ -119,6 +123,9 @@ def run(args) -> int:
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
         return Exit.BAD_INPUT
+    if not 0 <= args.reconnect <= 3600:
+        print("bench run: --reconnect must be from 0 to 3600 seconds", file=sys.stderr)
+        return Exit.BAD_INPUT
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -140,7 +147,7 @@ def run(args) -> int:
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
                            probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
-                           force=args.force, baud=args.baud)
+                           force=args.force, baud=args.baud, reconnect_s=args.reconnect)
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)

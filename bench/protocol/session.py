@@ -205,6 +205,21 @@ class Session:
         self._attempts = 0
         self._abandoned = None
 
+    def reattach(self, port: Port) -> None:
+        """Go on over a new link to the same controller (a device that went
+        away and came back): what was in flight or half received on the old
+        one is lost; the numbering goes on in both directions (no RESET), so
+        the HELLO that must follow is a new one, never taken for the last."""
+        self.port = port
+        self.decoder = StreamDecoder(self.codec, sender=self.peer, byte_timeout=self.timeouts.byte,
+                                     frame_timeout=self.timeouts.frame)
+        self.inbox.clear()
+        self._out.clear()
+        self._in_flight.clear()
+        self._waiting_for, self._acked, self._nak_retransmit = None, False, False
+        self._attempts, self._abandoned, self._ack_due = 0, None, False
+        self.stats["reattached"] += 1
+
     def _send_and_wait(self, message: Message) -> Message:
         seq = self._tx_seq
         data = self.codec.encode(message, seq)

@@ -33,7 +33,7 @@ from bench.oracle.clauses import PROTOCOL, awaited_clause
 from bench.play.probe_wagers import probe_wagers
 from bench.play.probes import Probe, resolve_stage
 from bench.protocol import Message, Session, make
-from bench.protocol.errors import LinkError, ResponseTimeout
+from bench.protocol.errors import LinkClosed, LinkError, ResponseTimeout
 from bench.protocol.session import WINDOW
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.play.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
@@ -81,7 +81,8 @@ class RoundCycle:
                  software: str = "tablebench", probe_late_wager: bool = True,
                  probes: dict[int, Probe] | None = None, probe_unlawful: bool = True,
                  stop: Callable[[], bool] = lambda: False, window: int = WINDOW,
-                 on_greeted: Callable[[int], PlayerMix | None] = lambda version: None):
+                 on_greeted: Callable[[int], PlayerMix | None] = lambda version: None,
+                 reconnect: Callable[[LinkClosed], object | None] | None = None):
         self.env = env
         self.session = session
         self.game = game
@@ -100,6 +101,7 @@ class RoundCycle:
         self.stop = stop                           # asked after each round: end the session early?
         self.window = window                       # version 2: in flight each way (a slow line's, bench.protocol.line_speed)
         self.on_greeted = on_greeted               # the agreed version -> the players the line allows (or None)
+        self.reconnect = reconnect                 # the link gone: a new one to the same controller, or None (--reconnect)
         self.current_round: int | None = None
         self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
@@ -162,6 +164,14 @@ class RoundCycle:
                 failure, voided = str(err), True
             except RoundFailed as err:
                 failure = str(err)
+            except LinkClosed as err:
+                if self.reconnect is None:
+                    raise               # the device is gone: the session ends link-lost, every file written
+                failure = self._come_back(err)
+                self.on_round_end(self.current_round or 0, failure, void=True, reconnected=True)
+                self.rounds_done += 1
+                progress()
+                continue
             except LinkError as err:
                 failure = failure_text(PROTOCOL, str(err))
             if voided:
@@ -173,6 +183,20 @@ class RoundCycle:
             progress()
             if failure is not None and not voided and self.rounds_done < rounds:
                 self._recover(failure)
+
+    def _come_back(self, lost: LinkClosed) -> str:
+        """The device went away mid-round: wait for it to come back
+        (``reconnect``: LinkError if it does not), greet the controller again
+        (it voids the round in flight, docs/protocol.md section 5) and say
+        how the round ended, for its record."""
+        started = time.monotonic()
+        port = self.reconnect(lost)
+        if port is None:
+            raise LinkError(f"{lost}; it did not come back") from None
+        self.session.reattach(port)
+        self.handshake()
+        return failure_text(PROTOCOL, f"round {self.current_round or 0}: void: the link was lost ({lost}) and "
+                                      f"came back after {time.monotonic() - started:.1f} s")
 
     def _recover(self, failure: str) -> None:
         """Ask the controller to reset; it voids the round in flight and opens

@@ -42,6 +42,9 @@ from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
 
 
+REOPEN_POLL_S = 0.25       # --reconnect: how often the device is looked for
+
+
 @dataclass
 class SessionConfig:
     game: str = DEFAULT_GAME
@@ -70,6 +73,7 @@ class SessionConfig:
     # The line's baud rate (else the controller URL's ?baud=, else 115200 for a device, none over TCP);
     # with the emulated controller, it is put behind a serial line of that speed (bench.emulator.line).
     baud: int | None = None
+    reconnect_s: float = 0.0               # a device that goes away: seconds to wait for it to come back (0: end link-lost)
 
 
 @dataclass
@@ -166,6 +170,23 @@ def _link(config: SessionConfig, rules, seed: int) -> _Link:
         raise BenchError(f"line budget: {err}") from None
 
 
+def _reopen(url: str, baud: int | None, within_s: float, old, stack: ExitStack):
+    """The link to ``url`` again, once its device is back (polled every
+    ``REOPEN_POLL_S``), or None after ``within_s`` seconds."""
+    old.close()
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            link = open_link(url, baudrate=baud or BAUDRATE)
+        except LinkError:
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(min(REOPEN_POLL_S, max(0.0, deadline - time.monotonic())))
+            continue
+        stack.callback(link.close)
+        return link
+
+
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link) -> SessionOutcome:
     journal_path = out / "session.jsonl"
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
@@ -232,6 +253,8 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
         cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
                            players=config.players or CoveringPlayers(config.game, rules),
                            window=line.budget.window if line.budget else WINDOW, on_greeted=greeted,
+                           reconnect=(lambda lost: _reopen(url, line.baud, config.reconnect_s, link, stack))
+                           if config.reconnect_s > 0 else None,
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes, probe_unlawful=config.probe_wagers,
