@@ -20,7 +20,9 @@ docs/controller-testing.md is the user's guide.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import sys
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
@@ -40,6 +42,63 @@ SUMMARY = pytest.StashKey[tuple]()
 FAILED_STEP = pytest.StashKey[str]()
 CLAUSE_TAG = re.compile(r"^(?:sd\.)?\d")     # a feature tag naming a clause (625b.2.d.5, 20.18.33.14.1.b)
 EMULATED = "emulated"
+
+
+# The plugin's options whose value is a path: written with a space, pytest takes the value for a test path.
+PATH_OPTIONS = ("--controller", "--controller-submission", "--controller-key", "--controller-log")
+RESTARTED = "TABLEBENCH_PYTEST_ARGS_JOINED"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser, args) -> None:
+    """pytest looks for its configuration file from the paths on its command
+    line before it knows a plugin's options: in ``--controller /dev/ttyUSB0``
+    it takes the device for a test path, looks from ``/dev``, and the
+    project's ``pytest.ini`` is not read (pytest issue #8846). The same run
+    written ``--controller=/dev/ttyUSB0`` is read right; so, once, before any
+    test is collected, the run is started again with the value joined to its
+    option (POSIX, from the command line). Elsewhere one line says how to write it."""
+    given = list(early_config.invocation_params.args)
+    joined = _joined(given, early_config.invocation_params.dir)
+    if joined is None or os.environ.get(RESTARTED):
+        return
+    if os.name != "posix" or sys.argv[1:] != given or not getattr(sys, "orig_argv", None):
+        option = next(a for a, b in zip(given, joined) if a != b)
+        raise pytest.UsageError(f"{option} PATH with a space makes pytest miss this project's configuration file "
+                                f"(it takes PATH for a test path); write {option}=PATH")
+    head = sys.orig_argv[:len(sys.orig_argv) - len(given)]
+    capture = early_config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        capture.stop_global_capturing()      # the new run writes to the terminal, not to this one's capture files
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.environ[RESTARTED] = "1"
+    os.execv(sys.executable, [sys.executable, *head[1:], *joined])
+
+
+def _joined(args: list[str], here) -> list[str] | None:
+    """``args`` with each path option and its value outside the working
+    directory written as one (``--controller=/dev/ttyUSB0``), or None if
+    none needs it: a path under the working directory does not move pytest's
+    search for its configuration."""
+    out, changed, i = [], False, 0
+    while i < len(args):
+        arg = args[i]
+        if arg in PATH_OPTIONS and i + 1 < len(args) and _outside(args[i + 1], Path(here)):
+            out.append(f"{arg}={args[i + 1]}")
+            changed, i = True, i + 2
+            continue
+        out.append(arg)
+        i += 1
+    return out if changed else None
+
+
+def _outside(value: str, here: Path) -> bool:
+    try:
+        path = (here / value).resolve()
+        return path.exists() and not path.is_relative_to(here.resolve())
+    except (OSError, ValueError):
+        return False
 
 
 def pytest_configure(config: pytest.Config) -> None:
