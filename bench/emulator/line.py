@@ -136,14 +136,16 @@ class SerialLine:
             except (OSError, ValueError):       # the bench's end closed under us (unplugged)
                 continue
             now = time.monotonic()
+            with self._lock:
+                plugged = self._bench_master          # (plugged in again while we waited: the new one)
             for fd in ready:
                 data = _read(fd)
                 if data is None:
                     continue
                 if fd == self._controller_master:
-                    if bench is not None:      # nobody at the other end: the bytes fall on the floor
+                    if plugged is not None:    # nobody at the other end: the bytes fall on the floor
                         self._to_bench.take(data, now)
-                else:
+                elif fd == plugged:
                     self._to_controller.take(data, now)
             self._deliver(self._to_controller, self._controller_master, "to_controller", now)
             with self._lock:

@@ -190,14 +190,17 @@ class Oracle:
         """A HELLO or RESET: the round in flight is void, and until the
         controller's next OPEN its messages are judged by ``SessionStart``."""
         r = self._round
-        known = None
+        known, unanswered = None, {}
         if r is not None and not r.complete:
             if r.active:
                 self.voided_rounds.append(r.number)
             known = r
+            # Placed, and no ACCEPT or REFUSE seen: a lost link may have lost the controller's ACCEPT.
+            unanswered = {wager_id: queue[-1].wager.stake for wager_id, queue in self._placed.items()
+                          if queue and queue[-1].round == r.number}
             self._round = None
         self._end_start()
-        self._start = SessionStart(known, self._last_opened)
+        self._start = SessionStart(known, self._last_opened, unanswered)
         self._asks.clear()
         self._placed.clear()
 

@@ -18,8 +18,10 @@ session:
 - then OPEN of a round after N: round numbers are never reused.
 
 A void of a round this session played is held to its wagers (each SETTLE
-returns the stake of a wager accepted and not yet settled); the void of an
-earlier session's round can only be held to its order and its totals.
+returns the stake of a wager accepted and not yet settled, or of one the
+bench placed whose reply never reached it: a link lost mid-betting loses
+ACCEPTs on the way); the void of an earlier session's round can only be held
+to its order and its totals.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ class SessionStart:
     """The controller's messages from a HELLO or RESET to its first OPEN.
     ``known`` is the round of this session that the HELLO or RESET voids."""
 
-    def __init__(self, known: RoundState | None = None, last_round: int | None = None):
+    def __init__(self, known: RoundState | None = None, last_round: int | None = None,
+                 unanswered: dict[str, int] | None = None):
         self.known = known
+        self.unanswered = dict(unanswered or {})   # wager id -> stake: placed in ``known``, no reply seen
         self.last_round = last_round        # the highest round this session has seen opened
         self.hello_seen = False
         self.void_round: int | None = None
@@ -76,12 +80,13 @@ class SessionStart:
         if r is None or r.number != self.void_round:
             return None            # an earlier session's round: its wagers are not known here
         wager = r.accepted.get(wager_id)
-        if wager is None or wager_id in r.settled:
-            what = "was never accepted" if wager is None else "was already settled"
+        stake = wager.stake if wager is not None else self.unanswered.get(wager_id)
+        if stake is None or wager_id in r.settled:
+            what = "was never placed" if stake is None else "was already settled"
             return f"the void of round {r.number} settles wager {wager_id}, which {what} ({SECTION})"
-        if returned != wager.stake:
+        if returned != stake:
             return (f"the void of round {r.number} returns {returned} for wager {wager_id}; its stake "
-                    f"{wager.stake} is due ({SECTION})")
+                    f"{stake} is due ({SECTION})")
         return None
 
     def _settled(self, m) -> str | None:

@@ -104,3 +104,19 @@ def test_the_void_of_a_round_this_session_played_returns_every_stake_still_up():
     short[3] = rx("SETTLED", round=1, wagers=3, returned=165, void=True)
     [v] = judge(played[:cut] + [bench_hello(), controller_hello()] + short + renumbered(lightning_dice(), 1)).violations
     assert v.clause == "protocol" and "returns 25 for wager w2; its stake 250 is due" in v.message
+
+
+def test_the_void_may_return_a_wager_whose_accept_the_bench_never_saw():
+    """A link lost mid-betting loses the controller's ACCEPT on the way: the
+    void that follows the new HELLO returns that wager's stake, lawfully; a
+    wager the bench never placed is another matter."""
+    opened = renumbered(lightning_dice(), 6)[:1]
+    placed = [tx("WAGER", round=7, id="w1", bet="low", stake=250), tx("WAGER", round=7, id="w2", bet="high", stake=40)]
+    void = [rx("SETTLE", round=7, id="w1", returned=250), rx("SETTLE", round=7, id="w2", returned=40),
+            rx("SETTLED", round=7, wagers=2, returned=290, void=True), rx("CLEARED", round=7)]
+    after = [bench_hello(), controller_hello()]
+    assert judge(opened + placed + after + void + renumbered(lightning_dice(), 7)).violations == []
+    stranger = list(void)
+    stranger[1] = rx("SETTLE", round=7, id="w9", returned=40)
+    [v] = judge(opened + placed + after + stranger + renumbered(lightning_dice(), 7)).violations
+    assert "settles wager w9, which was never placed" in v.message
