@@ -45,6 +45,12 @@ class Exit(IntEnum):
     INTERNAL = 5
 
 
+def doc_ref(name: str, section: int | str | None = None) -> str:
+    """How a message names a shipped document (``bench docs``, which prints
+    it wherever tablebench is installed): ``bench docs protocol 17``."""
+    return f"bench docs {name}" + (f" {section}" if section is not None else "")
+
+
 def version_line(prog: str) -> str:
     return f"{prog} (tablebench) {__version__}, Python {platform.python_version()}"
 

@@ -27,8 +27,9 @@ to its order and its totals.
 from __future__ import annotations
 
 from bench.oracle.records import RoundState
+from tablebench_io.commandline import doc_ref
 
-SECTION = "docs/protocol.md section 5 (bench docs protocol 5)"
+SECTION = doc_ref("protocol", 5)
 _VOID_ORDER = ("SETTLE", "SETTLED", "CLEARED")
 
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from bench.errors import RulesError
 from bench.report import student_t
+from tablebench_io.commandline import doc_ref
 from bench.rules import get_game
 
 
@@ -127,7 +128,7 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
         voided = ", ".join(map(str, summary.earlier_rounds)) or "none"
         lines.append(f"  the controller's earlier session: round(s) {voided} voided at the bench's HELLO, "
                      f"{summary.earlier_frames} frame(s) still in flight; journalled, not judged "
-                     f"(docs/protocol.md section 5)")
+                     f"({doc_ref('protocol', 5)})")
     if reason:
         lines.append(f"  session ended early ({ending}): {reason}")
     if journal:

@@ -42,6 +42,7 @@ from bench.oracle import Oracle, Violation
 from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
 from bench.protocol.errors import ProtocolViolation, ResponseTimeout
 from bench.oracle.clauses import PROTOCOL, awaited_clause
+from tablebench_io.commandline import doc_ref
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal.chain import JournalWriter
 from bench.journal.recorder import Recorder, game_file_fields, session_header
@@ -201,11 +202,11 @@ class ControllerConnection:
         try:
             message = self.session.receive(self.reply_s, expect=wanted)
         except ResponseTimeout as err:
-            raise self.failure(awaited_clause(self.game, types), f"{err} (docs/protocol.md section 11)") from None
+            raise self.failure(awaited_clause(self.game, types), f"{err} ({doc_ref('protocol', 11)})") from None
         if message.type == "RESET" and "RESET" not in types:
             self.open_round = None          # it voids the round and opens the next itself
             raise self.failure(PROTOCOL, f"the controller reset ({message.get('reason')}) in the middle of the "
-                                         f"round, which is void (docs/protocol.md section 5)")
+                                         f"round, which is void ({doc_ref('protocol', 5)})")
         return message
 
     def failure(self, clause: str, detail: str) -> ControllerFailure:
@@ -225,7 +226,7 @@ class ControllerConnection:
             return replies_to(self.session, wager_ids, self.reply_s)
         except ResponseTimeout as err:
             raise self.failure(awaited_clause(self.game, ("ACCEPT",)),
-                               f"{err} (docs/protocol.md section 11)") from None
+                               f"{err} ({doc_ref('protocol', 11)})") from None
 
     def handshake(self) -> None:
         """HELLO both ways; the controller must run the game and rules the

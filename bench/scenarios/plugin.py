@@ -35,6 +35,7 @@ from bench.scenarios.controller_table import ControllerConnection, ControllerTab
 from bench.errors import BenchError
 from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
+from tablebench_io.commandline import doc_ref
 
 PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
@@ -104,7 +105,7 @@ def _outside(value: str, here: Path) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     # The conformance checks (bench.conformance.test_controller) are run with -m conformance in any project.
     config.addinivalue_line("markers", "conformance: a protocol conformance check of a controller "
-                                       "(docs/protocol.md, section 16)")
+                                       f"({doc_ref('protocol', 16)})")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

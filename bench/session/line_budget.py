@@ -29,6 +29,7 @@ from bench.play.probe_wagers import probe_wagers
 from bench.protocol import Codec, make
 from bench.protocol.line_speed import ACK_BYTES, SAFETY, Line, LineError
 from bench.rules import Wager, describe, get_game
+from tablebench_io.commandline import doc_ref
 
 PLANNED_ROUND = 999_999        # a round number as long as a session's may get
 LATE_ID = "r999999late"
@@ -138,7 +139,7 @@ def plan(line: Line, *, game: str, rules, players, phases, version: int, probe_w
                   reason="betting-closed", clause=_LONG_CLAUSE)) for w in unlawful[:1]))
     problems = line.problems(largest)
     if problems:
-        raise LineError(f"at {line.baud} baud {'; '.join(problems)} (docs/protocol.md section 17)")
+        raise LineError(f"at {line.baud} baud {'; '.join(problems)} ({doc_ref('protocol', 17)})")
 
     def exchanges(n: int) -> tuple[Exchange, Exchange]:
         to_c = n * wager_bytes + unlawful_bytes + (n + len(unlawful)) * ACK_BYTES
@@ -157,8 +158,8 @@ def plan(line: Line, *, game: str, rules, players, phases, version: int, probe_w
         what = "betting" if worst is betting else "settlement (result and clear)"
         raise LineError(f"at {line.baud} baud ({line.bytes_per_s:.0f} bytes a second) a round with one wager "
                         f"and the probe wagers needs {worst.seconds:.1f} s of line in its {what} phase of "
-                        f"{worst.phase_s:g} s, over the {SAFETY:.0%} the line budget allows (docs/protocol.md "
-                        f"section 17); use a faster line, longer phases (--phase), or --no-probe-wagers")
+                        f"{worst.phase_s:g} s, over the {SAFETY:.0%} the line budget allows ({doc_ref('protocol', 17)}); "
+                        f"use a faster line, longer phases (--phase), or --no-probe-wagers")
     betting, settlement = exchanges(n)
     return Budget(line, line.window(largest), n, len(wanted), betting, settlement, largest)
 

@@ -78,7 +78,7 @@ def test_a_sliced_cover_turns_so_that_every_wager_is_placed_within_a_few_rounds(
 
 
 def test_a_line_too_slow_for_the_timeouts_or_the_phases_is_refused_naming_the_budget():
-    with pytest.raises(LineError, match=r"at 2400 baud .*response timeout \(docs/protocol.md section 17\)"):
+    with pytest.raises(LineError, match=r"at 2400 baud .*response timeout \(bench docs protocol 17\)"):
         budget("lightning-roulette", 2400)
     short = Phases(betting_s=0.2, result_s=0.1, clear_s=0.1)
     with pytest.raises(LineError, match=r"a round with one wager and the probe wagers needs .* phase of"):

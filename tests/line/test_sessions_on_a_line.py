@@ -44,7 +44,7 @@ def test_a_line_too_slow_is_refused_at_once_in_one_line(tmp_path):
     run = bench("run", "--game", "lightning-roulette", "--baud", "2400", "--rounds", "1", "--out", "S",
                 cwd=tmp_path, timeout=60)
     assert run.returncode == 2 and run.stderr.count("\n") == 1
-    assert "line budget: at 2400 baud" in run.stderr and "section 17" in run.stderr
+    assert "line budget: at 2400 baud" in run.stderr and "bench docs protocol 17" in run.stderr
     assert not (tmp_path / "S").exists()
 
 

@@ -72,7 +72,7 @@ def test_after_its_hello_a_controller_may_only_void_the_round_it_had_in_flight()
     events = ([bench_hello(), controller_hello(), rx("RESULT", round=6, dice=(1, 2, 3))]
               + earlier_void(6) + renumbered(lightning_dice(), 6))
     [v] = judge(events).violations
-    assert v.clause == "protocol" and "RESULT for round 6" in v.message and "section 5" in v.message
+    assert v.clause == "protocol" and "RESULT for round 6" in v.message and "bench docs protocol 5" in v.message
     # Out of the void's order: CLEARED before SETTLED.
     events = ([bench_hello(), controller_hello(), rx("CLEARED", round=6),
                rx("SETTLED", round=6, wagers=0, returned=0, void=True)] + renumbered(lightning_dice(), 6))
