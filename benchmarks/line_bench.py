@@ -3,7 +3,7 @@ and the phase margin at 9,600, 19,200 and 115,200 baud, with covering play.
 
     nice -n 10 .venv/bin/python benchmarks/line_bench.py [--rounds 6] [--realtime-rounds 3] [--json FILE]
 
-For each baud rate and game (Lightning Dice: 50 wagers a round covering the
+For each baud rate and game (Lightning Dice: 20 wagers a round covering the
 layout; Lightning Roulette: 108), ``bench run --baud B`` puts the emulated
 controller behind a serial line of that speed (``bench.emulator.line``: two
 ptys joined by a relay that carries 10 bits a byte each way at once) and

@@ -404,7 +404,8 @@ def pytest_runtest_makereport(item: pytest.Item, call):
             and item.config.option.tbstyle == "auto"):
         # What the controller did, not the plugin's traceback (docs/controller-testing.md, "Failures")
         from bench.scenarios.failure_report import describe
-        clauses = [mark.name for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
+        from bench.scenarios.clause_tags import clause_of_tag
+        clauses = [clause_of_tag(mark.name) for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
         text = describe(call.excinfo.value, step=item.stash.get(FAILED_STEP, None), clauses=clauses,
                         logs=logs or ())
         if text is not None:

@@ -3,8 +3,8 @@ controller pass against the compliant emulator and fail, naming the broken
 clause, against every named misbehaviour of ``bench emulate``.
 
 Each case runs pytest in a subprocess, as a QA engineer would, and reads its
-JUnit XML. ``--tb=line`` keeps a failing run fast; the failure message still
-carries the oracle's verdicts and the wire log's path.
+JUnit XML: each failure as the plugin reports it (bench.scenarios.failure_report:
+the clause, the round, the frame, the wire log's path).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def run_features(tmp_path: Path, controller: str, modules: list[str]) -> tuple[s
     junit = tmp_path / "junit.xml"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", *modules, "--controller", controller, "-q", "-p", "no:cacheprovider",
-         "--tb=line", f"--junitxml={junit}", f"--controller-log={tmp_path / 'wire'}"],
+         f"--junitxml={junit}", f"--controller-log={tmp_path / 'wire'}"],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert junit.exists(), f"no JUnit XML: {proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     cases = list(ET.parse(junit).getroot().iter("testcase"))
@@ -62,6 +62,11 @@ def problems(cases) -> list[str]:
     """The text of every failure and error (a teardown verdict is an error)."""
     return [(bad.get("message") or "") + "\n" + (bad.text or "")
             for case in cases for bad in [*case.findall("failure"), *case.findall("error")]]
+
+
+def _bare(clause: str) -> str:
+    """A clause as letters and digits: 625b.2(d)(5) and the tag 625b.2.d.5 alike."""
+    return re.sub(r"[^0-9a-z]", "", clause.lower())
 
 
 def test_the_compliant_emulator_passes_every_scenario_it_can_play(tmp_path):
@@ -99,6 +104,13 @@ def test_each_misbehaviour_fails_the_suite_naming_its_clause(tmp_path, name):
         assert any(c.startswith(clause) for c in named), f"no failure names {clause}; named: {named}"
     # The oracle blames nothing else, and every verdict points to its wire log.
     assert all(any(c.startswith(w) for w in wanted) for c in named), f"other clauses named: {named - wanted}"
+    # Every failure names the clause (a verdict's, or the scenario's tag beside a step's own assertion), and
+    # none is the bench losing track of the controller's round after a violation (a "wrong-round" refusal).
+    for text in texts:
+        said = VERDICT.findall(text) + [tag for line in text.splitlines() if line.startswith("scenario's clauses:")
+                                        for tag in line.split(":", 1)[1].replace(",", " ").split()]
+        assert any(_bare(c).startswith(_bare(w)) for c in said for w in wanted), text[:1500]
+        assert "wrong-round" not in text and "Traceback" not in text, text[:1500]
     logs = {log for text in texts for log in WIRE_LOG.findall(text)}
     assert logs and all(Path(log).is_file() for log in logs)
     # bench replay of the run's journal finds the same breach.
