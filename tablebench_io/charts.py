@@ -158,7 +158,7 @@ def intervals(rows: Sequence[tuple[str, float, float | None, float | None]], *, 
     pad = 0.08 * (high - low or 1.0)
     ax.set_xlim(low - pad if low < 0 else 0.0, high + pad)
     if percent:
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.3g}%"))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.3g}%" if abs(v) < 10 else f"{100 * v:,.0f}%"))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", color="#e4e4e4")
