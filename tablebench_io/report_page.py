@@ -158,12 +158,20 @@ class Verdict:
             raise ValueError(f"a verdict is one of {', '.join(STATES)}, not {self.state!r}")
 
 
+REASONS_IN_BOX = 4      # more would push the box past a phone's first screen; the page lists them all
+
+
 def verdict_box(verdict: Verdict) -> str:
+    """The box, with at most ``REASONS_IN_BOX`` reasons (the rest counted:
+    the page's own sections list every one)."""
+    shown = list(verdict.reasons[:REASONS_IN_BOX])
+    if len(verdict.reasons) > REASONS_IN_BOX:
+        shown.append(f"… and {len(verdict.reasons) - REASONS_IN_BOX} more, below")
     figures = ("<dl class=\"figures\">" + "".join(f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
                                                    for name, value in verdict.figures) + "</dl>"
                if verdict.figures else "")
-    reasons = ("<ul class=\"reasons\">" + "".join(f"<li>{esc(r)}</li>" for r in verdict.reasons) + "</ul>"
-               if verdict.reasons else "")
+    reasons = ("<ul class=\"reasons\">" + "".join(f"<li>{esc(r)}</li>" for r in shown) + "</ul>"
+               if shown else "")
     return (f'<section class="verdict v{verdict.state}" id="verdict" data-verdict="{verdict.state}" '
             f'aria-label="verdict"><p class="headline">{esc(verdict.headline)}</p>{figures}{reasons}</section>')
 
