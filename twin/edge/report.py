@@ -193,7 +193,7 @@ def _doc_section(title: str) -> str | None:
 def _method(outcome) -> str:
     title, words = METHOD[outcome.kind]
     section = _doc_section(title)
-    anchor = "method-" + title.lower().replace(" ", "-").replace("(", "").replace(")", "")
+    anchor = f"method-{outcome.kind}"
     where = f"{DOC}, section “{title}”"
     link = (f'<a href="#{anchor}">{esc(where)}</a> (below, as shipped with this version)' if section
             else esc(where))
