@@ -23,6 +23,7 @@ import io
 import platform
 import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from importlib import metadata
 from typing import Iterable, Sequence
 from xml.etree import ElementTree
@@ -93,6 +94,13 @@ def software_row() -> str:
     """The software that writes a report, in one line."""
     return (f"tablebench {tablebench_version()}, PyBullet {version_of('pybullet')}, "
             f"matplotlib {version_of('matplotlib')}, Python {platform.python_version()}")
+
+
+def utc(epoch: float | None) -> str:
+    """A moment (seconds since the epoch) as every report writes it: "2026-12-01 15:39:53 UTC"."""
+    if epoch is None:
+        return "unknown"
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def esc(value) -> str:

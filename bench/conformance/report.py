@@ -15,12 +15,12 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.conformance.suite import FAIL, PASS, SKIP, Result
+from bench.report.message_text import message_text
 from tablebench_io.report_page import (FAIL as FAILED, PASS as PASSED, Input, Provenance, Verdict, code, esc,
-                                       file_input, report_page, tablebench_version)
+                                       file_input, report_page, tablebench_version, utc)
 
 DOC = "docs/protocol.md"
 
@@ -90,14 +90,14 @@ class ConformanceRun:
 
     @staticmethod
     def hello_words(hello: dict) -> str:
-        return _hello_text(hello)
+        return message_text(hello)
 
     # -- the terminal -----------------------------------------------------------------
     def header(self, selected: int) -> str:
         versions = (", ".join(map(str, self.versions)) if self.versions
                     else "1, and 2 if the controller speaks it")
         return "\n".join([
-            f"bench conformance (tablebench {tablebench_version()}), {_when(self.started)}",
+            f"bench conformance (tablebench {tablebench_version()}), {utc(self.started)}",
             f"controller: {self.controller}" + (f" (at {self.url})" if self.url and self.url != self.controller
                                                 else ""),
             f"game: {self.game}, judged by {self.rules_words()}",
@@ -132,7 +132,7 @@ class ConformanceRun:
         return {"verdict": True, "passed": self.passed, "status": status, "tablebench": tablebench_version(),
                 "controller": self.controller, "url": self.url, "game": self.game, "rules": self.rules_words(),
                 "submission_sha256": self.submission_sha256(), "hello": self.hello,
-                "versions": self.spoken, "started": _when(self.started),
+                "versions": self.spoken, "started": utc(self.started),
                 "checks": len(self.results), "pass": self.count(PASS), "fail": len(self.failed),
                 "optional_fail": len(self.optional_failed), "skip": self.count(SKIP),
                 "failed": [r.id for r in self.failed], "seconds": round(self.seconds, 3),
@@ -143,24 +143,13 @@ class ConformanceRun:
         """The suite's provenance, for a CI server to show beside the cases."""
         props = {"tablebench": tablebench_version(), "python": platform.python_version(),
                  "controller": self.controller, "url": self.url or self.controller, "game": self.game,
-                 "rules": self.rules_words(), "started": _when(self.started),
+                 "rules": self.rules_words(), "started": utc(self.started),
                  "timeouts": self.timeouts_words(), "command": self.command,
-                 "hello": _hello_text(self.hello) if self.hello else "none: the controller never answered a HELLO"}
+                 "hello": message_text(self.hello) if self.hello else "none: the controller never answered a HELLO"}
         digest = self.submission_sha256()
         if digest:
             props["submission_sha256"] = digest
         return props
-
-
-def _when(epoch: float | None) -> str:
-    if epoch is None:
-        return "unknown"
-    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _hello_text(hello: dict) -> str:
-    keys = sorted(k for k in hello if k not in ("type", "seq"))
-    return " ".join(["HELLO"] + [f"{k}={hello[k]}" for k in keys])
 
 
 def command_line(argv: list[str] | None = None) -> str:
@@ -195,12 +184,12 @@ def _provenance(run: ConformanceRun) -> Provenance:
              + (f"; the emulated controller's seed {seed}" if seed is not None else ""))
     more = [("controller", esc(run.controller) + (f" (at {code(run.url)})" if run.url and run.url != run.controller
                                                   else "")),
-            ("controller's HELLO", code(_hello_text(run.hello)) if run.hello else
+            ("controller's HELLO", code(message_text(run.hello)) if run.hello else
              "none: the controller never answered a HELLO"),
             ("game", esc(run.game)),
             ("timeouts", esc(run.timeouts_words()))]
     return Provenance(
-        date=f"{_when(run.started)} to {_when(run.finished)}", inputs=[rules], seeds=esc(seeds),
+        date=f"{utc(run.started)} to {utc(run.finished)}", inputs=[rules], seeds=esc(seeds),
         engine=esc(f"bench conformance: one fresh connection and a time budget for each check; the faults "
                    "are the bench's own, on its side of the link"),
         repeat=run.command, more=more)
@@ -254,7 +243,7 @@ def _by_section(run: ConformanceRun) -> str:
 
 
 def render(run: ConformanceRun) -> str:
-    return report_page(kind="conformance report", title=f"bench conformance: {run.controller} ({_when(run.started)})",
+    return report_page(kind="conformance report", title=f"bench conformance: {run.controller} ({utc(run.started)})",
                        heading=f"Conformance: {run.game} controller", verdict=_verdict(run),
                        provenance=_provenance(run), sections=[_failures(run), _by_section(run)])
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 import os
 import statistics
 import logging
-from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.errors import RulesError
 from bench.oracle import phase_clause
 from bench.report.findings import findings
+from bench.report.message_text import message_text
 from bench.report.outcome_picture import outcome_picture, reading_words, why_no_picture
 from bench.journal.replay import describe_seals
 from bench.report.summary import return_interval
@@ -37,7 +37,7 @@ from bench.rules.regulation_text import clause_text, source_of
 from bench.report.session_facts import SessionFacts, read_session
 from tablebench_io import charts
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, figure,
-                                       file_input, picture_of, report_page)
+                                       file_input, picture_of, report_page, utc)
 
 log = logging.getLogger(__name__)   # unconfigured, a warning still reaches stderr (logging.lastResort)
 
@@ -57,30 +57,8 @@ CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
 
-def _when(wall: float | None) -> str:
-    if wall is None:
-        return "unknown"
-    return datetime.fromtimestamp(wall, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
 def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * float(x):.2f}%"
-
-
-def _value_text(value) -> str:
-    if isinstance(value, list):
-        return ", ".join(_value_text(item) for item in value)
-    if isinstance(value, dict):
-        if set(value) == {"bet", "pays"}:
-            return f"{value['bet']} pays {value['pays']} to 1"
-        return " ".join(f"{k}={_value_text(v)}" for k, v in value.items())
-    return str(value)
-
-
-def _message_text(message: dict) -> str:
-    """A decoded message as a person reads it: its type, its round first, then its fields."""
-    keys = sorted((k for k in message if k not in ("type", "seq")), key=lambda k: (k != "round", k))
-    return " ".join([str(message.get("type"))] + [f"{k}={_value_text(message[k])}" for k in keys])
 
 
 class _Pictures:
@@ -252,10 +230,10 @@ def _provenance(facts: SessionFacts) -> Provenance:
         ("seals", esc("; ".join(line.strip() for line in describe_seals(facts.replayed.seals))
                       .removeprefix("seals: "))),
         ("controller", _controller(h)),
-        ("controller's HELLO", code(_message_text(facts.hello)) if facts.hello else "none recorded"),
+        ("controller's HELLO", code(message_text(facts.hello)) if facts.hello else "none recorded"),
         ("phases", esc(", ".join(f"{k.removesuffix('_s')} {v:g} s" for k, v in (h.get("phases") or {}).items()))),
     ]
-    return Provenance(date=f"{_when(facts.first_wall)} to {_when(facts.last_wall)}", inputs=_inputs(facts),
+    return Provenance(date=f"{utc(facts.first_wall)} to {utc(facts.last_wall)}", inputs=_inputs(facts),
                       seeds=_seeds(facts), engine=_engine(facts), repeat=repeat_command(facts), more=more)
 
 
@@ -275,8 +253,8 @@ def _frame_html(frame) -> str:
     who = "bench → controller" if frame.direction == "tx" else "controller → bench"
     return (f"<table><tr><th>frame</th><th>direction</th><th>message (decoded)</th><th>bytes on the wire</th>"
             f"<th>time</th></tr><tr><td class=num>{frame.index}</td><td>{esc(who)}</td>"
-            f"<td>{code(_message_text(frame.message))}</td><td>{code(frame.raw.rstrip())}</td>"
-            f"<td>{esc(_when(frame.wall))}<br>journal record {esc(frame.record)}, wire {frame.place}</td>"
+            f"<td>{code(message_text(frame.message))}</td><td>{code(frame.raw.rstrip())}</td>"
+            f"<td>{esc(utc(frame.wall))}<br>journal record {esc(frame.record)}, wire {frame.place}</td>"
             f"</tr></table>")
 
 
@@ -288,7 +266,7 @@ def _round_frames(facts: SessionFacts, round_no: int | None, highlight: int | No
     listed.add(round_no)
     rows = "".join(
         f"<tr{MARKED if f.index == highlight else ''}><td class=num>{f.index}</td>"
-        f"<td>{'→' if f.direction == 'tx' else '←'}</td><td>{code(_message_text(f.message))}</td></tr>"
+        f"<td>{'→' if f.direction == 'tx' else '←'}</td><td>{code(message_text(f.message))}</td></tr>"
         for f in frames)
     return (f"<details><summary>every frame the oracle judged in round {round_no} ({len(frames)})</summary>"
             f"<table><tr><th>frame</th><th></th><th>message (→ bench to controller, ← controller to bench)</th>"
@@ -538,7 +516,7 @@ def render(facts: SessionFacts) -> str:
     h = facts.header
     kind = "pytest run's journal" if facts.pytest_run else "session report"
     return report_page(
-        kind=kind, title=f"bench {kind}: {h['game']} ({_when(facts.first_wall)})",
+        kind=kind, title=f"bench {kind}: {h['game']} ({utc(facts.first_wall)})",
         heading=f"{'Pytest run' if facts.pytest_run else 'Session'}: {_title(h['game'])}",
         verdict=_verdict(facts), provenance=_provenance(facts),
         sections=[_violations(facts, pictures), _unplayed(facts, pictures), _scenarios(facts), _return(facts),

@@ -19,7 +19,6 @@ import shlex
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -27,8 +26,9 @@ import pytest
 from bench.report.findings import shape_of
 from bench.scenarios.clause_tags import _SECTION, clause_of_tag, scenario_name
 from bench.scenarios.controller_scope import REASONS
+from bench.report.message_text import message_text
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, file_input,
-                                       report_page, version_of)
+                                       report_page, utc, version_of)
 
 EXCERPT = 6                 # wire log lines shown either side of the frame a violation names
 FAILURES_IN_VERDICT = 3    # named in the verdict box; every one has its card below
@@ -216,11 +216,6 @@ def _skip_reason(report) -> str:
 
 
 # -- the page -----------------------------------------------------------------------------
-def _when(epoch: float | None) -> str:
-    return "unknown" if epoch is None else datetime.fromtimestamp(epoch, timezone.utc).strftime(
-        "%Y-%m-%d %H:%M:%S UTC")
-
-
 @dataclass
 class _Journal:
     path: Path
@@ -239,11 +234,6 @@ def _journals(run: RunReport) -> list[_Journal]:
         except Exception as err:       # noqa: BLE001 (a journal that cannot be read is said, the page still written)
             found.append(_Journal(path, None, f"{type(err).__name__}: {err}"))
     return found
-
-
-def _hello_text(hello: dict) -> str:
-    keys = sorted(k for k in hello if k not in ("type", "seq"))
-    return " ".join(["HELLO"] + [f"{k}={hello[k]}" for k in keys])
 
 
 def _verdict(run: RunReport, journals: list[_Journal]) -> Verdict:
@@ -289,7 +279,7 @@ def _provenance(run: RunReport, journals: list[_Journal]) -> Provenance:
             inputs.append(file_input("rules submission", h["submission"], h.get("submission_sha256"), "submission"))
         inputs.append(Input("journal", str(j.path), j.facts.replayed.chain.head, "head hash"))
         if j.facts.hello:
-            hellos.append(_hello_text(j.facts.hello))
+            hellos.append(message_text(j.facts.hello))
     if not inputs:
         inputs.append(Input("journal", "none: no controller was reached"))
     target = config.getoption("--controller")
@@ -307,7 +297,7 @@ def _provenance(run: RunReport, journals: list[_Journal]) -> Provenance:
                                     "no (no --controller-key): whoever holds them can rewrite them"))]
     engine = (f"pytest {pytest.__version__}, pytest-bdd {version_of('pytest-bdd')}: the regulation scenarios "
               "played on the link (bench.scenarios.plugin), every frame judged by the oracle as it passed")
-    return Provenance(date=f"{_when(run.started)} to {_when(time.time())}", inputs=inputs, seeds=esc(seeds),
+    return Provenance(date=f"{utc(run.started)} to {utc(time.time())}", inputs=inputs, seeds=esc(seeds),
                       engine=esc(engine), repeat=args, more=more)
 
 
@@ -418,7 +408,7 @@ def _journal_table(journals: list[_Journal]) -> str:
 def render(run: RunReport) -> str:
     journals = _journals(run)
     target = run.config.getoption("--controller")
-    return report_page(kind="pytest run report", title=f"pytest --controller {target} ({_when(run.started)})",
+    return report_page(kind="pytest run report", title=f"pytest --controller {target} ({utc(run.started)})",
                        heading="Regulation scenarios on a controller", verdict=_verdict(run, journals),
                        provenance=_provenance(run, journals),
                        sections=[_failures(run), _by_feature(run), _deselected(run), _journal_table(journals)])
