@@ -354,8 +354,11 @@ def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
     for round_no in s.incomplete_rounds:
         items.append(f"<li><b>round {round_no} incomplete</b>: the journal ends before it was settled and cleared</li>")
     for round_no in no_rolls:
+        staged = s.probe_rounds.get(round_no)
         items.append(f"<li><b>round {round_no}: no roll</b>, a die not flat: every wager returned "
-                     f"({esc(phase_clause(s.game, 'no_roll'))}){pictures.of_round(round_no)}</li>")
+                     f"({esc(phase_clause(s.game, 'no_roll'))})"
+                     + (f' <span class="caution">staged probe: {esc(staged)}</span>' if staged else "")
+                     + f"{pictures.of_round(round_no)}</li>")
     if facts.abandoned:
         items.append(f"<li class=info>rounds opened after the last one and closed unplayed: "
                      f"{esc(', '.join(map(str, facts.abandoned)))}</li>")
