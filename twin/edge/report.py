@@ -109,13 +109,14 @@ def wheel_verdict(outcome) -> Verdict:
     known = [(shown[p.key], p) for p in outcome.payouts if shown[p.key] is not None]
     if not known:
         return Verdict(CAUTION, f"No call time shown safe at {runs} spins: too few spins to judge", reasons, figures)
-    earliest, strictest = min(known, key=lambda sp: sp[0])
-    headline = (f"Latest safe \"no more bets\": {earliest:g} s after the launch"
-                + (f" ({strictest.label}, the strictest payout table)" if len(outcome.payouts) > 1 else
-                   f" ({strictest.label})"))
     if not_shown:
-        return Verdict(CAUTION, headline + f"; none shown safe for {len(not_shown)} of {len(outcome.payouts)} "
-                                          "payout tables", reasons, figures)
+        told = "; ".join(f"{p.label}: {safe:g} s after the launch" for safe, p in known)
+        return Verdict(CAUTION, f"Not shown safe at {runs} spins for {len(not_shown)} of {len(outcome.payouts)} "
+                                f"payout tables; {told}", reasons, figures)
+    earliest, first = min(known, key=lambda sp: sp[0])
+    headline = f"Latest safe \"no more bets\": {earliest:g} s after the launch"
+    if len(outcome.payouts) > 1:
+        headline += f" (the earliest of {len(outcome.payouts)} payout tables: {first.label})"
     return Verdict(INFO, headline, reasons, figures)
 
 
@@ -258,8 +259,9 @@ def provenance(outcome, command: str, written: datetime) -> Provenance:
         date=written.strftime("%Y-%m-%d %H:%M:%S UTC"),
         inputs=[file_input(f"design (a {outcome.kind})", outcome.design_path, digest, outcome.kind)],
         seeds=seeds,
-        engine=esc(f"{ran}campaign {outcome.campaign_s:.0f} s"
-                   + (f", predictions {outcome.predict_s:.0f} s (local pool)" if outcome.kind == "wheel" else "")),
+        engine=esc(f"{ran}this run: campaign {outcome.campaign_s:.0f} s"
+                   + (f", predictions {outcome.predict_s:.0f} s (local pool)" if outcome.kind == "wheel" else "")
+                   + "; runs already in the records file are not run again"),
         repeat=command, more=more)
 
 
