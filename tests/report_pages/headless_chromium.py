@@ -188,9 +188,10 @@ def main() -> None:
                 shot = args.out / f"{page.stem}-{width}.png"
                 shot.write_bytes(tab.screenshot())
                 m = tab.measure()
-                print(f"{shot}: verdict {m['verdict']['top']:.0f}-{m['verdict']['bottom']:.0f} px of a "
-                      f"{m['height']} px screen; page {m['page_width']}x{m['page_height']} px; "
-                      f"sticking out: {m['sticking_out'] or 'nothing'}")
+                box = m["verdict"]
+                where = f"verdict {box['top']:.0f}-{box['bottom']:.0f} px" if box else "no verdict box"
+                print(f"{shot}: {where} of a {m['height']} px screen, {m['width']} px wide; page "
+                      f"{m['page_width']}x{m['page_height']} px; sticking out: {m['sticking_out'] or 'nothing'}")
                 tab.close()
 
 
