@@ -6,7 +6,9 @@ library and the plugin: that is the bench's code, not the controller's
 behaviour (``pytest --tb=long`` still shows it).
 
 ``describe`` returns None for an exception that is not about the controller
-(a bug of the bench keeps its traceback).
+(a bug of the bench keeps its traceback). As in pytest's own reports, the
+lines that say what failed start with ``E``; what shows it is indented
+beneath (a run report, ``--controller-report``, takes the ``E`` lines).
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ def describe(error: BaseException, *, step: str | None, clauses: Iterable[str], 
     if isinstance(error, ControllerViolation):
         lines = _violations(error)
     elif isinstance(error, ControllerFailure):
-        lines = [f"the controller at {error.controller or 'the link'} did not play its part:", f"  {error}"]
+        lines = [f"E   the controller at {error.controller or 'the link'} did not play its part:", f"E     {error}"]
     elif isinstance(error, (RulesError, BenchError, LinkError)):
-        lines = [f"{type(error).__name__}: {error}"]
+        lines = [f"E   {type(error).__name__}: {error}"]
     elif type(error) is AssertionError:          # a step's own expectation (bench.scenarios.steps)
-        lines = ["the scenario's expectation was not met:"] + [f"  {line}" for line in str(error).splitlines()[:12]]
+        lines = ["E   the scenario's expectation was not met:"] + [f"E     {line}" for line in str(error).splitlines()[:12]]
     else:
         return None
     tagged = sorted(set(clauses))
@@ -48,10 +50,10 @@ def _violations(error: ControllerViolation) -> list[str]:
     clauses = sorted({v.clause for v in found})
     rounds = sorted({v.round for v in found if v.round is not None})
     where = f" in round{'s' if len(rounds) > 1 else ''} {', '.join(map(str, rounds))}" if rounds else ""
-    lines = [f"{', '.join(clauses)} broken{where}: {len(found)} verdict(s) of the oracle on the controller at "
+    lines = [f"E   {', '.join(clauses)} broken{where}: {len(found)} verdict(s) of the oracle on the controller at "
              f"{error.controller}"]
     for violation in found[:VERDICTS_SHOWN]:
-        lines.append(f"  [{violation.clause}] round {violation.round}: {violation.message}")
+        lines.append(f"E     [{violation.clause}] round {violation.round}: {violation.message}")
         event = error.frames.get(violation.frame)
         if event is not None:
             said = "controller -> bench" if event.direction == "rx" else "bench -> controller"
