@@ -137,13 +137,15 @@ class _Link:
     baud: int | None                       # the line's speed, None if it has none (TCP, a bare pty)
     budget: object = None                  # bench.session.line_budget.Budget for protocol version 2
 
-    def players(self, config: SessionConfig, rules, seed: int, version: int):
-        """The players the line allows in ``version`` (LineError if none fit)."""
+    def in_version(self, config: SessionConfig, rules, seed: int, version: int):
+        """``(players, budget)``: the players the line allows once the protocol
+        version is agreed (version 1 carries both directions' bytes in turn),
+        and the budget, None without a line speed. LineError if none fit."""
         players = config.players or CoveringPlayers(config.game, rules)
         if self.baud is None:
-            return players
+            return players, None
         budget = self.plan(config, rules, players, seed, version)
-        return SlicedPlayers(players, budget.wagers_per_round) if budget.sized else players
+        return (SlicedPlayers(players, budget.wagers_per_round) if budget.sized else players), budget
 
     def plan(self, config: SessionConfig, rules, players, seed: int, version: int):
         return line_budget.plan(Line(self.baud, Timeouts()), game=config.game, rules=rules, players=players,
@@ -187,6 +189,23 @@ def _reopen(url: str, baud: int | None, within_s: float, old, stack: ExitStack):
         return link
 
 
+def _controller_url(config: SessionConfig, seed: int, line: _Link, out: Path, stack: ExitStack) -> str:
+    """The URL of the controller: the user's, or that of the emulated one,
+    started for the session (behind a serial line of the session's speed,
+    if it has one)."""
+    if line.url is not None:
+        return line.url
+    cable = None
+    if line.baud is not None:
+        from bench.emulator.line import SerialLine
+        cable = stack.enter_context(SerialLine(out / "line.tty", line.baud))
+    announced = stack.enter_context(emulated_controller(
+        config.game_file or config.game, seed=seed, submission=config.submission,
+        misbehave=config.misbehave, extra=tuple(config.emulator_args),
+        listen=cable.controller_path if cable else None, stderr_path=str(out / "emulator.log")))
+    return str(cable.device) if cable else announced
+
+
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link) -> SessionOutcome:
     journal_path = out / "session.jsonl"
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
@@ -203,20 +222,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
-        listen = None
-        if line.url is None and line.baud is not None:
-            # The emulated controller on a serial line of the session's speed.
-            from bench.emulator.line import SerialLine
-            cable = stack.enter_context(SerialLine(out / "line.tty", line.baud))
-            listen, url = cable.controller_path, str(cable.device)
-        if line.url is not None:
-            url = line.url
-        else:
-            emulated = stack.enter_context(emulated_controller(
-                config.game_file or config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
-                extra=tuple(config.emulator_args), listen=listen,
-                stderr_path=str(out / "emulator.log")))
-            url = url if listen else emulated
+        url = _controller_url(config, seed, line, out, stack)
         link = stack.enter_context(open_link(url, baudrate=line.baud or BAUDRATE))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
         journal.append("session", seal=sealer.header if sealer else None, **session_header(
@@ -240,20 +246,18 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
         budgets: dict = {}
 
         def greeted(version: int):
-            """The agreed version's budget: version 1 carries both directions' bytes in turn."""
             try:
-                players = line.players(config, rules, seed, version)
+                players, budget = line.in_version(config, rules, seed, version)
             except LineError as err:
                 raise ProtocolViolation(f"line budget: the controller speaks protocol {version}: {err}") from None
-            if line.baud is not None:
-                budgets["used"] = line.plan(config, rules, config.players or CoveringPlayers(config.game, rules),
-                                            seed, version).to_json()
+            if budget is not None:
+                budgets["used"] = budget.to_json()
             return players
 
         cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
                            players=config.players or CoveringPlayers(config.game, rules),
                            window=line.budget.window if line.budget else WINDOW, on_greeted=greeted,
-                           reconnect=(lambda lost: _reopen(url, line.baud, config.reconnect_s, link, stack))
+                           reconnect=(lambda lost: _reopen(url, line.baud, config.reconnect_s, session.port, stack))
                            if config.reconnect_s > 0 else None,
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
