@@ -252,7 +252,8 @@ class ControllerConnection:
 
     def betting_round(self) -> int:
         if self.broken:
-            raise BenchError(f"{self.description}: the link was lost earlier ({self.broken})")
+            raise self.failure(PROTOCOL, f"the link to {self.description} was lost earlier ({self.broken}) "
+                                         f"({doc_ref('protocol', 3)})")
         if self.open_round is None:
             self._take_open()
         return self.open_round

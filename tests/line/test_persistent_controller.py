@@ -85,6 +85,12 @@ def test_a_compliant_controller_left_on_passes_session_after_session(compliant, 
         earlier.append(summary["earlier_session"]["voided_rounds"])
     # The first session meets a controller that never played; each later one voids the round left open.
     assert earlier[0] == [] and all(len(e) == 1 for e in earlier[1:]) and earlier[1] != earlier[2]
+    # The journal of a session that met an earlier one's round replays as it ran: the void judged the same way.
+    journal = workdir / "run1" / "session.jsonl"
+    replayed = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(journal), "--head",
+                               journal.with_suffix(".head").read_text().strip()], capture_output=True, text=True,
+                              timeout=120)
+    assert replayed.returncode == 0 and "0 violations" in replayed.stdout, replayed.stdout[-2000:]
     for n in range(2):
         played = pytest_run(compliant, workdir / "EXT", workdir / f"pytest{n}.xml")
         assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-2000:]
