@@ -70,6 +70,11 @@ def found() -> list[Found]:
     return [out[DEFAULT]] + [out[name] for name in sorted(out) if name != DEFAULT]
 
 
+def is_native(adapter: Adapter | None) -> bool:
+    """Is this the bench's own protocol (or no adapter at all)?"""
+    return adapter is None or adapter.name == DEFAULT
+
+
 def adapter_args(adapter: Adapter) -> tuple[str, ...]:
     """``bench emulate`` options that make the emulated controller speak ``adapter``."""
     return () if adapter.name == DEFAULT else ("--adapter", adapter.name)
