@@ -84,12 +84,12 @@ def split(line: bytes) -> Sentence:
     and CRC; FrameError naming the first thing wrong (section 2's order)."""
     if len(line) + 2 > MAX_SENTENCE:
         raise FrameError("too-long", f"sentence of {len(line) + 2} bytes is over the {MAX_SENTENCE}-byte limit")
+    if not _START.match(line):
+        raise FrameError("garbage", "not a sentence: it does not start with a talker (two capitals and '|')")
     if not _PRINTABLE.fullmatch(line):
         bad = next(i for i, b in enumerate(line) if not 0x20 <= b <= 0x7E)
         kind = "non-ascii" if line[bad] >= 0x80 else "control-char"
         raise FrameError(kind, f"byte 0x{line[bad]:02X} at column {bad + 1} is not printable ASCII")
-    if not _START.match(line):
-        raise FrameError("garbage", "not a sentence: it does not start with a talker (two capitals and '|')")
     text = line.decode("ascii")
     parts = text.split("|")
     if parts[-1] != END:
