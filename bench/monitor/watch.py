@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, verdict
 from bench.monitor.hourly import Hourly, line
+from bench.monitor.merge import CausalMerge
 from bench.monitor.series import Series
 from bench.monitor.sources import CONTROLLER, HOST, Chunk
 from bench.protocol import FrameEvent
@@ -67,6 +68,7 @@ class Watch:
         self.echo = echo
         self.clock = clock
         self.listeners = {HOST: adapter.listener(game, BENCH), CONTROLLER: adapter.listener(game, CONTROLLER_ROLE)}
+        self.merge = CausalMerge()          # the two directions in the order they happened
         self.synced = False
         self.round: int | None = None       # the round the last OPEN opened
         self.gaps: list[str] = []           # bytes the copy dropped since the last round record
@@ -89,11 +91,13 @@ class Watch:
                         self._chunk(item)
                     else:
                         self._event(item)
+                now = self.clock()
                 if not items:
-                    now = self.clock()
-                    for sender, listener in self.listeners.items():
+                    for listener in self.listeners.values():
                         for event in listener.expire(now):
-                            self._frame(sender, event)
+                            self.merge.add(event)
+                for event in self.merge.release(now):
+                    self._frame(event)
                 self._judge()
                 if self.hourly.due():
                     self.echo(line(self.hourly.emit()))
@@ -120,7 +124,7 @@ class Watch:
     def _chunk(self, chunk: Chunk) -> None:
         self.hourly.count("bytes", chunk.sender, len(chunk.data))
         for event in self.listeners[chunk.sender].feed(chunk.data, chunk.mono, chunk.wall):
-            self._frame(chunk.sender, event)
+            self.merge.add(event)
 
     def _event(self, event) -> None:
         if event.what == "connected":
@@ -138,7 +142,8 @@ class Watch:
         for sender in (HOST, CONTROLLER):
             self.hourly.totals.dropped[sender] = dropped[sender]
 
-    def _frame(self, sender: str, event: FrameEvent) -> None:
+    def _frame(self, event: FrameEvent) -> None:
+        sender = HOST if event.direction == "tx" else CONTROLLER
         self.hourly.count("frames", sender)
         if event.kind == "rejected":
             self.hourly.count("rejected", sender)
@@ -210,13 +215,17 @@ class Watch:
         ending, status = verdict(stopped, len(oracle.violations), 0)
         fields = dict(rounds=len(oracle.rounds), violations=len(oracle.violations), failures=0,
                       voided=len(oracle.voided_rounds), ending=ending, status=status, reason=reason,
-                      finish_mono=round(finish_mono, 6), judge=judge)
+                      finish_mono=round(finish_mono, 6), judge=judge,
+                      merge={"reordered": self.merge.reordered, "expired_holds": self.merge.expired})
         if continued:
             fields["continued_in"] = f"monitor-{part.number + 1:04d}.jsonl"
         recorder.on_session_end(**fields)
         self.series.close()
 
     def _finish(self) -> MonitorOutcome:
+        if self.stopped != CRASHED:
+            for event in self.merge.release(self.clock(), everything=True):
+                self._frame(event)
         self._close_part(self.stopped, self.reason)
         if self.hourly.tally.rounds or self.hourly.tally.frames or not self.hourly.intervals:
             self.echo(line(self.hourly.emit()))         # the last, partial interval
