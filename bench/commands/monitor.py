@@ -5,7 +5,9 @@ judge every round by the oracle and journal it, as ``bench run`` does
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from contextlib import contextmanager
 
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
@@ -72,12 +74,33 @@ def _source(args):
     return TwoLines(*lines)
 
 
+@contextmanager
+def signals_noted():
+    """SIGINT and SIGTERM noted (their names, in the yielded list) instead of
+    raised: the monitor stops at its next look, between two batches of
+    frames, and writes every file whole."""
+    asked: list[str] = []
+
+    def note(signum, frame):
+        asked.append(signal.Signals(signum).name)
+    previous = {}
+    try:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            previous[number] = signal.signal(number, note)
+    except ValueError:            # not the main thread: signals are left alone
+        pass
+    try:
+        yield asked
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def run(args) -> int:
     from pathlib import Path
 
     from bench.adapters.registry import get_adapter
     from bench.commands.emulate import _rules
-    from bench.commands.run import terminate_as_interrupt
     from bench.journal.recorder import adapter_fields, game_file_fields, session_header
     from bench.journal.keys import load_state
     from bench.monitor.hourly import Hourly
@@ -113,15 +136,16 @@ def run(args) -> int:
                             seal_every=args.seal_every, rotate_bytes=int(args.rotate_mb * (1 << 20)),
                             rotate_s=args.rotate_hours * 3600)
             hourly = Hourly(out / "hourly.jsonl", args.report_every)
-            source = _source(args)            # last: it binds the port or opens the lines
-            header["controller"] = source.description
-            if hasattr(source, "address"):
-                print(f"listening {source.address}", flush=True)
-            print(f"bench monitor: {args.game}, {adapter.label()}, {source.description}; journals in {out}",
-                  file=sys.stderr, flush=True)
-            with terminate_as_interrupt():
+            with signals_noted() as asked:
+                source = _source(args)            # last: it binds the port or opens the lines
+                header["controller"] = source.description
+                if hasattr(source, "address"):
+                    print(f"listening {source.address}", flush=True)
+                print(f"bench monitor: {args.game}, {adapter.label()}, {source.description}; journals in {out}",
+                      file=sys.stderr, flush=True)
                 outcome = Watch(source, series, adapter, args.game, hourly, limits=limits, out=out,
-                                echo=lambda text: print(text, flush=True)).run()
+                                echo=lambda text: print(text, flush=True),
+                                stop_requested=lambda: asked[0] if asked else None).run()
     except (BenchError, ValueError, LinkError) as err:
         print(f"bench monitor: {err}", file=sys.stderr)
         return Exit.BAD_INPUT

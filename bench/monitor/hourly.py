@@ -26,6 +26,7 @@ class Tally:
     bytes: Counter = field(default_factory=Counter)        # by sender
     rejected: Counter = field(default_factory=Counter)     # by sender
     dropped: Counter = field(default_factory=Counter)      # bytes the copy dropped, by sender
+    flooded: Counter = field(default_factory=Counter)      # frames past a flooded round's ceiling, by sender
     connections: int = 0
 
     def as_json(self, ended_wall: float) -> dict:
@@ -36,6 +37,7 @@ class Tally:
                 "bytes": {s: self.bytes[s] for s in (HOST, CONTROLLER)},
                 "rejected": {s: self.rejected[s] for s in (HOST, CONTROLLER)},
                 "dropped_bytes": {s: self.dropped[s] for s in (HOST, CONTROLLER)},
+                "flooded_frames": {s: self.flooded[s] for s in (HOST, CONTROLLER)},
                 "connections": self.connections}
 
 

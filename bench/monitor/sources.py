@@ -151,7 +151,8 @@ class TwoLines:
     def close(self) -> None:
         self.stop_event.set()
         for thread in self._threads:
-            thread.join(timeout=2)
+            if thread.is_alive():
+                thread.join(timeout=2)
         for link in self._links:
             link.close()
 
@@ -227,7 +228,8 @@ class Relay:
 
     def close(self) -> None:
         self.stop_event.set()
-        self._thread.join(timeout=3)
+        if self._thread.is_alive():
+            self._thread.join(timeout=3)
         if self._server is not None:
             self._server.close()
         if self._pty is not None:

@@ -21,7 +21,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, verdict
+from bench.journal.ending import CRASHED, INTERRUPTED, LINK_LOST, verdict
+from bench.journal.wire_budget import LinkFlooded
 from bench.monitor.hourly import Hourly, line
 from bench.monitor.merge import CausalMerge
 from bench.monitor.series import Series
@@ -58,7 +59,7 @@ class MonitorOutcome:
 
 class Watch:
     def __init__(self, source, series: Series, adapter, game: str, hourly: Hourly, *, limits: Limits = Limits(),
-                 out: Path, echo=print, clock=time.monotonic):
+                 out: Path, echo=print, clock=time.monotonic, stop_requested=lambda: None):
         self.source = source
         self.series = series
         self.adapter = adapter
@@ -67,6 +68,9 @@ class Watch:
         self.out = Path(out)
         self.echo = echo
         self.clock = clock
+        # A signal asks the monitor to stop (the name of it, or None); it is
+        # looked at between batches, so that no record is ever cut in two.
+        self.stop_requested = stop_requested
         self.listeners = {HOST: adapter.listener(game, BENCH), CONTROLLER: adapter.listener(game, CONTROLLER_ROLE)}
         self.merge = CausalMerge()          # the two directions in the order they happened
         self.synced = False
@@ -81,9 +85,9 @@ class Watch:
 
     # -- the loop -----------------------------------------------------------------
     def run(self) -> MonitorOutcome:
-        self.series.open()
-        self.source.start()
         try:
+            self.series.open()
+            self.source.start()
             while not self._done():
                 items = self.source.handover.take(TAKE_S)
                 for item in items:
@@ -112,6 +116,8 @@ class Watch:
 
     def _done(self) -> bool:
         limits = self.limits
+        if self.stopped is None and self.stop_requested():
+            self.stopped, self.reason = INTERRUPTED, f"monitor stopped ({self.stop_requested()})"
         if self.stopped is not None:
             return True
         if limits.seconds is not None and self.clock() - self.started >= limits.seconds:
@@ -156,7 +162,14 @@ class Watch:
                 event = event._replace(kind=BEFORE_SYNC, note="heard before the first HELLO or OPEN: not judged")
         if self.synced and event.kind == "message" and message.type == "OPEN":
             self._boundary(message.get("round"))
-        self.series.part.recorder.on_frame(event)
+        try:
+            self.series.part.recorder.on_frame(event)
+        except LinkFlooded as err:
+            # The bench fails a flooded round; a listener cannot, and goes on:
+            # the frame is counted, not journalled (so not judged either).
+            self.hourly.count("flooded", sender)
+            if self.hourly.tally.flooded[sender] == 1:
+                self.echo(f"monitor: round {self.round}: {err}; frames past it are counted, not journalled")
 
     # -- rounds and files ------------------------------------------------------------
     def _boundary(self, opening: int | None) -> None:
@@ -223,6 +236,8 @@ class Watch:
         self.series.close()
 
     def _finish(self) -> MonitorOutcome:
+        if self.series.part is None:        # stopped before its first journal was open: one says so
+            self.series.open()
         if self.stopped != CRASHED:
             for event in self.merge.release(self.clock(), everything=True):
                 self._frame(event)
