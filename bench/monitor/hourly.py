@@ -28,6 +28,7 @@ class Tally:
     dropped: Counter = field(default_factory=Counter)      # bytes the copy dropped, by sender
     flooded: Counter = field(default_factory=Counter)      # frames past a flooded round's ceiling, by sender
     connections: int = 0
+    mismatched_hellos: int = 0       # controller HELLOs naming other rules than the monitor judges by
 
     def as_json(self, ended_wall: float) -> dict:
         return {"from": _iso(self.started_wall), "to": _iso(ended_wall),
@@ -38,7 +39,7 @@ class Tally:
                 "rejected": {s: self.rejected[s] for s in (HOST, CONTROLLER)},
                 "dropped_bytes": {s: self.dropped[s] for s in (HOST, CONTROLLER)},
                 "flooded_frames": {s: self.flooded[s] for s in (HOST, CONTROLLER)},
-                "connections": self.connections}
+                "connections": self.connections, "mismatched_hellos": self.mismatched_hellos}
 
 
 def _iso(wall: float) -> str:

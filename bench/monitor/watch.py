@@ -28,6 +28,7 @@ from bench.monitor.merge import CausalMerge
 from bench.monitor.series import Series
 from bench.monitor.sources import CONTROLLER, HOST, Chunk
 from bench.protocol import FrameEvent
+from bench.protocol.greeting import mismatches
 from bench.protocol.messages import BENCH
 from bench.protocol.messages import CONTROLLER as CONTROLLER_ROLE
 
@@ -61,6 +62,7 @@ class Watch:
     def __init__(self, source, series: Series, adapter, game: str, hourly: Hourly, *, limits: Limits = Limits(),
                  out: Path, echo=print, clock=time.monotonic, stop_requested=lambda: None):
         self.source = source
+        self.game = game
         self.series = series
         self.adapter = adapter
         self.hourly = hourly
@@ -75,7 +77,7 @@ class Watch:
         self.merge = CausalMerge()          # the two directions in the order they happened
         self.synced = False
         self.round: int | None = None       # the round the last OPEN opened
-        self.gaps: list[str] = []           # bytes the copy dropped since the last round record
+        self.notes: list[str] = []          # what the next round record says of the tap (gaps, a HELLO's mismatch)
         self.ended_connections = 0
         self.stopped: str | None = None
         self.reason: str | None = None
@@ -142,7 +144,7 @@ class Watch:
         elif event.what == "lost":
             self.stopped, self.reason = LINK_LOST, event.detail
         elif event.what == "gap":
-            self.gaps.append(event.detail)
+            self.notes.append(event.detail)
             self.echo(f"monitor: {event.detail}")
         dropped = self.source.handover.dropped
         for sender in (HOST, CONTROLLER):
@@ -162,6 +164,8 @@ class Watch:
                 event = event._replace(kind=BEFORE_SYNC, note="heard before the first HELLO or OPEN: not judged")
         if self.synced and event.kind == "message" and message.type == "OPEN":
             self._boundary(message.get("round"))
+        elif self.synced and event.kind == "message" and message.type == "HELLO":
+            self._heard_hello(message)
         try:
             self.series.part.recorder.on_frame(event)
         except LinkFlooded as err:
@@ -170,6 +174,16 @@ class Watch:
             self.hourly.count("flooded", sender)
             if self.hourly.tally.flooded[sender] == 1:
                 self.echo(f"monitor: round {self.round}: {err}; frames past it are counted, not journalled")
+
+    def _heard_hello(self, hello) -> None:
+        """A controller's HELLO that says it runs other rules than the monitor
+        judges by: every verdict after it would be by the wrong rules."""
+        problems = mismatches(hello, game=self.game, rules=self.series.rules)
+        if problems:
+            note = "the controller does not run what the monitor judges by: " + "; ".join(problems)
+            self.notes.append(note)
+            self.hourly.count("mismatched_hellos")
+            self.echo(f"monitor: WARNING: {note}")
 
     # -- rounds and files ------------------------------------------------------------
     def _boundary(self, opening: int | None) -> None:
@@ -189,8 +203,8 @@ class Watch:
         self.round = opening if isinstance(opening, int) else self.round
 
     def _end_round(self, **fields) -> None:
-        if self.gaps:
-            fields["monitor_gaps"], self.gaps = self.gaps, []
+        if self.notes:
+            fields["monitor_notes"], self.notes = self.notes, []
         self.series.part.recorder.on_round_end(self.round or 0, None, **fields)
 
     def _judge(self) -> None:

@@ -65,6 +65,18 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
     if hello["proto"] != proto:
         offered = "" if proto == first_offer else f" (after falling back from {first_offer})"
         problems.append(f"it speaks protocol {hello['proto']}, the bench offered {proto}{offered}")
+    problems += mismatches(hello, game=game, rules=rules)
+    if problems:
+        raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
+    session.use_protocol(proto, peer_window=hello.get("window"))
+    return hello
+
+
+def mismatches(hello: Message, *, game: str, rules) -> list[str]:
+    """What in a controller's HELLO says it does not run what the bench
+    judges it by: its game, paytable or rules digest (``bench monitor``
+    hears the same HELLO and asks the same)."""
+    problems = []
     if hello["game"] != game:
         problems.append(f"it plays {hello['game']}, not {game}")
     paytable = getattr(rules, "paytable", None)
@@ -74,10 +86,7 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
     if hello.get("rules") is not None and hello["rules"] != digest:
         problems.append(f"its rules digest is {hello['rules']}, the bench's submission gives {digest} "
                         f"(give the bench the controller's submission)")
-    if problems:
-        raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
-    session.use_protocol(proto, peer_window=hello.get("window"))
-    return hello
+    return problems
 
 
 def replies_to(session: Session, wager_ids, reply_s: float) -> dict[str, Message]:

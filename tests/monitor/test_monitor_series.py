@@ -21,9 +21,9 @@ from bench.monitor.hourly import Hourly
 from bench.monitor.series import Series
 from bench.monitor.sources import CONTROLLER, HOST, Chunk, Event
 from bench.monitor.watch import BEFORE_SYNC, Limits, Watch
-from bench.rules.submission import default_rules
+from bench.rules.submission import default_rules, load_submission
 from bench.session.runner import SessionConfig, run_session
-from tests.monitor.conftest import records, verdicts
+from tests.monitor.conftest import ROOT, records, verdicts
 
 GAME = "lightning-dice"
 SLOW = 40.0     # the recorded session played in virtual time; its frames are spread as at a real table
@@ -83,9 +83,10 @@ def sessions(tmp_path_factory):
     return made
 
 
-def watch(tmp_path, rows, *, rotate_bytes=1 << 30, rotate_s=1e9, every_s=3600.0, limits=Limits(connections=1)):
+def watch(tmp_path, rows, *, rotate_bytes=1 << 30, rotate_s=1e9, every_s=3600.0, limits=Limits(connections=1),
+          rules=None):
     clock = SimClock()
-    rules = default_rules(GAME, None)
+    rules = rules or default_rules(GAME, None)
     header = session_header(game=GAME, rules=rules, controller="recorded", emulated=False, misbehave=None,
                             phases={"reply_s": 3.0}, runner="bench monitor", **adapter_fields(Native()))
     series = Series(tmp_path, header=header, game=GAME, rules=rules, reply_s=3.0, key=None, seal_every=10,
@@ -144,6 +145,16 @@ def test_a_tap_attached_mid_round_judges_only_what_it_heard_whole(tmp_path, sess
     assert [r.round for r in again.oracle.rounds] == [3, 4, 5, 6] and outcome.violations == {}
     kinds = Counter(row[1] for record in records([journal]) for row in record.get("wire") or ())
     assert kinds[BEFORE_SYNC] > 10          # round 2's rest: journalled, not judged
+
+
+def test_a_controller_running_other_rules_than_judged_by_is_said_at_once(tmp_path, sessions):
+    other = load_submission(str(ROOT / "fixtures" / "submissions" / "lightning-dice.yaml"))
+    outcome, said = watch(tmp_path, chunks(sessions["compliant"].journal), rules=other)
+    warnings = [line for line in said if "WARNING" in line]
+    assert len(warnings) == 1 and "its rules digest is default" in warnings[0]
+    [(journal, _)] = outcome.journals
+    notes = [note for record in records([journal]) for note in record.get("monitor_notes") or ()]
+    assert notes and "rules digest" in notes[0]
 
 
 def test_a_flood_of_noise_costs_bounded_journal_and_no_verdict(tmp_path, sessions):
