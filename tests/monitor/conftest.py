@@ -5,11 +5,9 @@ of them) recorded: its rounds, its verdicts, its bytes each way."""
 from __future__ import annotations
 
 import json
-import os
 import select
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -56,13 +54,3 @@ def bytes_each_way(journals) -> dict[str, bytes]:
         for row in record.get("wire") or ():
             out[row[0]] += row[5].encode("latin-1")
     return out
-
-
-def wait_for(predicate, timeout: float = 10.0) -> None:
-    ends = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < ends, "timed out"
-        time.sleep(0.02)
-
-
-__all__ = ["monitor_process", "finished", "records", "verdicts", "bytes_each_way", "wait_for", "os"]
