@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     epilog = (
         "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
         "link-level misbehaviours (--misbehave-link NAME; each breaks a rule of docs/protocol.md):\n"
-        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n\n"
+        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n"
+        "  (with --adapter NAME, that adapter's own: bench adapters NAME)\n\n"
         "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
         "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
         "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"

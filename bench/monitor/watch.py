@@ -111,7 +111,10 @@ class Watch:
             self.stopped, self.reason = INTERRUPTED, f"monitor interrupted ({err or 'SIGINT'})"
         except Exception as err:          # a bug of the monitor's: every file is still written
             self.stopped, self.reason = CRASHED, f"the monitor failed: {err!r}"
-            (self.out / "crash.txt").write_text(traceback.format_exc())
+            try:
+                (self.out / "crash.txt").write_text(traceback.format_exc())
+            except OSError:
+                pass              # the folder itself is gone: the reason is all there is
         finally:
             self.source.close()
         return self._finish()

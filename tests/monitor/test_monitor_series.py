@@ -15,6 +15,7 @@ from collections import Counter
 import pytest
 
 from bench.adapters.native import Native
+from bench.journal.keys import new_key
 from bench.journal.recorder import adapter_fields, session_header
 from bench.journal.replay import replay
 from bench.monitor.hourly import Hourly
@@ -84,12 +85,13 @@ def sessions(tmp_path_factory):
 
 
 def watch(tmp_path, rows, *, rotate_bytes=1 << 30, rotate_s=1e9, every_s=3600.0, limits=Limits(connections=1),
-          rules=None):
+          rules=None, key=None):
     clock = SimClock()
+    tmp_path.mkdir(parents=True, exist_ok=True)
     rules = rules or default_rules(GAME, None)
     header = session_header(game=GAME, rules=rules, controller="recorded", emulated=False, misbehave=None,
                             phases={"reply_s": 3.0}, runner="bench monitor", **adapter_fields(Native()))
-    series = Series(tmp_path, header=header, game=GAME, rules=rules, reply_s=3.0, key=None, seal_every=10,
+    series = Series(tmp_path, header=header, game=GAME, rules=rules, reply_s=3.0, key=key, seal_every=2,
                     rotate_bytes=rotate_bytes, rotate_s=rotate_s, clock=clock)
     hourly = Hourly(tmp_path / "hourly.jsonl", every_s, clock=clock, wall=clock)
     said = []
@@ -117,6 +119,16 @@ def test_journals_rotate_at_round_boundaries_and_each_replays_on_its_own(tmp_pat
     assert rounds == [r.round for r in run.oracle.rounds]
     assert sorted(found) == verdicts(parts) == verdicts([run.journal])
     assert outcome.status == 1 and outcome.rounds == 6
+
+
+def test_sealed_journals_are_each_sealed_to_their_end_by_the_key(tmp_path, sessions):
+    fingerprint = new_key(tmp_path / "key", sessions=8)
+    outcome, _ = watch(tmp_path / "m", chunks(sessions["compliant"].journal), rotate_bytes=8192,
+                       key=str(tmp_path / "key" / "bench.key"))
+    assert len(outcome.journals) >= 2
+    for path, head in outcome.journals:
+        again = replay(path, expected_head=head, pubkey=fingerprint)
+        assert again.intact and again.passed and again.seals.final and again.seals.unsealed_records == 0
 
 
 def test_a_report_each_interval_adds_up_to_the_session(tmp_path, sessions):
