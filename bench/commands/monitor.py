@@ -27,7 +27,8 @@ def register(subparsers) -> None:
                "clause, frames, bytes the copy dropped). With --relay the first line on stdout says where the\n"
                "host connects ('listening socket://127.0.0.1:7002'). Stops at --duration, --rounds, --once, or\n"
                "SIGINT/SIGTERM. Exit status: 0 no violation, 1 a violation, 2 bad arguments or set-up, 3 a line\n"
-               "or the controller lost, 4 interrupted, 5 the monitor failed (traceback in DIR/crash.txt).\n"
+               "or the controller lost, or only undecodable bytes heard (the wrong --adapter?), 4 interrupted,\n"
+               "5 the monitor failed (traceback in DIR/crash.txt).\n"
                "What can and cannot be judged from traffic alone: docs/monitor.md.")
     p.add_argument("--game", required=True, metavar="GAME", help="the game the table plays (a name or a game file)")
     p.add_argument("--submission", metavar="FILE", help="the rules submission the controller runs")

@@ -35,6 +35,7 @@ from bench.protocol.messages import CONTROLLER as CONTROLLER_ROLE
 ECHOED_VIOLATIONS = 20           # violation lines printed an interval; the rest are counted in its report
 BEFORE_SYNC = "before-sync"     # a frame heard before the first HELLO or OPEN: journalled, not judged
 TAKE_S = 0.1                     # the longest the monitor waits for bytes before it looks at the clocks
+GARBAGE_BYTES = 4096             # heard without one frame decoding: the wrong wire format, or no protocol at all
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Watch:
         self.stopped: str | None = None
         self.reason: str | None = None
         self.found_violations = 0
+        self.decoded = 0                    # frames that decoded (messages, ACKs, NAKs)
         self._seen = (0, 0, 0)              # the part's oracle: rounds, violations, voided rounds counted so far
         self.started = clock()
 
@@ -156,6 +158,7 @@ class Watch:
     def _frame(self, event: FrameEvent) -> None:
         sender = HOST if event.direction == "tx" else CONTROLLER
         self.hourly.count("frames", sender)
+        self.decoded += event.message is not None
         if event.kind == "rejected":
             self.hourly.count("rejected", sender)
         message = event.message
@@ -258,6 +261,11 @@ class Watch:
         if self.stopped != CRASHED:
             for event in self.merge.release(self.clock(), everything=True):
                 self._frame(event)
+        heard = sum(self.hourly.totals.bytes.values())
+        if self.stopped is None and not self.decoded and heard >= GARBAGE_BYTES:
+            self.stopped, self.reason = LINK_LOST, (
+                f"{heard} bytes heard and not one frame of {self.adapter.label()} among them: "
+                "the wrong --adapter, or no protocol at all")
         self._close_part(self.stopped, self.reason)
         if self.hourly.tally.rounds or self.hourly.tally.frames or not self.hourly.intervals:
             self.echo(line(self.hourly.emit()))         # the last, partial interval

@@ -15,6 +15,7 @@ from collections import Counter
 import pytest
 
 from bench.adapters.native import Native
+from bench.adapters.sentence import AsciiSentence
 from bench.journal.keys import new_key
 from bench.journal.recorder import adapter_fields, session_header
 from bench.journal.replay import replay
@@ -85,7 +86,7 @@ def sessions(tmp_path_factory):
 
 
 def watch(tmp_path, rows, *, rotate_bytes=1 << 30, rotate_s=1e9, every_s=3600.0, limits=Limits(connections=1),
-          rules=None, key=None):
+          rules=None, key=None, adapter=None):
     clock = SimClock()
     tmp_path.mkdir(parents=True, exist_ok=True)
     rules = rules or default_rules(GAME, None)
@@ -95,7 +96,7 @@ def watch(tmp_path, rows, *, rotate_bytes=1 << 30, rotate_s=1e9, every_s=3600.0,
                     rotate_bytes=rotate_bytes, rotate_s=rotate_s, clock=clock)
     hourly = Hourly(tmp_path / "hourly.jsonl", every_s, clock=clock, wall=clock)
     said = []
-    outcome = Watch(Recorded(rows, clock), series, Native(), GAME, hourly, limits=limits, out=tmp_path,
+    outcome = Watch(Recorded(rows, clock), series, adapter or Native(), GAME, hourly, limits=limits, out=tmp_path,
                     echo=said.append, clock=clock).run()
     return outcome, said
 
@@ -167,6 +168,12 @@ def test_a_controller_running_other_rules_than_judged_by_is_said_at_once(tmp_pat
     [(journal, _)] = outcome.journals
     notes = [note for record in records([journal]) for note in record.get("monitor_notes") or ()]
     assert notes and "rules digest" in notes[0]
+
+
+def test_traffic_in_another_wire_format_is_said_to_be_so(tmp_path, sessions):
+    outcome, said = watch(tmp_path, chunks(sessions["compliant"].journal), adapter=AsciiSentence())
+    assert (outcome.ending, outcome.status, outcome.rounds) == ("link-lost", 3, 0)
+    assert "not one frame of ascii-sentence/1.0" in outcome.reason
 
 
 def test_a_flood_of_noise_costs_bounded_journal_and_no_verdict(tmp_path, sessions):
