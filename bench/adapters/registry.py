@@ -61,8 +61,13 @@ def found() -> list[Found]:
     out = {DEFAULT: Found(DEFAULT, "tablebench (built in)", Native())}
     for entry in metadata.entry_points(group=GROUP):
         source = entry.dist.name if entry.dist is not None else "unknown distribution"
-        if entry.name in out and out[entry.name].adapter is not None and entry.name == DEFAULT:
+        if entry.name == DEFAULT:
             continue            # the bench's own protocol cannot be replaced
+        if entry.name in out:   # two packages, one name: neither is taken for the other
+            first = out[entry.name].source
+            out[entry.name] = Found(entry.name, f"{first} and {source}",
+                                    problem=f"declared by two packages, {first} and {source}; uninstall one")
+            continue
         try:
             out[entry.name] = Found(entry.name, source, _load(entry))
         except Exception as err:        # a third party's import error or wrong object: reported, not raised
