@@ -25,7 +25,8 @@ An adapter gives the bench three things, each built on the one before:
   another delivery scheme overrides it.
 
 ``listener(game, sender)`` (a passive decoder for ``bench monitor``) is
-derived from ``stream_decoder`` and needs no code of the adapter's own.
+derived from ``stream_decoder`` and the stop-and-wait receiver's rules, and
+needs no code of the adapter's own unless its delivery is another.
 
 Adapters are found by the entry point group ``tablebench.adapters``
 (``bench.adapters.registry``); ``bench adapters`` lists them.
@@ -138,9 +139,16 @@ class Adapter(ABC):
                                   role=role, timeouts=t, observer=observer, clock=clock, wall=wall)
 
     def listener(self, game: str, sender: str, timeouts: Timeouts | None = None):
-        """A passive decoder of one direction of a live link (``bench monitor``)."""
+        """A passive decoder of one direction of a live link (``bench monitor``),
+        taking messages as the stop-and-wait receiver does."""
         from bench.adapters.tap import Listener
         return Listener(self.stream_decoder(game, sender, timeouts), sender=sender)
+
+    def listeners(self, game: str, timeouts: Timeouts | None = None) -> tuple:
+        """The two directions' listeners, the bench's side first. A format whose
+        delivery depends on what the two sides agreed overrides this to let
+        them share it (the bench's own protocol: the version of the HELLOs)."""
+        return self.listener(game, BENCH, timeouts), self.listener(game, CONTROLLER, timeouts)
 
     def conformance_checks(self) -> list:
         """Checks of this format's own link layer (``bench.conformance.checks.Check``),

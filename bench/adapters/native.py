@@ -10,10 +10,11 @@ import time
 
 import bench
 from bench.adapters.api import Adapter, Observer
+from bench.adapters.tap import Agreement, InOrderListener
 from bench.protocol import Codec, Session, StreamDecoder, Timeouts, make
 from bench.protocol import frame as framing
 from bench.protocol.frame import MAX_FRAME, SEQ_MODULUS
-from bench.protocol.messages import PROTOCOL_VERSIONS
+from bench.protocol.messages import BENCH, CONTROLLER, PROTOCOL_VERSIONS
 
 
 class NativeCodec(Codec):
@@ -44,6 +45,13 @@ class Native(Adapter):
     def stream_decoder(self, game: str, sender: str | None, timeouts: Timeouts | None = None) -> StreamDecoder:
         t = timeouts or self.timeouts
         return StreamDecoder(Codec(game), sender=sender, byte_timeout=t.byte, frame_timeout=t.frame)
+
+    def listeners(self, game: str, timeouts: Timeouts | None = None) -> tuple:
+        """Version 1 takes messages as stop-and-wait does, version 2 only in
+        order: the two listeners share what the HELLOs agreed."""
+        agreement = Agreement()
+        return tuple(InOrderListener(self.stream_decoder(game, sender, timeouts), sender=sender, agreement=agreement,
+                                     modulus=SEQ_MODULUS) for sender in (BENCH, CONTROLLER))
 
     def open(self, port, game: str, *, role: str, observer: Observer | None = None,
              timeouts: Timeouts | None = None, clock=time.monotonic, wall=time.time) -> Session:

@@ -29,8 +29,6 @@ from bench.monitor.series import Series
 from bench.monitor.sources import CONTROLLER, HOST, Chunk
 from bench.protocol import FrameEvent
 from bench.protocol.greeting import mismatches
-from bench.protocol.messages import BENCH
-from bench.protocol.messages import CONTROLLER as CONTROLLER_ROLE
 
 ECHOED_VIOLATIONS = 20           # violation lines printed an interval; the rest are counted in its report
 BEFORE_SYNC = "before-sync"     # a frame heard before the first HELLO or OPEN: journalled, not judged
@@ -74,7 +72,7 @@ class Watch:
         # A signal asks the monitor to stop (the name of it, or None); it is
         # looked at between batches, so that no record is ever cut in two.
         self.stop_requested = stop_requested
-        self.listeners = {HOST: adapter.listener(game, BENCH), CONTROLLER: adapter.listener(game, CONTROLLER_ROLE)}
+        self.listeners = dict(zip((HOST, CONTROLLER), adapter.listeners(game)))
         self.merge = CausalMerge()          # the two directions in the order they happened
         self.synced = False
         self.round: int | None = None       # the round the last OPEN opened
