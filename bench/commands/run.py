@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
+    p.add_argument("--adapter", metavar="NAME",
+                   help="the controller's wire format: an adapter's name (bench adapters lists them; default: "
+                        "the bench's own protocol, docs/protocol.md); with the emulated controller, it speaks it too")
     p.add_argument("--rounds", type=int, default=20, help="rounds to play (default 20)")
     p.add_argument("--submission", metavar="FILE",
                    help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
@@ -131,7 +134,8 @@ def run(args) -> int:
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
-    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
+    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, adapter=args.adapter,
+                           rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
