@@ -50,8 +50,8 @@ class _Builder:
 def _cell_uv(face: int, a: float, b: float) -> list[float]:
     """Atlas coordinates of a face's point at (a, b) in [-1, 1] (the face's flat part)."""
     col, row = atlas_cell(face)
-    u = (col + 0.5 + 0.5 * a * 0.98) / 3
-    v = (row + 0.5 + 0.5 * b * 0.98) / 3
+    u = (col + 0.5 + 0.5 * a) / 3
+    v = (row + 0.5 + 0.5 * b) / 3
     return [u, 1.0 - v]                 # the renderer's v runs up the image
 
 

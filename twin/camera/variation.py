@@ -4,9 +4,11 @@ camera's jitter on its mount, the felt's and the dice's colours, the lens's
 blur, the sensor's noise and the JPEG compression.
 
 ``LEVELS`` names three amounts: ``none`` (a clean studio), ``default`` (a
-working studio: lights on dimmers, a camera on a mount that a door slam
-shakes, a change of felt and dice now and then, a compressed stream) and
-``hard`` (twice the spread, more glare, heavier compression). Every draw
+working studio: lights on dimmers and moved, a fixed camera whose mount a
+door slam shakes by a millimetre, a change of felt and dice now and then, a
+compressed stream) and
+``hard`` (a tilted light, a loose mount and a drifting zoom, grey felt
+that a die's shaded side nearly matches, more glare, heavier compression). Every draw
 comes from ``numpy.random.default_rng([seed, 31])``: the same seed and
 level give the same frame, byte for byte.
 """
@@ -21,8 +23,8 @@ import numpy as np
 from PIL import Image, ImageFilter
 
 # Felt a studio lays (RGB), and dice sets: (body, pips, the single pip of face 1).
-FELTS = {"green": (28, 105, 58), "blue": (24, 64, 120), "red": (120, 24, 32), "grey": (70, 74, 78),
-         "teal": (18, 96, 100)}
+FELTS = {"green": (28, 105, 58), "blue": (24, 64, 120), "red": (120, 24, 32), "teal": (18, 96, 100)}
+GREY_FELT = {"grey": (70, 74, 78)}      # close to a die's side in shade: only the hard level lays it
 DICE = {"white": ((236, 234, 228), (20, 20, 20), (190, 20, 30)),
         "ivory": ((232, 220, 190), (30, 25, 20), (30, 25, 20)),
         "yellow": ((236, 200, 60), (20, 20, 20), (20, 20, 20)),
@@ -40,6 +42,7 @@ class Level:
     jitter_m: float               # the camera's position and aim, each axis, at most
     fov_share: float              # the zoom, relative, at most
     palette: bool                 # felt and dice drawn from the palettes (else green felt, white dice)
+    grey_felt: bool               # grey felt among them
     shade: float                  # felt brightness, relative, at most
     blur_px: tuple[float, float]  # Gaussian blur radius
     noise: tuple[float, float]    # sensor noise, standard deviation in 8-bit levels
@@ -48,11 +51,11 @@ class Level:
 
 
 LEVELS = {
-    "none": Level(0.0, (0.55, 0.55), (0.55, 0.55), (0.0, 0.0), 0.0, 0.0, 0.0, False, 0.0, (0.0, 0.0),
+    "none": Level(0.0, (0.55, 0.55), (0.55, 0.55), (0.0, 0.0), 0.0, 0.0, 0.0, False, False, 0.0, (0.0, 0.0),
                   (0.0, 0.0), None, 0.0),
-    "default": Level(35.0, (0.4, 0.65), (0.4, 0.65), (0.0, 0.25), 0.12, 0.002, 0.015, True, 0.15,
+    "default": Level(35.0, (0.4, 0.65), (0.4, 0.65), (0.0, 0.25), 0.12, 0.001, 0.005, True, False, 0.15,
                      (0.0, 1.0), (0.0, 3.0), (70, 95), 0.5),
-    "hard": Level(60.0, (0.3, 0.75), (0.3, 0.75), (0.1, 0.6), 0.25, 0.004, 0.03, True, 0.3,
+    "hard": Level(60.0, (0.3, 0.75), (0.3, 0.75), (0.1, 0.6), 0.25, 0.004, 0.03, True, True, 0.3,
                   (0.5, 1.8), (2.0, 6.0), (45, 80), 0.8),
 }
 
@@ -111,10 +114,11 @@ def draw(level_name: str, seed: int) -> Variation:
     camera_shift = tuple(rng.uniform(-level.jitter_m, level.jitter_m, 3))
     target_shift = tuple(rng.uniform(-level.jitter_m, level.jitter_m, 3))
     fov_scale = 1.0 + rng.uniform(-level.fov_share, level.fov_share)
-    felts, dice = sorted(FELTS), sorted(DICE)
+    laid = FELTS | (GREY_FELT if level.grey_felt else {})
+    felts, dice = sorted(laid), sorted(DICE)
     felt = felts[rng.integers(len(felts))] if level.palette else "green"
     shade = 1.0 + rng.uniform(-level.shade, level.shade)
-    felt_rgb = tuple(int(min(255, round(c * shade))) for c in FELTS[felt])
+    felt_rgb = tuple(int(min(255, round(c * shade))) for c in laid[felt])
     die = dice[rng.integers(len(dice))] if level.palette else "white"
     blur = rng.uniform(*level.blur_px)
     noise = rng.uniform(*level.noise)
