@@ -53,7 +53,7 @@ PIP_RADIUS = 0.09           # of the edge
 FELT_DISTANCE = 48          # RGB distance from the felt that makes a pixel a die's
 FACE_BAND = 0.07            # a flat die's top face: pixels within 7% of the top faces' brightness
 PIP_SHARE = 0.6             # a pip: darker than 60% of it
-SQUARENESS_MIN = 0.8        # the face's principal spreads' ratio below this: tilted
+SQUARENESS_MIN = 0.86       # the face's principal spreads' ratio below this: tilted
 SIZE_MAX = 1.2              # the face's shorter side this much longer than a flat die's there: lifted
 SIZE_MIN = 0.85             # ... or this much shorter: tilted
 LEFTOVER_DIE = 0.4          # die pixels unexplained by flat dice, this many faces' worth: a die not flat
@@ -85,6 +85,18 @@ class Calibration:
 
 def _luminance(rgb: np.ndarray) -> np.ndarray:
     return rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114
+
+
+def _otsu(values: np.ndarray) -> float:
+    """The level that best splits ``values`` (0-255) in two (Otsu): the felt below, lit dice above."""
+    counts = np.bincount(np.clip(values, 0, 255).astype(int), minlength=256).astype(float)
+    levels = np.arange(256)
+    weight = np.cumsum(counts)
+    mass = np.cumsum(counts * levels)
+    total, total_mass = weight[-1], mass[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (total_mass * weight - mass * total) ** 2 / (weight * (total - weight))
+    return float(np.nanargmax(between[:-1]))
 
 
 def _polygon_mask(shape, polygon) -> np.ndarray:
@@ -211,7 +223,7 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
     # The felt: the commonest colour (16 levels a channel) of the floor's darker pixels (the dice's
     # lit faces are the brightest things on it, and may cover more of a small tray than the felt).
     on_floor = lum[floor]
-    pixels = rgb[floor][on_floor < 0.75 * np.percentile(on_floor, 95)].astype(int)
+    pixels = rgb[floor][on_floor <= _otsu(on_floor)].astype(int)
     if len(pixels) < 100:
         pixels = rgb[floor].astype(int)
     bins = (pixels[:, 0] >> 4) * 256 + (pixels[:, 1] >> 4) * 16 + (pixels[:, 2] >> 4)

@@ -2,13 +2,17 @@
 
 Dice: each true die is matched to at most one read die, by where they are in
 the image (the Hungarian assignment of ``scipy.optimize``, on the distance
-from the read die's centre to the true die's box, a match only inside the
-die's outline grown by half its size). Then:
+from the read die's centre to the box of the true die's visible pixels, a
+match only inside that box grown by half its size). Then:
 
 - face accuracy, per die (die 1, 2, 3) and overall, over the flat dice (a
   cocked die's face does not count: the drop is no roll, 625b.2(d)(5)); a
   flat die not found is a wrong read;
-- no-roll recall (cocked dice called not flat, of all cocked dice) and
+- the same over the flat dice of frames that are not a no roll (the faces
+  that settle wagers);
+- no-roll recall (cocked dice called not flat, of the cocked dice the camera
+  sees: a die under others showing less than ``HIDDEN_SHARE`` of itself
+  counts apart, found when its frame is called a no roll) and
   precision (of the dice called not flat, those truly cocked), per die, and
   the same per frame (a no roll called on a frame that is one);
 - a confusion table of flat dice: true face against the face read
@@ -28,6 +32,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 FACES = (1, 2, 3, 4, 5, 6)
+HIDDEN_SHARE = 0.25      # a die the camera sees less than a quarter of (under others) is hidden from it
 
 
 def _centre(die: dict) -> tuple[float, float] | None:
@@ -45,8 +50,12 @@ def match_dice(truth: list[dict], read: list[dict]) -> list[int | None]:
         return [None] * len(truth)
     cost = np.full((len(truth), len(read)), 1e6)
     for i, t in enumerate(truth):
-        pts = np.asarray(t["outline_px"], float)
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        box = t.get("box_px")
+        if box:           # where it is seen (a die under another shows only a part)
+            lo, hi = np.array(box[:2], float), np.array([box[0] + box[2], box[1] + box[3]], float)
+        else:
+            pts = np.asarray(t["outline_px"], float)
+            lo, hi = pts.min(axis=0), pts.max(axis=0)
         grow = (hi - lo).max() / 2
         for j, r in enumerate(read):
             c = _centre(r)
@@ -74,8 +83,12 @@ class Score:
     flat_dice: int = 0
     flat_right: int = 0
     per_die: dict = field(default_factory=dict)          # die -> [right, flat dice]
-    cocked_dice: int = 0
+    cocked_dice: int = 0                                 # cocked dice the camera sees (HIDDEN_SHARE or more)
     cocked_found: int = 0
+    cocked_hidden: int = 0                               # cocked dice under others: only the frame's no roll counts
+    cocked_hidden_frame_called: int = 0                  # ... of which the frame was called a no roll
+    roll_flat_dice: int = 0                              # flat dice in frames that are not a no roll: the
+    roll_flat_right: int = 0                             # faces that settle the wagers
     called_cocked: int = 0                               # read dice called not flat (matched or not)
     called_cocked_right: int = 0
     flat_called_cocked: int = 0
@@ -118,7 +131,7 @@ class Score:
         read = reading.get("dice") if isinstance(reading.get("dice"), list) else []
         read = [r for r in read if isinstance(r, dict)]
         matched = match_dice(dice, read)
-        wrong = []
+        wrong, hidden = [], []
         for t, j in zip(dice, matched):
             r = read[j] if j is not None else None
             called_flat = bool(r.get("flat", True)) if r is not None else None
@@ -134,11 +147,17 @@ class Score:
                 else:
                     got = r.get("face")
                 self.confusion[(t["face"], got)] += 1
+                if not truth["no_roll"]:
+                    self.roll_flat_dice += 1
+                    self.roll_flat_right += got == t["face"]
                 if got == t["face"]:
                     self.flat_right += 1
                     slot[0] += 1
                 else:
                     wrong.append(f"die {t['die']} ({t['face']}, flat) read {got}")
+            elif t.get("visible_share", 1.0) < HIDDEN_SHARE and r is None:
+                self.cocked_hidden += 1
+                hidden.append(t)
             else:
                 self.cocked_dice += 1
                 if r is not None and called_flat is False:
@@ -162,6 +181,9 @@ class Score:
         if said:
             self.no_roll_called += 1
             self.no_roll_called_right += bool(truth["no_roll"])
+            self.cocked_hidden_frame_called += len(hidden)
+        elif hidden:
+            wrong.append(f"{len(hidden)} cocked dice hidden under others, and the frame not called a no roll")
         if wrong:
             self.worst.append((len(wrong), label["image"], "; ".join(wrong)))
 
@@ -185,6 +207,9 @@ class Score:
                 flat_dice=self.flat_dice, flat_right=self.flat_right,
                 face_accuracy=self._share(self.flat_right, self.flat_dice),
                 face_accuracy_per_die={str(d): self._share(*v) for d, v in sorted(self.per_die.items())},
+                roll_flat_dice=self.roll_flat_dice, roll_flat_right=self.roll_flat_right,
+                roll_face_accuracy=self._share(self.roll_flat_right, self.roll_flat_dice),
+                cocked_hidden=self.cocked_hidden, cocked_hidden_frame_called=self.cocked_hidden_frame_called,
                 cocked_dice=self.cocked_dice, cocked_found=self.cocked_found,
                 no_roll_recall=self._share(self.cocked_found, self.cocked_dice),
                 called_cocked=self.called_cocked,
