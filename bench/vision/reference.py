@@ -60,6 +60,7 @@ LEFTOVER_DIE = 0.4          # die pixels unexplained by flat dice, this many fac
 OUTSIDE_MAX = 0.2           # the die's pixels outside a flat die's outline, in faces: its side shows
 PIP_SCALE = (0.97, 1.03)    # the pip pattern's size against a flat die's there
 PIP_SQUARENESS_MIN = 0.96   # the pip pattern's squareness against its own
+PIP_ROUNDNESS_PX = 0.6      # the pips' median ratio of axes below 1 - this / (pip radius in pixels): tilted
 PIP_SIZE_MAX = 1.08         # a lone pip this much wider than a flat die's there: lifted
 
 
@@ -263,13 +264,15 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
         pip_area = math.pi * (PIP_RADIUS * edge * px_per_m) ** 2
         # The pips: the dark holes of the face.
         holes, n = ndimage.label(region & (lum[where] < PIP_SHARE * top))
-        pips, pip_sizes = [], []
+        pips, pip_sizes, roundness = [], [], []
         for k, spot in enumerate(ndimage.find_objects(holes), start=1):
             size = int((holes[spot] == k).sum())
             if size >= pip_area / 3:
-                cy, cx = ndimage.center_of_mass(holes == k)
-                pips.append((cx + where[1].start, cy + where[0].start))
+                py, px = np.nonzero(holes[spot] == k)
+                pips.append((px.mean() + spot[1].start + where[1].start, py.mean() + spot[0].start + where[0].start))
                 pip_sizes.append(math.sqrt(size / pip_area))
+                long, short = _spreads(py, px)
+                roundness.append(short / long if long else 1.0)
         yaw, long_side, short_side = _min_rectangle(xs, ys)
         major, minor = _spreads(ys, xs)
         squareness = minor / major if major else 0.0
@@ -281,6 +284,12 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
                                          iterations=max(2, int(0.04 * edge * px_per_m)))
         checks = {"squareness": round(squareness, 3), "size": round(size, 3)}
         flat = squareness >= SQUARENESS_MIN and size >= SIZE_MIN
+        if roundness:
+            # A pip is a disc: seen tilted by t it is an ellipse, its axes in the ratio cos t.
+            # Small pips are rounded off by the pixels: the least a flat die's may show falls with their size.
+            checks["pip_roundness"] = round(float(np.median(roundness)), 3)
+            least = 1 - PIP_ROUNDNESS_PX / (PIP_RADIUS * edge * px_per_m)
+            flat = flat and checks["pip_roundness"] >= least
         if len(pips) < 2:
             # No pattern to measure: the face's own size, and its pip's, say how near the camera it is.
             checks["pip_size"] = round(pip_sizes[0], 3) if pip_sizes else None
