@@ -15,10 +15,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-# Pip places on a face, in quarters of the edge from the face's centre (as twin.tower.picture).
-PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
-        4: [(-1, -1), (-1, 1), (1, -1), (1, 1)], 5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
-        6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)]}
+from twin.tower.picture import PIPS     # pip places on a face, in quarters of the edge from its centre
+
 PIP_RADIUS = 0.09            # of the edge: a 25 mm die's pips are about 4.5 mm across
 ATLAS_CELL = 128             # pixels a face; the atlas is 3 x 3 cells, the ninth cell plain (the rounded edges)
 FACE_SHARE = 0.8             # the flat part of a face: the rest of the edge is its rounding
