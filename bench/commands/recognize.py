@@ -78,7 +78,7 @@ def run(args) -> int:
         scene = json.loads(calibration.read_text())["scene"]
         labels = [label for label in read_labels(folder) if label.get("moment") == "rest"]
     except (OSError, ValueError, KeyError, TypeError) as err:
-        print(f"bench recognize: {folder}: not a frames folder of twin frames ({err})", file=sys.stderr)
+        print(f"bench recognize: {folder}: not a frames folder of twin frames: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     if not labels:
         print(f"bench recognize: {folder}: no frames at rest to score", file=sys.stderr)
@@ -101,7 +101,11 @@ def run(args) -> int:
                     return Exit.BAD_INPUT
                 started = time.perf_counter()
                 reading = rec.read(image_path.resolve(), image)
-                score.add(label, reading, time.perf_counter() - started)
+                try:
+                    score.add(label, reading, time.perf_counter() - started)
+                except (KeyError, TypeError, ValueError, IndexError) as err:
+                    print(f"bench recognize: {folder / label['image']}: its labels lack {err}", file=sys.stderr)
+                    return Exit.BAD_INPUT
                 readings[label["image"]] = reading
                 if out:
                     out.write(json.dumps({"image": label["image"], "reading": reading}, sort_keys=True) + "\n")

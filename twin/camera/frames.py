@@ -170,10 +170,16 @@ def save(frame: Frame, folder: Path) -> None:
 def read_labels(folder: Path) -> list[dict]:
     """Every frame label of a folder, in name order (``calibration.json`` and ``coco.json`` are not labels)."""
     out = []
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(Path(folder).glob("*.json")):
         if path.name in ("calibration.json", "coco.json"):
             continue
-        out.append(json.loads(path.read_text()))
+        try:
+            label = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise ValueError(f"{path}: not a frame's labels: {err}") from None
+        if not isinstance(label, dict) or not isinstance(label.get("truth"), dict) or "image" not in label:
+            raise ValueError(f"{path}: not a frame's labels: no image or truth")
+        out.append(label)
     return out
 
 
