@@ -4,6 +4,7 @@ rates (docs/camera.md, "Scores").
 
     nice -n 10 .venv/bin/python benchmarks/camera_bench.py --standard 600 --narrow 400 --wheel 300 \\
         --workers 2 --out out/camera-bench --json out/camera-bench/scores.json
+    .venv/bin/python benchmarks/camera_bench.py --out out/camera-bench --timing 60    # CPU s a frame
 
 Frames are written under OUT/<design>/ as they are made (a stopped campaign
 resumes: a seed whose frame is there is kept). Seeds start at --seed (default
@@ -105,6 +106,45 @@ def score(name: str, out: Path) -> dict:
     return result
 
 
+def timing(out: Path, count: int) -> dict:
+    """CPU seconds a frame, one process: rendering (the picture alone) and the
+    reference recogniser's reading, over the first ``count`` frames of each folder."""
+    from bench.vision.reference import Calibration, read_image
+    from twin.camera.frames import Studio, read_labels
+    from twin.shipped import shipped_design
+    figures = {}
+    for name, (path, kind) in DESIGNS.items():
+        folder = out / name
+        if not (folder / "calibration.json").exists():
+            continue
+        labels = [label for label in read_labels(folder) if label["moment"] == "rest"][:count]
+        cal = Calibration.load(folder / "calibration.json")
+        if kind == "tower":
+            from twin.tower import drop, load_design
+        else:
+            from twin.wheel import load_design, trace
+        design = load_design(shipped_design(path, kind))
+        studio = Studio(design, kind)
+        render, read = [], []
+        for label in labels:
+            result = drop(design, label["seed"]) if kind == "tower" else \
+                trace(design, label["seed"], record_every_s=float("inf"))
+            t0 = time.process_time()
+            frame = studio.rest_of_drop(result) if kind == "tower" else studio.rest_of_spin(result)
+            t1 = time.process_time()
+            read_image(frame.image, cal)
+            t2 = time.process_time()
+            render.append(t1 - t0)
+            read.append(t2 - t1)
+        studio.close()
+        figures[name] = {"frames": len(labels), "render_cpu_s_median": round(statistics.median(render), 4),
+                         "read_cpu_s_median": round(statistics.median(read), 4),
+                         "render_frames_per_cpu_s": round(1 / statistics.median(render), 2),
+                         "read_frames_per_cpu_s": round(1 / statistics.median(read), 2)}
+        print(f"{name}: {figures[name]}", file=sys.stderr, flush=True)
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--standard", type=int, default=600)
@@ -115,9 +155,14 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="out/camera-bench")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--timing", type=int, metavar="N",
+                        help="only time rendering and reading, CPU seconds, over N frames of each folder there")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.timing:
+        print(json.dumps(timing(out, args.timing), indent=1, sort_keys=True))
+        return 0
     report = {"level": args.level, "first_seed": args.seed, "folders": {}}
     for name in ("standard", "narrow", "wheel"):
         count = getattr(args, name)
