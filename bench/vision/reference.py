@@ -8,20 +8,25 @@ the dice's edge, the tray, the wheel's pocket order and radii), never a
 frame's labels.
 
 Dice, per frame:
-1. The felt is the most common colour inside the tray (projected from the
-   calibration); dice are the pixels far from it in colour and lighter.
-2. A die's top face is the brightest part of its blob (lights are above the
-   table): pixels within ``FACE_SHARE`` of the blob's bright level, the pips
-   filled in, thin bridges opened away.
-3. The face's pips are the holes in it of at least a third of a pip's
+1. The tray is the calibrated floor projected into the image. The felt is
+   the commonest colour of its pixels darker than Otsu's level (lit dice are
+   the brightest things on it and may cover half a small tray); dice are the
+   pixels far from the felt in colour.
+2. Flat dice's top faces all face the light alike: their brightness is the
+   commonest among the dice's pixels. A face is the pixels near it, grown
+   through pixels a little further from it (a gleam brightens one end), pips
+   filled in; two faces joined where dice touch are split where they narrow.
+3. The face's pips are its dark holes of at least a third of a pip's
    expected size: their count is the face.
-4. Flat or not (625b.2(d)(5)): the face is compared with the face of a die
-   lying flat at the same place, projected through the calibrated camera. A
-   square's second moments are the same in every direction, so the ratio of
-   the face's principal spreads is 1 for a flat die seen from above and
-   cos(tilt) for a tilted one; a die lying on others is nearer the camera,
-   so its face looks larger than a flat die's there. Either, past its
-   threshold, calls the die cocked.
+4. Flat or not (625b.2(d)(5)): a flat die's face and pips have known shapes
+   and sizes wherever it lies, through the calibrated camera. The pip
+   pattern, back-projected onto the height of a flat die's top, must have
+   its size (a die on other dice is nearer the camera: larger) and be
+   square; every pip is a disc, which a face tilted by t shows as an ellipse
+   of axes in the ratio cos t; a lone pip must not be too large; the face
+   must be square; the die must not show its side beyond the outline of a
+   flat die lying there. A patch of die pixels that no flat die explains is
+   a die whose top face was not found: not flat.
 
 Wheel, per frame: the ball is the largest bright, round blob in the pocket
 ring; the green zero pocket gives the rotor's angle; the ball's angle from
@@ -273,7 +278,7 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
                 pip_sizes.append(math.sqrt(size / pip_area))
                 long, short = _spreads(py, px)
                 roundness.append(short / long if long else 1.0)
-        yaw, long_side, short_side = _min_rectangle(xs, ys)
+        yaw, _, short_side = _min_rectangle(xs, ys)
         major, minor = _spreads(ys, xs)
         squareness = minor / major if major else 0.0
         size = short_side / (edge * FACE_SHARE * px_per_m)
