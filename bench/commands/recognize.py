@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -127,9 +128,13 @@ def run(args) -> int:
         by_image = {label["image"]: label for label in labels}
         worst = [((folder / w["image"]).read_bytes(), by_image[w["image"]], readings[w["image"]])
                  for w in scores["worst"]]
+        seeds = sorted(label["seed"] for label in labels)
         write(args.report, scores, folder=str(folder), recognizer=described,
-              calibration_digest="sha256:" + hashlib.sha256(calibration.read_bytes()).hexdigest(),
-              required=required, passed=passed, reasons=unmet, worst=worst)
+              calibration_digest=hashlib.sha256(calibration.read_bytes()).hexdigest(),
+              required=required, passed=passed, reasons=unmet, worst=worst,
+              repeat="bench recognize " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["recognize"]
+              else f"bench recognize {folder} --recognizer {args.recognizer}",
+              seeds=f"{seeds[0]}-{seeds[-1]} ({len(seeds)} frames)")
     if args.json:
         print(json.dumps(scores | {"recognizer": described, "passed": passed, "unmet": unmet}, sort_keys=True))
     else:

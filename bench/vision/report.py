@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from tablebench_io.report_page import (code, esc, figures, page, picture_of, provenance_table, software_row,
-                                       verdict_box)
+from tablebench_io.report_page import (CAUTION, FAIL, INFO, PASS, Input, Provenance, Verdict, code, esc, figures,
+                                       picture_of, report_page, utc)
 
 TRUE_FLAT, TRUE_COCKED, READ = (40, 200, 80), (230, 40, 40), (40, 140, 255)
 
@@ -45,27 +45,41 @@ def marked(image: bytes, label: dict, reading: dict) -> Image.Image:
 
 
 def write(path: str | Path, scores: dict, *, folder: str, recognizer: str, calibration_digest: str,
-          required: dict, passed: bool | None, reasons: list[str], worst: list[tuple[bytes, dict, dict]]) -> Path:
+          required: dict, passed: bool | None, reasons: list[str], worst: list[tuple[bytes, dict, dict]],
+          repeat: str = "", seeds: str = "") -> Path:
+    """The page: a pass or fail when ``required`` rates were asked, else a
+    measurement (info), or a caution when the recogniser left frames unanswered."""
+    import time
     tower = scores["scene"] == "tower"
-    rows = [("frames", f"{esc(folder)} ({scores['frames']} at rest)"), ("recogniser", code(recognizer)),
-            ("calibration", code(calibration_digest)), ("software", esc(software_row()))]
+    headline = (f"{_percent(scores.get('face_accuracy'))} of flat dice read right, "
+                f"{_percent(scores.get('no_roll_recall'))} of cocked dice found" if tower else
+                f"{_percent(scores.get('pocket_accuracy'))} of pockets read right")
+    state = INFO if passed is None else PASS if passed else FAIL
+    if passed is not False and scores["errors"]:
+        state, reasons = CAUTION, reasons + [f"{scores['errors']} frames the recogniser did not answer"]
+    key = [("frames", str(scores["frames"]))]
+    if tower:
+        key += [("flat dice in rolls read right", _percent(scores.get("roll_face_accuracy"))),
+                ("no rolls found (frames)", _percent(scores.get("frame_no_roll_recall")))]
     if scores.get("frames_per_second"):
-        rows.append(("recogniser speed", f"{scores['frames_per_second']} frames a second "
-                                         f"(median {scores['seconds_per_frame_median']} s a frame, wall clock)"))
-    verdict = ("measured" if passed is None else "PASS" if passed else "FAIL")
-    text = f"{verdict}: " + (f"{_percent(scores.get('face_accuracy'))} of flat dice read right, "
-                             f"{_percent(scores.get('no_roll_recall'))} of cocked dice found" if tower else
-                             f"{_percent(scores.get('pocket_accuracy'))} of pockets read right")
-    sections = [f"<h1>Recognition scores: {esc(scores['scene'])}</h1>",
-                verdict_box(passed is not False, text, reasons), "<h2>Where the figures come from</h2>",
-                provenance_table(rows), "<h2>Scores</h2>"]
+        key.append(("frames a second", str(scores["frames_per_second"])))
+    provenance = Provenance(
+        date=utc(time.time()), inputs=[Input("calibration", f"{folder}/calibration.json", calibration_digest)],
+        seeds=esc(seeds or "the frames' own (each label names its seed)"),
+        engine=f"recogniser {code(recognizer)}", repeat=repeat or f"bench recognize {folder} --recognizer ...",
+        more=[("frames", esc(folder))])
+    sections = ["<h2>Scores</h2>"]
     if tower:
         table = [("flat dice read right (face accuracy)", f"{scores['flat_right']} of {scores['flat_dice']}",
                   _percent(scores["face_accuracy"]))]
         for die, share in scores["face_accuracy_per_die"].items():
             table.append((f"die {die}", "", _percent(share)))
-        table += [("cocked dice found (no-roll recall, 625b.2(d)(5))",
+        table += [("flat dice of rolls read right (the faces that settle wagers)",
+                   f"{scores['roll_flat_right']} of {scores['roll_flat_dice']}", _percent(scores["roll_face_accuracy"])),
+                  ("cocked dice found (no-roll recall, 625b.2(d)(5))",
                    f"{scores['cocked_found']} of {scores['cocked_dice']}", _percent(scores["no_roll_recall"])),
+                  ("cocked dice hidden under others (their frame called a no roll)",
+                   f"{scores['cocked_hidden_frame_called']} of {scores['cocked_hidden']}", ""),
                   ("dice called cocked that are (no-roll precision)", f"of {scores['called_cocked']}",
                    _percent(scores["no_roll_precision"])),
                   ("flat dice called cocked", str(scores["flat_called_cocked"]), ""),
@@ -109,5 +123,8 @@ def write(path: str | Path, scores: dict, *, folder: str, recognizer: str, calib
     else:
         sections.append("<p>None: every frame read right.</p>")
     path = Path(path)
-    path.write_text(page(f"recognition scores: {scores['scene']}", "\n".join(sections)), encoding="utf-8")
+    path.write_text(report_page(kind="recognition report", title=f"recognition scores: {scores['scene']}",
+                                heading=f"A recogniser scored: {scores['scene']}",
+                                verdict=Verdict(state, headline, reasons, key), provenance=provenance,
+                                sections=["\n".join(sections)]), encoding="utf-8")
     return path
