@@ -454,6 +454,8 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     if not plants:
         raise BenchError(f"--round {round_no}: the journal has no plant reading for round {round_no}")
     record = plants[-1]
+    # With a camera in the loop the round's reading is what the recogniser read; the physics gives the truth.
+    record = {**record, **((record.get("detail") or {}).get("camera") or {}).get("truth", {})}
     if header.get("plant") not in ("tower", "wheel"):
         raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
     for drawing in (gif, png):

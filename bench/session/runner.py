@@ -65,6 +65,7 @@ class SessionConfig:
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
+    camera: object | None = None           # bench.play.camera.CameraOptions: the result as a camera sees it
 
 
 @dataclass
@@ -116,7 +117,13 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     out = Path(config.out)
     with claimed(out, force=config.force) as moved:
         plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
-        outcome = _play(config, seed, rules, plant, out, adapter)
+        if config.camera is not None:
+            from bench.play.camera import CameraPlant
+            plant = CameraPlant(plant, config.camera, out)
+        try:
+            outcome = _play(config, seed, rules, plant, out, adapter)
+        finally:
+            getattr(plant, "close", lambda: None)()
         outcome.moved_aside = moved
     return outcome
 
@@ -150,6 +157,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, adapter) ->
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
+            **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
             **adapter_fields(adapter), **game_file_fields(config.game)))
         journal.sync()
