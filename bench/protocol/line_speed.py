@@ -84,14 +84,14 @@ class Line:
     def seconds(self, nbytes: int) -> float:
         return nbytes / self.bytes_per_s
 
-    def window(self, largest_frame: int) -> int:
+    def window(self, largest_frame: int, ack_bytes: int = ACK_BYTES) -> int:
         """How many messages a side may keep in flight so that what it has
         queued drains, behind it the ACK it owes and one of the peer's frames,
         within the response timeout (1 to the protocol's WINDOW)."""
-        room = self.timeouts.response * SAFETY * self.bytes_per_s - ACK_BYTES - largest_frame
+        room = self.timeouts.response * SAFETY * self.bytes_per_s - ack_bytes - largest_frame
         return max(1, min(WINDOW, int(room // max(1, largest_frame))))
 
-    def problems(self, largest_frame: int) -> list[str]:
+    def problems(self, largest_frame: int, ack_bytes: int = ACK_BYTES) -> list[str]:
         """Why frames of ``largest_frame`` bytes cannot cross this line within
         the link's timeouts (docs/protocol.md section 3), if they cannot."""
         found = []
@@ -99,8 +99,8 @@ class Line:
         if frame_s > self.timeouts.frame * SAFETY:
             found.append(f"a {largest_frame}-byte frame takes {frame_s:.2f} s, over {SAFETY:.0%} of the "
                          f"{self.timeouts.frame:g} s frame timeout")
-        if self.seconds(largest_frame + ACK_BYTES) > self.timeouts.response * SAFETY:
-            found.append(f"a {largest_frame}-byte frame and its ACK take {self.seconds(largest_frame + ACK_BYTES):.2f} s, "
+        if self.seconds(largest_frame + ack_bytes) > self.timeouts.response * SAFETY:
+            found.append(f"a {largest_frame}-byte frame and its ACK take {self.seconds(largest_frame + ack_bytes):.2f} s, "
                          f"over {SAFETY:.0%} of the {self.timeouts.response:g} s response timeout")
         return found
 

@@ -195,6 +195,9 @@ class RoundCycle:
         (``reconnect``: LinkError if it does not), greet the controller again
         (it voids the round in flight, docs/protocol.md section 5) and say
         how the round ended, for its record."""
+        if not hasattr(self.session, "reattach"):
+            raise LinkError(f"{lost}; --reconnect needs the bench's own protocol (this adapter's session "
+                            "cannot take a new link)") from None
         started = time.monotonic()
         port = self.reconnect(lost)
         if port is None:

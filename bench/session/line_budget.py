@@ -26,14 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench.play.probe_wagers import probe_wagers
-from bench.protocol import Codec, make
-from bench.protocol.line_speed import ACK_BYTES, SAFETY, Line, LineError
+from bench.protocol import make
+from bench.protocol.line_speed import SAFETY, Line, LineError
+from bench.protocol.messages import BENCH, CONTROLLER
 from bench.rules import Wager, describe, get_game
 from tablebench_io.commandline import doc_ref
 
 PLANNED_ROUND = 999_999        # a round number as long as a session's may get
 LATE_ID = "r999999late"
-_SEQ = 9999                    # every sequence number has four digits
 _MAX_PAYS = 1000               # a returned amount is at most this many times the stake (999 to 1 and the stake)
 _LONG_CLAUSE = "20:18:33:14(1)(d)"   # as long as any clause a REFUSE cites
 
@@ -110,11 +110,17 @@ class SlicedPlayers:
 
 
 def plan(line: Line, *, game: str, rules, players, phases, version: int, probe_wagers_on: bool = True,
-         session_seed: int = 0) -> Budget:
-    """The budget of a session's rounds on ``line``; LineError when they cannot fit."""
-    codec = Codec(game)
+         session_seed: int = 0, adapter=None) -> Budget:
+    """The budget of a session's rounds on ``line``, in the frames of the
+    controller's wire format (``adapter``; the bench's own by default);
+    LineError when they cannot fit."""
+    from bench.adapters.native import Native
+    adapter = adapter or Native()
+    codecs = {BENCH: adapter.codec(game, BENCH), CONTROLLER: adapter.codec(game, CONTROLLER)}
+    seq = codecs[BENCH].seq_modulus - 1            # a number of the most digits
+    ack_bytes = len(codecs[BENCH].ack(seq))        # one ACK, in this format
     descriptor = describe(game)
-    size = lambda m: len(codec.encode(m, _SEQ))   # noqa: E731
+    size = lambda m: len(codecs[_SENDER[m.type]].encode(m, seq))   # noqa: E731
     r = PLANNED_ROUND
     wanted = players.wagers(session_seed, 1)
     if not wanted:
@@ -137,16 +143,16 @@ def plan(line: Line, *, game: str, rules, players, phases, version: int, probe_w
     settled = size(make("SETTLED", round=r, wagers=len(wanted), returned=10**15 - 1))
     largest = max(wager_bytes, accept, settle, lucky, settled, late, *(size(make("REFUSE", round=r, id=w.id,
                   reason="betting-closed", clause=_LONG_CLAUSE)) for w in unlawful[:1]))
-    problems = line.problems(largest)
+    problems = line.problems(largest, ack_bytes)
     if problems:
         raise LineError(f"at {line.baud} baud {'; '.join(problems)} ({doc_ref('protocol', 17)})")
 
     def exchanges(n: int) -> tuple[Exchange, Exchange]:
-        to_c = n * wager_bytes + unlawful_bytes + (n + len(unlawful)) * ACK_BYTES
-        to_b = n * accept + refused + (n + len(unlawful)) * ACK_BYTES
+        to_c = n * wager_bytes + unlawful_bytes + (n + len(unlawful)) * ack_bytes
+        to_b = n * accept + refused + (n + len(unlawful)) * ack_bytes
         betting = _exchange(line, version, to_c, to_b, phases.betting_s)
         settle_b = n * settle + settled + fixed_controller
-        settle_c = (n + 4) * ACK_BYTES + fixed_bench
+        settle_c = (n + 4) * ack_bytes + fixed_bench
         return betting, _exchange(line, version, settle_c, settle_b, phases.result_s + phases.clear_s)
 
     n = len(wanted)
@@ -161,7 +167,13 @@ def plan(line: Line, *, game: str, rules, players, phases, version: int, probe_w
                         f"{worst.phase_s:g} s, over the {SAFETY:.0%} the line budget allows ({doc_ref('protocol', 17)}); "
                         f"use a faster line, longer phases (--phase), or --no-probe-wagers")
     betting, settlement = exchanges(n)
-    return Budget(line, line.window(largest), n, len(wanted), betting, settlement, largest)
+    return Budget(line, line.window(largest, ack_bytes), n, len(wanted), betting, settlement, largest)
+
+
+# Who writes each message a round's budget counts.
+_SENDER = {**dict.fromkeys(("WAGER", "CLOSE", "TRIGGER", "SENSOR"), BENCH),
+           **dict.fromkeys(("ACCEPT", "REFUSE", "NOMORE", "LUCKY", "RELEASE", "SPIN", "ROLL", "RESULT", "SETTLE",
+                            "SETTLED", "CLEARED", "OPEN"), CONTROLLER)}
 
 
 def _exchange(line: Line, version: int, to_controller: int, to_bench: int, phase_s: float) -> Exchange:

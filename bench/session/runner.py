@@ -31,12 +31,13 @@ from bench.oracle import Oracle
 from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
 from bench.play.probes import probe_schedule
-from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol import BENCH, Timeouts
+from bench.adapters.registry import adapter_args, get_adapter, is_native
 from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
 from bench.session.out_folder import claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report.summary import Summary, stakes_of_rounds, summarise, write_junit
-from bench.journal.recorder import Recorder, game_file_fields, session_header
+from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
@@ -50,6 +51,7 @@ class SessionConfig:
     game: str = DEFAULT_GAME
     game_file: str | None = None           # the game file ``game`` was loaded from (a variant)
     controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
+    adapter: str | None = None             # the controller's wire format (bench.adapters); None: the bench's own
     rounds: int = 20
     submission: str | None = None
     design: str | None = None              # tower / wheel design, or recorded outcomes with plant="recorded"
@@ -70,6 +72,7 @@ class SessionConfig:
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
+    camera: object | None = None           # bench.play.camera.CameraOptions: the result as a camera sees it
     # The line's baud rate (else the controller URL's ?baud=, else 115200 for a device, none over TCP);
     # with the emulated controller, it is put behind a serial line of that speed (bench.emulator.line).
     baud: int | None = None
@@ -122,11 +125,18 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     found before the journal starts raises (BenchError)."""
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
+    adapter = get_adapter(config.adapter)      # an adapter not installed is bad input: nothing started yet
     out = Path(config.out)
-    link = _link(config, rules, seed)          # before the folder is taken: a line too slow is refused at once
+    link = _link(config, rules, seed, adapter)   # before the folder is taken: a line too slow is refused at once
     with claimed(out, force=config.force) as moved:
         plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
-        outcome = _play(config, seed, rules, plant, out, link)
+        if config.camera is not None:
+            from bench.play.camera import CameraPlant
+            plant = CameraPlant(plant, config.camera, out)
+        try:
+            outcome = _play(config, seed, rules, plant, out, link, adapter)
+        finally:
+            getattr(plant, "close", lambda: None)()
         outcome.moved_aside = moved
     return outcome
 
@@ -135,7 +145,8 @@ def run_session(config: SessionConfig) -> SessionOutcome:
 class _Link:
     url: str | None                        # None: the emulated controller, started by the session
     baud: int | None                       # the line's speed, None if it has none (TCP, a bare pty)
-    budget: object = None                  # bench.session.line_budget.Budget for protocol version 2
+    adapter: object                        # the controller's wire format: the bytes the budget counts
+    budget: object = None                  # bench.session.line_budget.Budget for the version offered
 
     def in_version(self, config: SessionConfig, rules, seed: int, version: int):
         """``(players, budget)``: the players the line allows once the protocol
@@ -150,10 +161,10 @@ class _Link:
     def plan(self, config: SessionConfig, rules, players, seed: int, version: int):
         return line_budget.plan(Line(self.baud, Timeouts()), game=config.game, rules=rules, players=players,
                                 phases=config.phases, version=version, probe_wagers_on=config.probe_wagers,
-                                session_seed=seed)
+                                session_seed=seed, adapter=self.adapter)
 
 
-def _link(config: SessionConfig, rules, seed: int) -> _Link:
+def _link(config: SessionConfig, rules, seed: int, adapter) -> _Link:
     """Where the controller is and the speed of the line to it; with a speed,
     the budget of the session's rounds (BenchError if they cannot fit)."""
     url, baud = config.controller, config.baud
@@ -164,10 +175,11 @@ def _link(config: SessionConfig, rules, seed: int) -> _Link:
                 raise LineError(f"--baud {baud} and the controller URL's baud={in_url} disagree")
             baud = line_baud(url, baud if baud is not None else in_url)
         if baud is None:
-            return _Link(url, None)
-        link = _Link(url, baud)
+            return _Link(url, None, adapter)
+        link = _Link(url, baud, adapter)
         players = config.players or CoveringPlayers(config.game, rules)
-        return _Link(url, baud, link.plan(config, rules, players, seed, 2))
+        offered = 2 if is_native(adapter) else 1     # an adapter carries version 1 of the bench's messages
+        return _Link(url, baud, adapter, link.plan(config, rules, players, seed, offered))
     except LineError as err:
         raise BenchError(f"line budget: {err}") from None
 
@@ -189,7 +201,7 @@ def _reopen(url: str, baud: int | None, within_s: float, old, stack: ExitStack):
         return link
 
 
-def _controller_url(config: SessionConfig, seed: int, line: _Link, out: Path, stack: ExitStack) -> str:
+def _controller_url(config: SessionConfig, seed: int, line: _Link, adapter, out: Path, stack: ExitStack) -> str:
     """The URL of the controller: the user's, or that of the emulated one,
     started for the session (behind a serial line of the session's speed,
     if it has one)."""
@@ -201,12 +213,12 @@ def _controller_url(config: SessionConfig, seed: int, line: _Link, out: Path, st
         cable = stack.enter_context(SerialLine(out / "line.tty", line.baud))
     announced = stack.enter_context(emulated_controller(
         config.game_file or config.game, seed=seed, submission=config.submission,
-        misbehave=config.misbehave, extra=tuple(config.emulator_args),
+        misbehave=config.misbehave, extra=tuple(config.emulator_args) + adapter_args(adapter),
         listen=cable.controller_path if cable else None, stderr_path=str(out / "emulator.log")))
     return str(cable.device) if cable else announced
 
 
-def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link) -> SessionOutcome:
+def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter) -> SessionOutcome:
     journal_path = out / "session.jsonl"
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
     # strict=False: talking to the controller happens inside simpy steps and
@@ -222,18 +234,20 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
 
     with ExitStack() as stack:
-        url = _controller_url(config, seed, line, out, stack)
+        url = _controller_url(config, seed, line, adapter, out, stack)
         link = stack.enter_context(open_link(url, baudrate=line.baud or BAUDRATE))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
         journal.append("session", seal=sealer.header if sealer else None, **session_header(
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
+            **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
-            line=line.budget.to_json() if line.budget else None, **game_file_fields(config.game)))
+            line=line.budget.to_json() if line.budget else None, **adapter_fields(adapter),
+            **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
-        session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
+        session = adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
         recorded_rounds: list[int] = []
 
