@@ -33,7 +33,7 @@ from bench.journal.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
-from bench.journal.seal import SealCheck, SealReport
+from bench.journal.seal import SealCheck, SealReport, rounds_text
 
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
@@ -325,6 +325,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
         judge(number, record)
     with _cycle_collector_paused():
         chain = verify_journal(path, expected_head=expected_head, visit=visit)
+    seals.finish()
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     end = judge.end
@@ -471,9 +472,12 @@ def describe_seals(seals: SealReport) -> list[str]:
     lines = [f"seals: key {seals.expected}, session {seals.session}: {seals.epochs} epochs verified, "
              + ("BROKEN" if seals.problems else "sealed to the end" if seals.final else "no final seal")]
     lines.extend(f"  {problem}" for problem in seals.problems)
-    if not seals.problems and seals.unsealed_records:
+    if seals.unsealed_records and seals.epochs:
+        first, last = seals.sealed_rounds or (None, None)
+        covered = f" (rounds {first}–{last})" if first is not None else ""
         rounds = seals.unsealed_rounds
-        lines.append(f"  {seals.unsealed_records} records after the last seal are UNSEALED (not evidence: "
-                     "the session was cut off or its end removed)"
-                     + (f"; rounds {', '.join(map(str, rounds))}" if rounds else ""))
+        lines.append(f"  lines 1–{seals.sealed_records} verified{covered}; lines {seals.sealed_records + 1}–"
+                     f"{seals.sealed_records + seals.unsealed_records} UNVERIFIED"
+                     + (f" ({rounds_text(rounds)})" if rounds else "")
+                     + ": not evidence, the journal has no final seal")
     return lines
