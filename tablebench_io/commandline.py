@@ -24,6 +24,7 @@ import importlib
 import os
 import pkgutil
 import platform
+import signal
 import sys
 import tempfile
 import traceback
@@ -114,6 +115,30 @@ def stdout_for_result():
         os.close(result_fd)
 
 
+@contextmanager
+def terminate_as_interrupt():
+    """SIGTERM (a service manager, ``kill``, a CI runner's timeout) stops a
+    command as Ctrl-C does: a ``KeyboardInterrupt`` naming the signal, so
+    that a session writes its files and every command exits 4 with a line."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_name(err: KeyboardInterrupt) -> str:
+    """The signal that stopped a command: a ``KeyboardInterrupt`` of
+    ``terminate_as_interrupt`` carries its name; Ctrl-C's carries nothing."""
+    return str(err) or "SIGINT"
+
+
 def _internal_error(prog: str, err: BaseException) -> int:
     """One line for the person; the traceback in a file for the bug report."""
     try:
@@ -139,9 +164,10 @@ def make_main(commands: ModuleType, prog: str, description: str,
         progress.configure(forced if forced is not None else
                            (None if not getattr(args, "json", False) else False))
         try:
-            return int(args.func(args) or 0)
-        except KeyboardInterrupt:
-            print(f"{prog}: interrupted", file=sys.stderr)
+            with terminate_as_interrupt():
+                return int(args.func(args) or 0)
+        except KeyboardInterrupt as err:
+            print(f"{prog} {args.command}: interrupted ({interrupt_name(err)})", file=sys.stderr)
             return Exit.INTERRUPTED
         except BrokenPipeError:
             return Exit.OK

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
 from twin.errors import TwinError
+
+HEAD = re.compile(r"[0-9a-f]{64}")
 
 
 def register(subparsers) -> None:
@@ -45,6 +48,12 @@ def run(args) -> int:
     from bench.journal.keys import trusted_fingerprint
     from bench.journal.replay import describe, replay, resimulate
 
+    if args.head is not None:
+        args.head = args.head.strip().lower()     # as pasted from session.head, or typed in capitals
+    if args.head is not None and not HEAD.fullmatch(args.head):
+        print(f"bench replay: --head {args.head[:80]!r}: not a head hash (64 hex digits, as session.head holds)",
+              file=sys.stderr)
+        return Exit.BAD_INPUT
     if (args.gif or args.png) and args.round is None:
         print(f"bench replay: {'--gif' if args.gif else '--png'} needs --round N", file=sys.stderr)
         return Exit.BAD_INPUT

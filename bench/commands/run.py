@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-from contextlib import contextmanager
 
 from bench.errors import BenchError
 from bench.rules import DEFAULT_GAME, game_names
-from tablebench_io.commandline import Exit, add_list_option
+from tablebench_io.commandline import Exit, add_list_option, interrupt_name, terminate_as_interrupt
 
 
 def register(subparsers) -> None:
@@ -144,7 +142,7 @@ def run(args) -> int:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     except KeyboardInterrupt as err:      # before the journal started: nothing to keep
-        print(f"bench run: interrupted ({err or 'SIGINT'}) before the session started", file=sys.stderr)
+        print(f"bench run: interrupted ({interrupt_name(err)}) before the session started", file=sys.stderr)
         return Exit.INTERRUPTED
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
@@ -171,20 +169,3 @@ def seal_line(seal: dict | None) -> str:
                 "again; keep session.head apart")
     return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
             f"bench replay --pubkey {seal['fingerprint']}")
-
-
-@contextmanager
-def terminate_as_interrupt():
-    """SIGTERM (a service manager, ``kill``) stops the session as Ctrl-C
-    does: the round in flight is journalled and every file written."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:          # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -29,6 +29,7 @@ from bench.journal.chain import VerifyReport, iter_records, raw_bytes, verify_jo
 from bench.oracle import Oracle
 from bench.play.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
+from bench.protocol.messages import SPECS
 from bench.journal.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
@@ -145,6 +146,18 @@ class _Recorded(dict):
         return dict(self)
 
 
+def not_a_frame(mono, raw, recorded) -> str | None:
+    """What makes a judged row something no bench wrote (a hand-made journal):
+    the columns replay reads must have their types."""
+    if isinstance(mono, bool) or not isinstance(mono, (int, float)):
+        return f"its monotonic time is {type(mono).__name__}"
+    if not isinstance(raw, str):
+        return f"its raw bytes are {type(raw).__name__}, not text"
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("type"), str):
+        return "its message is not a decoded message"
+    return None
+
+
 def _message(data: dict) -> _Recorded:
     message = _Recorded(data)
     message.type = data["type"]
@@ -188,6 +201,9 @@ class _Judge:
             raise BenchError(f"{self.path}: line {number}: game: {game!r} is not a game the bench knows "
                              f"({', '.join(known)}); the session header must name one")
         phases = header.get("phases")
+        if phases is not None and not isinstance(phases, dict):
+            raise BenchError(f"{self.path}: line {number}: phases: {str(phases)[:40]!r} is not the session's "
+                             "phase lengths (a mapping such as {\"reply_s\": 3.0})")
         reply_s = phases.get("reply_s", DEFAULT_REPLY_S) if isinstance(phases, dict) else DEFAULT_REPLY_S
         if isinstance(reply_s, bool) or not isinstance(reply_s, (int, float)) or not 0 < reply_s <= 3600:
             raise BenchError(f"{self.path}: line {number}: phases.reply_s: {reply_s!r} is not a number of "
@@ -247,17 +263,23 @@ class _Judge:
 
     def _wire(self, number: int, wire) -> None:
         observe = self.oracle.observe
+        if not isinstance(wire, list):
+            self.decode_problems.append(f"line {number}: wire is {type(wire).__name__}, not a list of frames")
+            return
         for index, row in enumerate(wire):
-            try:
-                direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
-            except (TypeError, ValueError):
+            if type(row) is not list or len(row) != 8:
                 self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
                 continue
+            direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
             if recorded is None or (frame_kind != "message" and frame_kind != "send") \
                     or (direction, frame_kind) not in ORACLE_FRAMES:
                 continue            # (ACKs, the commonest frames, are passed over without a tuple made)
             where = f"line {number}, frame {index}"
-            if self.redecode:
+            problem = not_a_frame(mono, raw, recorded)
+            if problem:
+                self.decode_problems.append(f"{where}: not a frame as a bench records one: {problem}")
+                continue
+            if self.redecode or recorded.get("type") not in SPECS:
                 message = self._decode(where, raw, recorded)
             else:
                 try:
@@ -373,7 +395,8 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
     for _, record in _records(path):
         if record.get("kind") == "plant" and record.get("round") == round_no:
             found.append(record)
-        for reading in record.get("plants") or ():
+        plants = record.get("plants")
+        for reading in plants if isinstance(plants, list) else ():
             if isinstance(reading, dict) and reading.get("round") == round_no:
                 found.append(reading)
     return found

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench.journal.chain import WIRE_COLUMNS, iter_records
 from bench.journal.recorder import ORACLE_FRAMES
-from bench.journal.replay import ReplayOutcome, replay
+from bench.journal.replay import ReplayOutcome, not_a_frame, replay
 from bench.report.summary import Summary, summarise
 
 # A request of the bench, and the controller's replies that answer it
@@ -78,6 +78,12 @@ class SessionFacts:
         return self.replayed.passed
 
 
+def _listed(value) -> list:
+    """A record's list member, or nothing if a hand-made journal put something else there
+    (replay names that; the report shows what there is)."""
+    return value if isinstance(value, list) else []
+
+
 class _Reader:
     def __init__(self, wanted_frames: set[int], wanted_rounds: set[int]):
         self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
@@ -96,11 +102,11 @@ class _Reader:
         if kind in ("round", "round-end") and isinstance(round_no, int):
             if record.get("abandoned"):
                 self.facts["abandoned"].append(round_no)
-        for reading in record.get("plants") or ([record] if kind == "plant" else ()):
+        for reading in _listed(record.get("plants")) or ([record] if kind == "plant" else ()):
             if isinstance(reading, dict) and isinstance(reading.get("round"), int):
                 self.facts["plants"].setdefault(reading["round"], []).append(reading)
         round_of = round_no if kind == "round" else None
-        for place, row in enumerate(record.get("wire") or ()):
+        for place, row in enumerate(_listed(record.get("wire"))):
             if isinstance(row, list) and len(row) == len(WIRE_COLUMNS):
                 self.frame(record.get("seq"), place, dict(zip(WIRE_COLUMNS, row)), round_of)
         if kind == "frame":            # schema 1: a record a frame
@@ -112,8 +118,9 @@ class _Reader:
         if isinstance(wall, (int, float)):
             self.facts["first_wall"] = self.facts["first_wall"] or wall
             self.facts["last_wall"] = wall
-        if not isinstance(message, dict) or (row.get("dir"), row.get("frame")) not in ORACLE_FRAMES:
-            return
+        if not isinstance(message, dict) or (row.get("dir"), row.get("frame")) not in ORACLE_FRAMES \
+                or not_a_frame(row.get("mono"), row.get("raw"), message):
+            return                  # (what replay does not judge either: the frame indices stay the oracle's)
         index = self.index
         self.index += 1
         direction, type_, mono = row["dir"], message.get("type"), row.get("mono")
@@ -140,7 +147,7 @@ class _Reader:
             if sent is not None:
                 self._latency(f"WAGER → {type_}", mono - sent)
             offered = self._offered.pop(wager, None)
-            if type_ == "ACCEPT" and offered and isinstance(offered[1], int):
+            if type_ == "ACCEPT" and offered and isinstance(offered[0], str) and isinstance(offered[1], int):
                 self.stakes[offered[0]] = self.stakes.get(offered[0], 0) + offered[1]
         elif type_ in ASKED_BY:
             request = ASKED_BY[type_]

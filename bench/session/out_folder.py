@@ -65,8 +65,11 @@ def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise BenchError(f"{folder}: --out: not a folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = _lock(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = _lock(folder)
+    except OSError as err:      # under a regular file, a read-only file system, no permission
+        raise BenchError(f"{folder}: --out: cannot write a session here: {err.strerror or err}") from None
     moved = None
     try:
         taken = [name for name in SESSION_FILES if (folder / name).exists()]
@@ -77,11 +80,18 @@ def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[
             moved = _aside(folder)
             # Renamed with the lock held: the old folder (and its lock file) goes
             # aside whole; a fresh folder and lock take its place.
-            folder.rename(moved)
+            try:
+                folder.rename(moved)
+            except OSError as err:
+                raise BenchError(f"{folder}: --force: cannot move the session aside to {moved}: "
+                                 f"{err.strerror or err}") from None
             old_fd, fd = fd, None
             _release(moved, old_fd)
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = _lock(folder)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd = _lock(folder)
+            except OSError as err:
+                raise BenchError(f"{folder}: --out: cannot write a session here: {err.strerror or err}") from None
         yield moved
     finally:
         if fd is not None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import simpy
 import simpy.rt
 from tablebench_io import progress
+from tablebench_io.commandline import interrupt_name
 
 import bench
 from bench.emulator.process import emulated_controller
@@ -28,6 +29,7 @@ from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
 from bench.play.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol.messages import MAX_INT
 from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
 from bench.session.out_folder import claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
@@ -108,6 +110,10 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     every round played, the controller or link lost, SIGINT or SIGTERM
     (``KeyboardInterrupt``), or a failure of the bench itself. Only bad input
     found before the journal starts raises (BenchError)."""
+    if config.seed is not None and not 0 <= config.seed <= MAX_INT:
+        # The seed travels in the bench's HELLO (docs/protocol.md): a protocol integer.
+        raise BenchError(f"--seed {config.seed}: a session seed is a whole number from 0 to {MAX_INT} "
+                         "(15 digits: it travels in the HELLO)")
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
     out = Path(config.out)
@@ -178,7 +184,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         except LinkError as err:
             stopped, reason = LINK_LOST, str(err)
         except KeyboardInterrupt as err:
-            stopped, reason = INTERRUPTED, f"session interrupted ({err or 'SIGINT'})"
+            stopped, reason = INTERRUPTED, f"session interrupted ({interrupt_name(err)})"
         except Exception as err:     # a failure of the bench itself: the files are still written
             stopped, reason = CRASHED, f"the bench failed: {err!r}"
             (out / "crash.txt").write_text(traceback.format_exc())
