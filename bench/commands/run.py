@@ -71,6 +71,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+MAX_PHASE_S = 3600        # an hour: a table's phases last seconds; replay holds a journal's reply deadline to it too
+
+
 def parse_phases(items: list[str], game_phases=None):
     """Phases from ``--phase`` items over the game's own phase lengths (a game file's)."""
     from bench.session.cycle import Phases
@@ -84,10 +87,23 @@ def parse_phases(items: list[str], game_phases=None):
             value = float(seconds)
         except ValueError:
             raise BenchError(f"--phase {item}: {seconds!r} is not a number of seconds") from None
-        if not value >= 0 or (name == "reply" and value <= 0):
-            raise BenchError(f"--phase {item}: must be a non-negative number of seconds (reply: positive)")
+        if not 0 <= value <= MAX_PHASE_S or (name == "reply" and value <= 0):
+            raise BenchError(f"--phase {item}: must be a number of seconds from 0 to {MAX_PHASE_S} "
+                             "(reply: above 0)")
         values[names[name]] = value
     return Phases(**values)
+
+
+def check_misbehaviour(name: str, game: str) -> None:
+    """An unknown misbehaviour is named before any emulator starts (it would
+    only exit with its usage); one that does not apply to the game says which do."""
+    from bench.emulator.misbehaviours import MISBEHAVIOURS, policy_for
+    if name not in MISBEHAVIOURS:
+        raise BenchError(f"--misbehave {name!r}: the emulated controller has no such misbehaviour "
+                         "(bench emulate --help lists them, with the clause each breaks)")
+    # RulesError if it is not a misbehaviour of this game; the paytable it may need is the emulator's to
+    # check against the submission, so any lawful one passes here.
+    policy_for(name, game, "A")
 
 
 def parse_mix(text: str | None, game: str, wagers: int):
@@ -122,6 +138,8 @@ def run(args) -> int:
         game_file = args.game if is_game_file(args.game) else None
         args.game = resolve_game(args.game)
         phases = parse_phases(args.phase, describe(args.game).phases)
+        if args.misbehave:
+            check_misbehaviour(args.misbehave, args.game)
         random_players = args.players == "random" or (args.players is None and args.bets is not None)
         if args.players == "cover" and args.bets:
             raise BenchError("--bets is a random mix; it does not go with --players cover")

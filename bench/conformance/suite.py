@@ -59,8 +59,11 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> list
     for option in filter(None, options.split(",")):
         name, eq, value = option.partition("=")
         if not eq:
+            _known_misbehaviour(spec, name)
             args += ["--misbehave", name]
         elif name in ("protocol", "fault", "link"):
+            if name == "link":
+                _known_misbehaviour(spec, value, link=True)
             args += [{"link": "--misbehave-link"}.get(name, f"--{name}"), value]
         elif name == "seed":
             seed = value
@@ -68,6 +71,22 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> list
             raise BenchError(f"--controller {spec}: unknown option {name!r} (protocol=N, seed=N, "
                              "fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
     return args + ["--seed", seed]
+
+
+def _known_misbehaviour(spec: str, name: str, *, link: bool = False) -> None:
+    """A misbehaviour the emulator has, of the kind the option names (else
+    the emulator would exit with its whole usage)."""
+    from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
+    from bench.emulator.misbehaviours import MISBEHAVIOURS
+    if name in (LINK_MISBEHAVIOURS if link else MISBEHAVIOURS):
+        return
+    if not link and name in LINK_MISBEHAVIOURS:
+        raise BenchError(f"--controller {spec}: {name!r} is a link-level misbehaviour: say "
+                         f"{spec.replace(name, 'link=' + name, 1)}")
+    if link and name in MISBEHAVIOURS:
+        raise BenchError(f"--controller {spec}: {name!r} is a game-level misbehaviour: say {EMULATED}:{name}")
+    raise BenchError(f"--controller {spec}: the emulated controller has no {'link-level ' * link}misbehaviour "
+                     f"{name!r} (bench emulate --help lists them)")
 
 
 @contextmanager

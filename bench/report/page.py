@@ -115,7 +115,8 @@ def _verdict(facts: SessionFacts) -> str:
     s, r = facts.summary, facts.replayed
     reasons = []
     if not r.chain.ok:
-        reasons.append(f"the journal's hash chain is BROKEN ({len(r.chain.problems)} problems): it was changed")
+        count = len(r.chain.problems)
+        reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was changed")
     if r.decode_problems:
         reasons.append(f"{len(r.decode_problems)} recorded frames do not decode as recorded")
     if s.violations:
