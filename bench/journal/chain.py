@@ -51,9 +51,13 @@ GENESIS = "0" * 64
 # monotonic, wall and simulated time, the raw bytes (``raw_text``), the
 # decoded message (``Message.as_dict()``, or null) and a note (or null).
 WIRE_COLUMNS = ("dir", "frame", "mono", "wall", "sim", "raw", "message", "note")
-# A round record's members sort so that ``wire``, the long one, comes last:
-# ``round`` follows ``prev``, so a line torn by a crash still names its round.
-_TORN_ROUND = re.compile(rb'^\{"hash":"[0-9a-f]{64}",.*?"kind":"round",.*?"prev":"[0-9a-f]{64}","round":(\d+)')
+# A round record names its round right after its hash (``"kind":"round","round":N``, the
+# rest in sorted order), so a line torn by a power cut names its round once 100 bytes or so
+# are on disk; the plant readings that sort before ``round`` are tens of kilobytes.
+_TORN_ROUND = re.compile(rb'^\{"hash":"[0-9a-f]{64}","kind":"round","round":(\d+)[,}]')
+# Journals written before that: the members in sorted order, ``round`` after ``prev``.
+_TORN_ROUND_SORTED = re.compile(rb'^\{"hash":"[0-9a-f]{64}",.*?"kind":"round",.*?"prev":"[0-9a-f]{64}","round":(\d+),')
+_ROUND_FIRST = b'{"kind":"round","round":'
 
 
 def canonical_bytes(obj: dict[str, Any]) -> bytes:
@@ -69,6 +73,17 @@ def canonical_bytes(obj: dict[str, Any]) -> bytes:
     except TypeError:      # orjson.JSONEncodeError is a TypeError
         pass
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def _round_first(body: dict[str, Any]) -> bytes:
+    """A round record's canonical bytes with its kind and round first, the
+    rest sorted (``_TORN_ROUND``). The hash is over the bytes as written, so
+    a verifier needs no particular order."""
+    round_no = body["round"]
+    if isinstance(round_no, bool) or not isinstance(round_no, int):
+        return canonical_bytes(body)
+    rest = canonical_bytes({key: value for key, value in body.items() if key not in ("kind", "round")})
+    return _ROUND_FIRST + str(round_no).encode("ascii") + b"," + rest[1:]
 
 
 def raw_text(data: bytes) -> str:
@@ -130,7 +145,7 @@ class JournalWriter:
 
     def append(self, kind: str, **data: Any) -> dict[str, Any]:
         body = {"kind": kind, "seq": self.seq, "prev": self.head, **data}
-        text = canonical_bytes(body)
+        text = _round_first(body) if kind == "round" else canonical_bytes(body)
         digest = hashlib.sha256(text).hexdigest()
         # The hash goes first, so the rest of the line is exactly what it hashes.
         self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
@@ -199,6 +214,7 @@ class VerifyReport:
     torn_tail: bool = False          # the last line was cut off mid-write
     incomplete_rounds: list[int] = field(default_factory=list)
     ended: bool = False              # the session's closing record is there (no crash cut it short)
+    torn_after_round: int | None = None   # a torn last line cut before it named its round: the round before it
 
     @property
     def ok(self) -> bool:
@@ -249,6 +265,7 @@ def verify_journal(path: str | os.PathLike[str], expected_head: str | None = Non
     report = VerifyReport(path=str(path))
     expected_prev: str | None = GENESIS
     open_rounds: set[int] = set()
+    last_round: int | None = None
     number = 0
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
@@ -256,9 +273,13 @@ def verify_journal(path: str | os.PathLike[str], expected_head: str | None = Non
                 # Only the last line can lack its newline: a crash in the middle
                 # of a write. The round in flight is lost; the rest stands.
                 report.torn_tail = True
-                torn = _TORN_ROUND.match(line)
+                torn = _TORN_ROUND.match(line) or _TORN_ROUND_SORTED.match(line)
                 if torn:
                     open_rounds.add(int(torn.group(1)))
+                else:
+                    # Cut before it named its round (or it was not a round): what replay can
+                    # say is where it stood, after the last round recorded.
+                    report.torn_after_round = last_round
                 break
             record = _parse(line)
             if record is None:
@@ -279,6 +300,8 @@ def verify_journal(path: str | os.PathLike[str], expected_head: str | None = Non
             report.head = str(expected_prev)
             kind = record.get("kind")
             round_no = record.get("round")
+            if kind in ("round", "round-end") and isinstance(round_no, int):
+                last_round = round_no
             if kind == "session-end":
                 report.ended = True
             elif isinstance(round_no, int) and kind != "round":

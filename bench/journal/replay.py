@@ -462,7 +462,13 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
                      + f": {problem.what}")
     if chain.torn_tail:
-        lines.append("  the last line was cut off mid-write (a crash): that round is lost")
+        if chain.incomplete_rounds:
+            lines.append("  the last line was cut off mid-write (a crash): that round is lost")
+        else:
+            after = (f"the round after round {chain.torn_after_round}" if chain.torn_after_round is not None
+                     else "the first round")
+            lines.append(f"  the last line was cut off mid-write (a crash) before it named its round: {after} "
+                         "(or the session's end) is lost")
     if chain.incomplete_rounds:
         lines.append(f"  incomplete rounds: {', '.join(map(str, chain.incomplete_rounds))}")
     for problem in outcome.decode_problems:
