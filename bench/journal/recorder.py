@@ -127,7 +127,7 @@ class Recorder:
         pending, wire = self._pending, self._wire
         observe = self.oracle.observe
         while pending:
-            (direction, kind, raw, message, note, mono, wall), sim = pending[0]     # a FrameEvent's fields
+            (direction, kind, raw, message, note, mono, wall, _), sim = pending[0]     # a FrameEvent's fields
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
                          message.as_dict() if message is not None else None, note])
             pending.popleft()      # journalled: an interruption from here on loses nothing of it

@@ -55,19 +55,24 @@ class WireBudget:
             if self.frames > CEILING_FRAMES:
                 raise self._flooded()
             return True
-        size = len(event.raw) + ROW_BYTES
+        # A long run of noise arrives as one event with a sample of it (``size``: its length on the wire).
+        on_wire = len(event.raw) if event.size is None else event.size
+        size = len(event.raw) + ROW_BYTES          # what journalling it costs
         self.noise_frames += 1
-        self.noise_bytes += size
+        self.noise_bytes += on_wire + ROW_BYTES
         if self.noise_bytes > CEILING_BYTES or self.frames > CEILING_FRAMES:
+            self.dropped_frames += 1
+            self.dropped_bytes += on_wire
             raise self._flooded()
         if (self.kept_frames < KEPT_FRAMES and self.kept_bytes + size <= KEPT_BYTES
                 and self.session_kept_bytes + size <= SESSION_KEPT_BYTES):
             self.kept_frames += 1
             self.kept_bytes += size
             self.session_kept_bytes += size
+            self.dropped_bytes += on_wire - len(event.raw)     # the sample kept, the rest counted
             return True
         self.dropped_frames += 1
-        self.dropped_bytes += size - ROW_BYTES
+        self.dropped_bytes += on_wire
         return False
 
     def _flooded(self) -> LinkFlooded:
@@ -78,6 +83,6 @@ class WireBudget:
     def close_round(self) -> dict[str, int]:
         """What the round's record says of the noise left out (nothing if none), and a fresh count."""
         left_out = ({"left_out": {"frames": self.dropped_frames, "bytes": self.dropped_bytes}}
-                    if self.dropped_frames else {})
+                    if self.dropped_frames or self.dropped_bytes else {})
         self._reset()
         return left_out
