@@ -164,7 +164,8 @@ def run(args) -> int:
         return Exit.INTERRUPTED
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
-    report = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head)
+    report, whole = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head,
+                                        verdict=short_verdict(outcome))
     if args.json:
         print(json.dumps(outcome.to_json()))
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
@@ -174,11 +175,24 @@ def run(args) -> int:
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")
         print(seal_line(outcome.seal))
         if report:
-            print(f"  report: {report}")
+            print(f"  report: {report}" + ("" if whole else " (short: the full page could not be built; "
+                                                            "bench replay --report tries again)"))
     if outcome.reason:
         crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
         print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
     return outcome.status
+
+
+def short_verdict(outcome) -> tuple[bool, str, list[str]]:
+    """The verdict a short report page carries when the full one cannot be built."""
+    passed = outcome.status == Exit.OK
+    headline = f"{'PASS' if passed else 'FAIL'}: exit status {int(outcome.status)} ({outcome.ending})"
+    reasons = [f"{count} violation{'s' * (count != 1)} of {clause}"
+               for clause, count in sorted(outcome.summary.violations_by_clause.items())]
+    reasons += [f"round {number} failed: {failure}" for number, failure in sorted(outcome.round_failures.items())[:20]]
+    if outcome.reason:
+        reasons.append(f"the session ended early ({outcome.ending}): {outcome.reason}")
+    return passed, headline, reasons
 
 
 def seal_line(seal: dict | None) -> str:

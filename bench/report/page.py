@@ -290,11 +290,20 @@ def _return(facts: SessionFacts) -> str:
     game, rules = get_game(s.game), facts.oracle.rules
     stakes = facts.stakes_by_bet
     rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake}</td>"
-                   f"<td class=num>{_pct(game.rtp(bet, rules))}</td></tr>"
+                   f"<td class=num>{_bet_rtp(game, bet, rules)}</td></tr>"
                    for bet, stake in sorted(stakes.items(), key=lambda kv: -kv[1]))
     table = (f"<details><summary>stakes by bet ({len(stakes)} bets)</summary><table><tr><th>bet</th>"
              f"<th>staked</th><th>exact RTP</th></tr>{rows}</table></details>") if stakes else ""
     return "<h2>Return to player</h2>" + text + chart + table
+
+
+def _bet_rtp(game, bet: str, rules) -> str:
+    """A bet's exact return; a bet the game does not offer (accepted all the
+    same: a violation, shown above) has none."""
+    try:
+        return _pct(game.rtp(bet, rules))
+    except RulesError:
+        return "not offered: no return to expect"
 
 
 def _latencies(facts: SessionFacts) -> str:
@@ -377,23 +386,53 @@ def write_session_report(journal: str | Path, path: str | Path, expected_head: s
     return write_facts_report(read_session(journal, expected_head), path)
 
 
-def write_report_beside(journal: str | Path, path: str | Path, expected_head: str | None = None) -> Path | None:
-    """``write_session_report`` for ``bench run``: the session is over and
-    its verdict stands whatever happens here, so a report that cannot be
-    written is a warning on stderr, not a lost session."""
+def write_report_beside(journal: str | Path, path: str | Path, expected_head: str | None = None, *,
+                        verdict: tuple[bool, str, list[str]] | None = None) -> tuple[Path | None, bool]:
+    """``write_session_report`` for ``bench run``: (the page written or None,
+    whether it is whole). The session is over and its verdict stands whatever
+    happens here: a page that cannot be built whole is written short, with
+    ``verdict`` (passed, the headline, its reasons) and why the rest is
+    missing; one that cannot be written at all is a warning on stderr."""
     try:
-        return write_session_report(journal, path, expected_head)
+        return write_session_report(journal, path, expected_head), True
+    except OSError as err:         # the folder or the disk: a short page would not fit either
+        log.warning("bench run: warning: the session report %s was not written: %s", path, err.strerror or err)
+        return None, False
     except Exception as err:       # noqa: BLE001 (the journal, summary and JUnit are already written)
-        log.warning("bench run: warning: the session report %s was not written: %r", path, err)
-        return None
+        if verdict is None:
+            log.warning("bench run: warning: the session report %s was not written: %r", path, err)
+            return None, False
+        try:
+            return _write_whole(path, _short_page(journal, verdict, err)), False
+        except OSError as again:
+            log.warning("bench run: warning: the session report %s was not written: %s", path,
+                        again.strerror or again)
+            return None, False
+
+
+def _short_page(journal: str | Path, verdict: tuple[bool, str, list[str]], err: Exception) -> str:
+    passed, headline, reasons = verdict
+    body = (f"<h1>Session report (short)</h1>{verdict_box(passed, headline, reasons)}"
+            f"<p class=info>The full report could not be built: {esc(type(err).__name__)}: {esc(err)}. The "
+            f"journal holds everything; to judge it again and try the full report once more:</p>"
+            f"<pre>{esc(f'bench replay {journal} --report report.html')}</pre>")
+    return page(f"bench session report (short): {Path(journal).parent.name}", body)
 
 
 def write_facts_report(facts: SessionFacts, path: str | Path) -> Path:
     """The report of ``facts``, written whole and then moved into place, so
     that a reader never sees half a page."""
+    return _write_whole(path, render(facts))
+
+
+def _write_whole(path: str | Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(render(facts), encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)     # never half a page left behind (a full disk)
+        raise
     return path
