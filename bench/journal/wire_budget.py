@@ -23,6 +23,10 @@ SESSION_KEPT_BYTES = 1024 * 1024  # noise bytes journalled per session, whatever
 ROW_BYTES = 100                    # what a journalled frame costs besides its raw bytes (times, kind, note)
 CEILING_BYTES = 16 * 1024 * 1024   # noise bytes in one round that make it a link fault
 CEILING_FRAMES = 100_000           # frames (of any kind) in one round that make it a link fault
+# A wager costs a round up to six frames (WAGER, ACCEPT or REFUSE, SETTLE and an ACK of each);
+# at most a tenth of the frame ceiling in wagers leaves room for the round's own messages and
+# for retransmissions, so that the bench never trips its own ceiling (bench run --wagers).
+MAX_WAGERS = CEILING_FRAMES // 10
 
 # Frames that are never noise: what the oracle judges, and the bench's own
 # retransmissions and ACKs (each bounded by the messages exchanged).

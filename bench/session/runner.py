@@ -38,6 +38,7 @@ from bench.journal.recorder import Recorder, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
+from bench.journal.wire_budget import CEILING_FRAMES, MAX_WAGERS
 
 
 @dataclass
@@ -114,6 +115,11 @@ def run_session(config: SessionConfig) -> SessionOutcome:
         # The seed travels in the bench's HELLO (docs/protocol.md): a protocol integer.
         raise BenchError(f"--seed {config.seed}: a session seed is a whole number from 0 to {MAX_INT} "
                          "(15 digits: it travels in the HELLO)")
+    placed = getattr(config.players, "wagers_per_round", None)
+    if placed is not None and not 1 <= placed <= MAX_WAGERS:
+        raise BenchError(f"--wagers {placed}: wagers a round must be 1 to {MAX_WAGERS}: each costs the round up "
+                         f"to six frames, and a round of more than {CEILING_FRAMES} frames is a flooded link "
+                         "(docs/bench-run.md)")
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
     out = Path(config.out)
