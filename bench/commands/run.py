@@ -8,6 +8,7 @@ import json
 import sys
 
 from bench.errors import BenchError
+from bench.journal.wire_budget import DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES
 from bench.rules import DEFAULT_GAME, game_names
 from tablebench_io.commandline import Exit, add_list_option, interrupt_name, terminate_as_interrupt
 
@@ -67,6 +68,12 @@ def register(subparsers) -> None:
                    help="seal the journal with this bench key (bench.key of bench key new); without it the "
                         "journal is unsealed")
     p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
+    p.add_argument("--max-frames", type=int, default=DEFAULT_MAX_FRAMES, metavar="N",
+                   help="the session's ceiling of judged frames (messages sent and received), past which it ends "
+                        "as a link fault with every file (default %(default)s)")
+    p.add_argument("--max-journal-mb", type=float, default=DEFAULT_MAX_JOURNAL_BYTES / 2**20, metavar="MB",
+                   help="the session's ceiling on its journal, in MiB, past which it ends as a link fault with "
+                        "every file (default %(default)g)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
@@ -129,6 +136,9 @@ def run(args) -> int:
     if args.rounds < 1:
         print("bench run: --rounds must be at least 1", file=sys.stderr)
         return Exit.BAD_INPUT
+    if args.max_frames < 1 or not 0 < args.max_journal_mb < 2**40:
+        print("bench run: --max-frames and --max-journal-mb must be above 0", file=sys.stderr)
+        return Exit.BAD_INPUT
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -152,7 +162,8 @@ def run(args) -> int:
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
                            probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
-                           force=args.force)
+                           force=args.force, max_frames=args.max_frames,
+                           max_journal_bytes=int(args.max_journal_mb * 2**20))
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)

@@ -123,6 +123,7 @@ class JournalWriter:
         self.path = Path(path)
         self.seq = 0
         self.head = GENESIS
+        self.size = 0            # bytes of the journal so far
         # ``sealer`` (a ``bench.journal.seal.Sealer``): a ``seal`` record after the
         # header, after every so many rounds and at ``close``.
         self.sealer = sealer
@@ -142,6 +143,7 @@ class JournalWriter:
                                + "; ".join(p.what for p in report.problems))
         self.seq = report.records
         self.head = report.head
+        self.size = self.path.stat().st_size
 
     def append(self, kind: str, **data: Any) -> dict[str, Any]:
         body = {"kind": kind, "seq": self.seq, "prev": self.head, **data}
@@ -150,6 +152,7 @@ class JournalWriter:
         # The hash goes first, so the rest of the line is exactly what it hashes.
         self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
         self.seq += 1
+        self.size += len(text) + 75             # the line: {"hash":"H", the text less its "{", a line end
         self.head = body["hash"] = digest
         if self.sealer is not None and kind != "seal" and self.sealer.due(kind):
             self.seal()
@@ -199,6 +202,28 @@ class JournalWriter:
         self.close()
 
 
+class Problems(list):
+    """A list of what is wrong that keeps the first ``LIMIT`` and counts the
+    rest (``more``): a file of a million damaged lines is named by its first
+    hundred, in bounded memory."""
+
+    LIMIT = 100
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.more = 0
+
+    def append(self, item) -> None:
+        if len(self) < self.LIMIT:
+            super().append(item)
+        else:
+            self.more += 1
+
+    @property
+    def count(self) -> int:
+        return len(self) + self.more
+
+
 @dataclass(frozen=True)
 class Problem:
     line: int          # 1-based line number in the file
@@ -210,7 +235,7 @@ class VerifyReport:
     path: str
     records: int = 0
     head: str = GENESIS
-    problems: list[Problem] = field(default_factory=list)
+    problems: Problems = field(default_factory=Problems)
     torn_tail: bool = False          # the last line was cut off mid-write
     incomplete_rounds: list[int] = field(default_factory=list)
     ended: bool = False              # the session's closing record is there (no crash cut it short)

@@ -92,13 +92,16 @@ def game_file_fields(game: str) -> dict[str, Any]:
 
 
 class Recorder:
-    def __init__(self, journal: JournalWriter, oracle, clock_now=lambda: 0.0):
+    def __init__(self, journal: JournalWriter, oracle, clock_now=lambda: 0.0, *, max_frames: int | None = None):
         self.journal = journal
         self.oracle = oracle
         self.sim_now = clock_now
-        # Where each frame the oracle judged is in the journal, by oracle index:
-        # (the seq of the record that holds it, its index in that record's wire).
+        # Where each frame the oracle judged since the last record is in the journal, by
+        # oracle index from ``_places_from``: (the seq of the record that holds it, its
+        # index in that record's wire). A verdict names a frame of the record it is written
+        # in; earlier places are let go, so that a long session's memory stays flat.
         self.frame_places: list[tuple[int, int]] = []
+        self._places_from = 0
         self._offered: dict[str, tuple[str, int]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
         self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
@@ -106,7 +109,8 @@ class Recorder:
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
-        self.budget = WireBudget()       # how much of a noisy link is kept (bench.journal.wire_budget)
+        # how much of a noisy link is kept, and how many frames a session judges (bench.journal.wire_budget)
+        self.budget = WireBudget() if max_frames is None else WireBudget(max_frames)
 
     def on_frame(self, event: FrameEvent) -> None:
         """The session's observer: keep the frame; it is journalled and judged
@@ -144,6 +148,8 @@ class Recorder:
         elif message.type == "ACCEPT" and message["id"] in self._offered:
             bet, stake = self._offered.pop(message["id"])
             self.stakes_by_bet[bet] = self.stakes_by_bet.get(bet, 0) + stake
+        elif message.type == "REFUSE":
+            self._offered.pop(message["id"], None)
 
     def verdicts(self, violations) -> None:
         """Verdicts found outside the frames (e.g. the oracle's ``finish``)."""
@@ -151,9 +157,10 @@ class Recorder:
         self._record_verdicts(violations)
 
     def _record_verdicts(self, violations) -> None:
+        places, first = self.frame_places, self._places_from
         for violation in violations:
-            place = self.frame_places[violation.frame] if violation.frame is not None and \
-                violation.frame < len(self.frame_places) else None
+            at = None if violation.frame is None else violation.frame - first
+            place = places[at] if at is not None and 0 <= at < len(places) else None
             self._verdicts.append({"clause": violation.clause, "message": violation.message,
                                    "round": violation.round, "frame": violation.frame,
                                    "record": place[0] if place else None, "wire": place[1] if place else None})
@@ -204,6 +211,9 @@ class Recorder:
                 self._wire, self._plants, self._verdicts = (a + b for a, b in
                                                              zip(kept, (self._wire, self._plants, self._verdicts)))
             raise
+        self._places_from += len(self.frame_places)      # their record is written: no verdict names them now
+        self.frame_places = []
+        self._offered.clear()           # a wager never answered in its round is not counted later
 
 
 def _json_numbers(value):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from collections import Counter
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from bench.journal.ending import STOPPED_STATUS, verdict
 from tablebench_io.commandline import Exit
 from bench.errors import BenchError
-from bench.journal.chain import VerifyReport, iter_records, raw_bytes, verify_journal
+from bench.journal.chain import Problems, VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.play.plant import file_digest
 from bench.protocol import Codec, FrameError, Message
@@ -38,6 +39,8 @@ from bench.journal.seal import SealCheck, SealReport, rounds_text
 
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
+KEPT_PER_CLAUSE = 100    # violations of a clause kept for the report (every one is counted)
+LISTED = 20              # failed rounds, problems of a kind, listed one by one; the rest are counted
 
 
 @dataclass
@@ -45,11 +48,11 @@ class ReplayOutcome:
     chain: VerifyReport
     header: dict
     oracle: Oracle | None
-    decode_problems: list[str] = field(default_factory=list)
+    decode_problems: list[str] = field(default_factory=Problems)
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
     seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
-    structure_problems: list[str] = field(default_factory=list)   # records out of place
+    structure_problems: list[str] = field(default_factory=Problems)   # records out of place
     failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
     ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.journal.ending``)
     status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
@@ -177,15 +180,15 @@ class _Judge:
         self.header: dict | None = None
         self.oracle: Oracle | None = None
         self.codec: Codec | None = None
-        self.decode_problems: list[str] = []
+        self.decode_problems: list[str] = Problems()
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
-        self.structure_problems: list[str] = []
+        self.structure_problems: list[str] = Problems()
         self.failed_rounds: dict[int, str] = {}
         self.end: dict | None = None           # the session-end record
         self.last_round: int | None = None
-        self.live_clauses: list[str] = []      # the verdicts the bench journalled as it judged
+        self.live_clauses: Counter[str] = Counter()   # the verdicts the bench journalled as it judged
 
     def _start(self, number: int, header: dict) -> None:
         """The header sets up the oracle as the session's was."""
@@ -214,7 +217,7 @@ class _Judge:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
         self.header = header
         self.codec = Codec(game)
-        self.oracle = Oracle(game, rules, response_timeout=reply_s)
+        self.oracle = Oracle(game, rules, response_timeout=reply_s, keep_per_clause=KEPT_PER_CLAUSE)
 
     def _place(self, number: int, record: dict) -> None:
         """The structure a bench writes, checked without the head: one
@@ -246,7 +249,7 @@ class _Judge:
                 self.failed_rounds[round_no] = str(failure)
         verdicts = record.get("verdicts")
         if isinstance(verdicts, list):
-            self.live_clauses.extend(str(v.get("clause")) for v in verdicts if isinstance(v, dict))
+            self.live_clauses.update(str(v.get("clause")) for v in verdicts if isinstance(v, dict))
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
@@ -374,7 +377,7 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
         outcome.ending, outcome.status = CUT_OFF, Exit.VIOLATION
         return
     stopped = end.get("ending") if end.get("ending") in STOPPED_STATUS else None
-    outcome.ending, outcome.status = verdict(stopped, len(oracle.violations), len(outcome.failed_rounds))
+    outcome.ending, outcome.status = verdict(stopped, oracle.violation_count, len(outcome.failed_rounds))
     if end.get("reason"):
         outcome.notes.append(f"the session ended early ({end.get('ending')}): {end.get('reason')}")
     if "status" in end and end.get("status") != outcome.status:
@@ -382,10 +385,19 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
             f"the session-end record says exit status {end.get('status')!r} ({end.get('ending')}); "
             f"the journal's rounds and verdicts give {int(outcome.status)} ({outcome.ending})")
     if "ending" in end and stopped != "crashed":
-        replayed = sorted(v.clause for v in oracle.violations)
-        if sorted(judge.live_clauses) != replayed:
+        live, replayed = +judge.live_clauses, +oracle.violations_by_clause
+        if live != replayed:
             outcome.structure_problems.append(
-                f"the bench journalled verdicts {sorted(judge.live_clauses)}; replay finds {replayed}")
+                f"the bench journalled verdicts {_by_clause(live)}; replay finds {_by_clause(replayed)}")
+
+
+def _more(problems, what: str) -> list[str]:
+    more = getattr(problems, "more", 0)
+    return [f"  … and {more} more {what}"] if more else []
+
+
+def _by_clause(counts: Counter) -> str:
+    return "{" + ", ".join(f"{clause}: {count}" for clause, count in sorted(counts.items())) + "}"
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -461,6 +473,7 @@ def describe(outcome: ReplayOutcome) -> str:
         epoch = outcome.seals.epoch_at(problem.line)
         lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
                      + f": {problem.what}")
+    lines.extend(_more(chain.problems, "problems with the chain"))
     if chain.torn_tail:
         if chain.incomplete_rounds:
             lines.append("  the last line was cut off mid-write (a crash): that round is lost")
@@ -473,19 +486,28 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  incomplete rounds: {', '.join(map(str, chain.incomplete_rounds))}")
     for problem in outcome.decode_problems:
         lines.append(f"  {problem}")
+    lines.extend(_more(outcome.decode_problems, "frames that are not as recorded"))
     for problem in outcome.structure_problems:
         lines.append(f"  structure: {problem}")
+    lines.extend(_more(outcome.structure_problems, "records out of place"))
     for note in outcome.notes:
         lines.append(f"  note: {note}")
     lines.extend(describe_seals(outcome.seals))
     oracle = outcome.oracle
     if oracle is not None:
-        lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
+        lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {oracle.violation_count} violations")
         lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
         for violation in oracle.violations[:20]:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
-    for round_no, failure in sorted(outcome.failed_rounds.items()):
+        if oracle.violation_count > 20:
+            lines.append(f"  … and {oracle.violation_count - 20} more: "
+                         + ", ".join(f"{clause} {count}" for clause, count in
+                                     sorted(oracle.violations_by_clause.items())))
+    failed = sorted(outcome.failed_rounds.items())
+    for round_no, failure in failed[:LISTED]:
         lines.append(f"  round {round_no} failed: {failure}")
+    if len(failed) > LISTED:
+        lines.append(f"  … and {len(failed) - LISTED} more failed rounds")
     lines.append(f"session: {outcome.ending}, exit status {outcome.status} as the run had"
                  + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
     lines.append("PASS" if outcome.passed else "FAIL")

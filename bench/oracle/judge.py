@@ -20,7 +20,7 @@ Two timing facts of a real link shape the judgements:
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 
 from bench.errors import RulesError
 from bench.protocol.timeouts import DEFAULT_REPLY_S
@@ -34,7 +34,15 @@ _UNSEEN = object()
 
 
 class Oracle:
-    def __init__(self, game: str, rules=None, *, response_timeout: float = DEFAULT_REPLY_S):
+    """``keep_per_clause``: how many violations of each clause to keep in
+    ``violations`` (None: every one); every violation is still returned by
+    ``observe`` (for the journal) and counted (``violation_count``,
+    ``violations_by_clause``, ``clauses_by_round``), so that a controller
+    that breaks a rule a million times costs the bench no more memory than
+    one that breaks it a hundred times."""
+
+    def __init__(self, game: str, rules=None, *, response_timeout: float = DEFAULT_REPLY_S,
+                 keep_per_clause: int | None = None):
         descriptor = get_game(game).descriptor     # RulesError naming the known games
         if rules is None:
             from bench.rules.submission import default_rules
@@ -49,6 +57,10 @@ class Oracle:
         self.response_timeout = response_timeout
         self.recompute = Recompute(game, rules)
         self.violations: list[Violation] = []
+        self.keep_per_clause = keep_per_clause
+        self.violation_count = 0
+        self.violations_by_clause: Counter[str] = Counter()
+        self.clauses_by_round: dict[int | None, Counter[str]] = {}    # round -> its violations by clause
         self.incomplete_rounds: list[int] = []
         self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
         self.rounds: list[RoundSummary] = []
@@ -103,7 +115,14 @@ class Oracle:
         if round_ is None and self._round is not None:
             round_ = self._round.number
         violation = Violation(round_, clause, frame, message)
-        self.violations.append(violation)
+        self.violation_count += 1
+        self.violations_by_clause[clause] += 1
+        in_round = self.clauses_by_round.get(round_)
+        if in_round is None:
+            in_round = self.clauses_by_round[round_] = Counter()
+        in_round[clause] += 1
+        if self.keep_per_clause is None or self.violations_by_clause[clause] <= self.keep_per_clause:
+            self.violations.append(violation)
         self._found.append(violation)
 
     def _clause(self, phase: str) -> str:
@@ -253,6 +272,8 @@ class Oracle:
             self._flag(self._clause("betting"), frame, f"{m.type} for wager {m['id']!r}, which the bench never placed")
             return None
         placement = queue.popleft()
+        if not queue:
+            del self._placed[m["id"]]     # ids are new every round: an empty queue kept is a leak
         self._answer(placement.ask)
         return placement
 
@@ -567,7 +588,7 @@ class Oracle:
             round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),
             staked=sum(w.stake for w in r.accepted.values()), returned=sum(r.settled.values()),
             expected=expected, wagers=len(r.accepted),
-            violations=sum(1 for v in self.violations if v.round == r.number)))
+            violations=sum(self.clauses_by_round.get(r.number, {}).values())))
 
 
 def _lucky(entry) -> Lucky:

@@ -27,7 +27,7 @@ from bench.journal.replay import describe_seals
 from bench.report.summary import return_interval
 from bench.rules import describe, get_game
 from bench.rules.regulation_text import clause_text, source_of
-from bench.report.session_facts import SessionFacts, read_session
+from bench.report.session_facts import ROUNDS_SHOWN, SessionFacts, no_roll_rounds, read_session
 from tablebench_io import charts
 from tablebench_io.report_page import (code, esc, figure, page, picture_of, provenance_table, software_row,
                               verdict_box)
@@ -46,6 +46,7 @@ def _title(game: str) -> str:
 VIOLATIONS_SHOWN = 25          # a clause's violations shown one by one; the rest are counted
 PICTURES_SHOWN = 24            # outcome pictures in one report
 ROUNDS_LISTED = 500            # rows of the every-round table
+ROUNDS_OF_A_KIND = ROUNDS_SHOWN   # failed, voided or no-roll rounds listed one by one; the rest are counted
 CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
@@ -119,14 +120,14 @@ def _verdict(facts: SessionFacts) -> str:
         reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was changed")
     if r.decode_problems:
         reasons.append(f"{len(r.decode_problems)} recorded frames do not decode as recorded")
-    if s.violations:
+    if s.violation_count:
         clauses = len(s.violations_by_clause)
-        reasons.append(f"{len(s.violations)} violation{'s' * (len(s.violations) != 1)} of "
+        reasons.append(f"{s.violation_count} violation{'s' * (s.violation_count != 1)} of "
                        f"{clauses} clause{'s' * (clauses != 1)}: "
                        + ", ".join(f"{c} ({n})" for c, n in s.violations_by_clause.most_common()))
     if facts.failures:
         reasons.append(f"{len(facts.failures)} round{'s' * (len(facts.failures) != 1)} failed: "
-                       + ", ".join(map(str, sorted(facts.failures))))
+                       + _listed(sorted(facts.failures)))
     title = _title(s.game)
     if facts.passed:
         text = f"PASS: {s.rounds} {title} rounds, every frame compliant"
@@ -210,18 +211,21 @@ def _round_frames(facts: SessionFacts, round_no: int | None, highlight: int | No
         f"<tr{MARKED if f.index == highlight else ''}><td class=num>{f.index}</td>"
         f"<td>{'→' if f.direction == 'tx' else '←'}</td><td>{code(_message_text(f.message))}</td></tr>"
         for f in frames)
-    return (f"<details><summary>every frame the oracle judged in round {round_no} ({len(frames)})</summary>"
+    total = facts.round_frame_counts.get(round_no, len(frames))
+    more = (f"<p>… and {total - len(frames)} more frames of round {round_no} in the journal.</p>"
+            if total > len(frames) else "")
+    return (f"<details><summary>every frame the oracle judged in round {round_no} ({total})</summary>"
             f"<table><tr><th>frame</th><th></th><th>message (→ bench to controller, ← controller to bench)</th>"
-            f"</tr>{rows}</table></details>")
+            f"</tr>{rows}</table>{more}</details>")
 
 
 def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     s = facts.summary
-    if not s.violations:
+    if not s.violation_count:
         return ("<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the "
                 "protocol ask.</p>")
     def rounds_of(clause: str) -> str:
-        return ", ".join(map(str, sorted({v.round for v in s.violations if v.clause == clause and v.round})))
+        return _listed(sorted(r for r, clauses in s.clauses_by_round.items() if r and clauses.get(clause)))
 
     out = ["<h2>Violations by clause</h2>",
            "<table><tr><th>clause</th><th>violations</th><th>rounds</th></tr>" + "".join(
@@ -238,30 +242,46 @@ def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
             out.append(f'<div class="violation"><p><b>{esc(where)}</b>, frame {esc(v.frame)}: {esc(v.message)}</p>'
                        + (_frame_html(frame) if frame else "")
                        + _round_frames(facts, v.round, v.frame, listed) + pictures.of_round(v.round) + "</div>")
-        if len(found) > VIOLATIONS_SHOWN:
-            out.append(f"<p>… and {len(found) - VIOLATIONS_SHOWN} more of {esc(clause)} in the journal.</p>")
+        shown = min(len(found), VIOLATIONS_SHOWN)
+        if count > shown:
+            out.append(f"<p>… and {count - shown} more of {esc(clause)} in the journal.</p>")
     return "\n".join(out)
 
 
 def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
     oracle, s = facts.oracle, facts.summary
-    no_rolls = [r.round for r in oracle.rounds if r.no_roll]
+    no_rolls = no_roll_rounds(oracle)
     items = []
-    for round_no, why in sorted(facts.failures.items()):
+    failed = sorted(facts.failures.items())
+    for round_no, why in failed[:ROUNDS_OF_A_KIND]:
         items.append(f"<li><b>round {round_no} failed</b>: {esc(why)}{pictures.of_round(round_no)}</li>")
-    for round_no in oracle.voided_rounds:
+    items += _more_rounds(len(failed), "failed rounds")
+    for round_no in oracle.voided_rounds[:ROUNDS_OF_A_KIND]:
         items.append(f"<li><b>round {round_no} voided</b> by a RESET or HELLO mid-round (every wager returned; "
                      "not a violation)</li>")
+    items += _more_rounds(len(oracle.voided_rounds), "voided rounds")
     for round_no in s.incomplete_rounds:
         items.append(f"<li><b>round {round_no} incomplete</b>: the journal ends before it was settled and cleared</li>")
-    for round_no in no_rolls:
+    for round_no in no_rolls[:ROUNDS_OF_A_KIND]:
         items.append(f"<li><b>round {round_no}: no roll</b>, a die not flat: every wager returned "
                      f"({esc(phase_clause(s.game, 'no_roll'))}){pictures.of_round(round_no)}</li>")
+    items += _more_rounds(len(no_rolls), "no-roll rounds")
     if facts.abandoned:
         items.append(f"<li class=info>rounds opened after the last one and closed unplayed: "
                      f"{esc(', '.join(map(str, facts.abandoned)))}</li>")
     body = f"<ul>{''.join(items)}</ul>" if items else "<p>None: every round was played and settled.</p>"
     return "<h2>Failed, voided and no-roll rounds</h2>" + body
+
+
+def _more_rounds(count: int, what: str) -> list[str]:
+    return ([f"<li class=info>… and {count - ROUNDS_OF_A_KIND} more {what} in the journal</li>"]
+            if count > ROUNDS_OF_A_KIND else [])
+
+
+def _listed(numbers: list[int]) -> str:
+    """Round numbers, the first ROUNDS_OF_A_KIND of them."""
+    shown = ", ".join(map(str, numbers[:ROUNDS_OF_A_KIND]))
+    return shown + (f", … ({len(numbers)} in all)" if len(numbers) > ROUNDS_OF_A_KIND else "")
 
 
 def _return(facts: SessionFacts) -> str:
@@ -354,6 +374,9 @@ def _rounds(facts: SessionFacts) -> str:
 def _integrity(facts: SessionFacts) -> str:
     r = facts.replayed
     lines = [f"line {p.line}: {p.what}" for p in r.chain.problems] + list(r.decode_problems) + list(r.notes)
+    hidden = sum(getattr(found, "more", 0) for found in (r.chain.problems, r.decode_problems))
+    if hidden:
+        lines.append(f"… and {hidden} more problems of the same kinds")
     if r.chain.torn_tail:
         lines.append("the last line was cut off mid-write (a crash): that round is lost")
     check = f"bench replay {facts.journal}" + (f" --head {facts.expected_head}" if facts.expected_head else

@@ -11,6 +11,7 @@ reports of one session are the same.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,8 @@ ANSWERS = {"HELLO": ("HELLO",), "WAGER": ("ACCEPT", "REFUSE"), "CLOSE": ("NOMORE
            "TRIGGER": ("COMMAND",), "SENSOR": ("RESULT", "NOROLL")}
 ASKED_BY = {reply: request for request, replies in ANSWERS.items() for reply in replies}
 ROUND_FRAMES_KEPT = 12          # rounds with a violation whose every frame is kept for the report
+ROUNDS_SHOWN = 100              # failed, voided and no-roll rounds the report lists one by one (page.ROUNDS_OF_A_KIND)
+FRAMES_OF_A_ROUND = 300         # of a round's frames, at most so many kept (a flooded round has thousands)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class SessionFacts:
     plants: dict[int, list[dict]] = field(default_factory=dict)   # round -> the plant's readings
     frames: dict[int, Frame] = field(default_factory=dict)     # the frames violations name, by index
     round_frames: dict[int, list[Frame]] = field(default_factory=dict)  # every judged frame of some faulted rounds
+    round_frame_counts: dict[int, int] = field(default_factory=dict)    # how many they were (FRAMES_OF_A_ROUND kept)
     hello: dict | None = None                                  # the controller's HELLO
     latencies: dict[str, list[float]] = field(default_factory=dict)  # "CLOSE → NOMORE" -> seconds
     stakes_by_bet: dict[str, int] = field(default_factory=dict)      # accepted stakes, for the exact RTP
@@ -85,10 +89,11 @@ def _listed(value) -> list:
 
 
 class _Reader:
-    def __init__(self, wanted_frames: set[int], wanted_rounds: set[int]):
+    def __init__(self, wanted_frames: set[int], wanted_rounds: set[int], pictured: set[int]):
         self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
+        self.pictured = pictured      # rounds whose plant readings the report may show (not all 20,000)
         self.index = 0
-        self.facts: dict = {"abandoned": [], "plants": {}, "frames": {}, "round_frames": {},
+        self.facts: dict = {"abandoned": [], "plants": {}, "frames": {}, "round_frames": {}, "round_frame_counts": {},
                             "hello": None, "latencies": {}, "end": None, "first_wall": None, "last_wall": None}
         self.stakes: dict[str, int] = {}
         self._offered: dict[str, tuple[str, int]] = {}
@@ -103,7 +108,7 @@ class _Reader:
             if record.get("abandoned"):
                 self.facts["abandoned"].append(round_no)
         for reading in _listed(record.get("plants")) or ([record] if kind == "plant" else ()):
-            if isinstance(reading, dict) and isinstance(reading.get("round"), int):
+            if isinstance(reading, dict) and reading.get("round") in self.pictured:
                 self.facts["plants"].setdefault(reading["round"], []).append(reading)
         round_of = round_no if kind == "round" else None
         for place, row in enumerate(_listed(record.get("wire"))):
@@ -129,7 +134,10 @@ class _Reader:
             if index in self.wanted_frames:
                 self.facts["frames"][index] = frame
             if round_of in self.wanted_rounds:
-                self.facts["round_frames"].setdefault(round_of, []).append(frame)
+                counts = self.facts["round_frame_counts"]
+                counts[round_of] = counts.get(round_of, 0) + 1
+                if counts[round_of] <= FRAMES_OF_A_ROUND:
+                    self.facts["round_frames"].setdefault(round_of, []).append(frame)
         if direction == "rx" and type_ == "HELLO" and self.facts["hello"] is None:
             self.facts["hello"] = message
         if not isinstance(mono, (int, float)):
@@ -158,7 +166,11 @@ class _Reader:
 
     def _latency(self, kind: str, seconds: float) -> None:
         if seconds >= 0:
-            self.facts["latencies"].setdefault(kind, []).append(seconds)
+            self.facts["latencies"].setdefault(kind, array("d")).append(seconds)    # 8 bytes a reply
+
+
+def no_roll_rounds(oracle) -> list[int]:
+    return [r.round for r in oracle.rounds if r.no_roll]
 
 
 def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False,
@@ -172,7 +184,10 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
     oracle = replayed.oracle
     wanted_frames = {v.frame for v in oracle.violations if v.frame is not None}
     faulted = sorted({v.round for v in oracle.violations if v.round is not None})
-    reader = _Reader(wanted_frames, set(faulted[:ROUND_FRAMES_KEPT]))
+    shown = ROUNDS_SHOWN
+    pictured = (set(faulted) | set(sorted(replayed.failed_rounds)[:shown]) | set(oracle.voided_rounds[:shown])
+                | set(no_roll_rounds(oracle)[:shown]))
+    reader = _Reader(wanted_frames, set(faulted[:ROUND_FRAMES_KEPT]), pictured)
     for _, record, _ in iter_records(journal):
         if record is not None:
             reader.record(record)

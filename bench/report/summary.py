@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from xml.sax.saxutils import quoteattr
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from bench.errors import RulesError
 from bench.rules import get_game
+
+FAILURES_LISTED = 20        # failed rounds in the printed summary; the rest are counted
+JUNIT_PER_CLAUSE = 10       # violations of a clause written out in one JUnit case; the rest are counted
 
 
 @dataclass
@@ -25,11 +29,16 @@ class Summary:
     staked: int
     returned: int
     expected_rtp: Fraction | None
-    violations_by_clause: Counter = field(default_factory=Counter)
-    violations: list = field(default_factory=list)
+    violations_by_clause: Counter = field(default_factory=Counter)   # every violation, counted
+    violations: list = field(default_factory=list)     # the first of each clause (Oracle.keep_per_clause)
     incomplete_rounds: list[int] = field(default_factory=list)
     failures: dict[int, str] = field(default_factory=dict)
     played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
+    clauses_by_round: dict = field(default_factory=dict)   # round (None: outside any) -> its violations by clause
+
+    @property
+    def violation_count(self) -> int:
+        return sum(self.violations_by_clause.values())
 
     @property
     def observed_rtp(self) -> Fraction | None:
@@ -37,7 +46,7 @@ class Summary:
 
     @property
     def passed(self) -> bool:
-        return not self.violations and not self.failures
+        return not self.violation_count and not self.failures
 
     def to_json(self) -> dict:
         return {"game": self.game, "rounds": self.rounds, "no_rolls": self.no_rolls, "staked": self.staked,
@@ -63,10 +72,11 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
     expected = (sum(stake * game_rules.rtp(bet, rules) for bet, stake in stakes_by_bet.items()) / total
                 if total else None)
     return Summary(game=game, rounds=len(oracle.rounds), no_rolls=no_rolls, staked=staked, returned=returned,
-                   expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
+                   expected_rtp=expected, violations_by_clause=Counter(oracle.violations_by_clause),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=list(oracle.rounds))
+                   failures=dict(failures), played=list(oracle.rounds),
+                   clauses_by_round=oracle.clauses_by_round)
 
 
 def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -110,12 +120,15 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
             lines.append(f"    {clause}: {count}")
         for violation in summary.violations[:10]:
             lines.append(f"    round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
-        if len(summary.violations) > 10:
-            lines.append(f"    ... and {len(summary.violations) - 10} more in the journal")
+        if summary.violation_count > 10:
+            lines.append(f"    ... and {summary.violation_count - 10} more in the journal")
     else:
         lines.append("  violations: none")
-    for round_no, failure in sorted(summary.failures.items()):
+    failed = sorted(summary.failures.items())
+    for round_no, failure in failed[:FAILURES_LISTED]:
         lines.append(f"  round {round_no} failed: {failure}")
+    if len(failed) > FAILURES_LISTED:
+        lines.append(f"  ... and {len(failed) - FAILURES_LISTED} more failed rounds in the journal")
     if reason:
         lines.append(f"  session ended early ({ending}): {reason}")
     if journal:
@@ -147,44 +160,69 @@ def _properties(case, clauses, **more) -> None:
 
 def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None = None,
                 reason: str | None = None) -> None:
-    """One testcase per round, named by the round; a round fails with every
-    violation in it. Each carries as properties the clauses it was judged by
-    (every clause ordering a round of the game, and any clause it violated)
-    and its outcome, so a CI server can group the results by clause. A
-    session that stopped early (``reason``) adds a ``session`` case in error."""
+    """One testcase per round, named by the round; a round fails with its
+    violations (the first ``JUNIT_PER_CLAUSE`` of each clause written out,
+    the rest counted: every one is in the journal). Each carries as
+    properties the clauses it was judged by (every clause ordering a round
+    of the game, and any clause it violated) and its outcome, so a CI server
+    can group the results by clause. Violations outside any round make one
+    ``session`` case; a session that stopped early (``reason``) adds a
+    ``session`` case in error. Written a case at a time: a session of
+    20,000 rounds never holds its whole XML tree."""
     from bench.oracle import PHASE_CLAUSES
     judged_by = set(PHASE_CLAUSES.get(summary.game, {}).values())
     played = {r.round: r for r in summary.played}
-    by_round: dict[int | None, list] = {}
+    by_round = summary.clauses_by_round
+    listed: dict[int | None, list] = {}
     for violation in summary.violations:
-        by_round.setdefault(violation.round, []).append(violation)
-    suite = ET.Element("testsuite", name=suite_name)
+        listed.setdefault(violation.round, []).append(violation)
     rounds = sorted({s for s in range(1, summary.rounds + 1)} | {r for r in by_round if r is not None}
                     | set(summary.failures))
-    failures = errors = 0
-    for round_no in rounds:
-        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name=f"round {round_no}")
-        found = by_round.get(round_no, [])
-        _properties(case, sorted(judged_by | {v.clause for v in found}),
-                    outcome=_outcome_words(played[round_no]) if round_no in played else None,
-                    violated=", ".join(sorted({v.clause for v in found})) or None)
-        if found:
-            failures += 1
-            failure = ET.SubElement(case, "failure", message="; ".join(sorted({v.clause for v in found})))
-            failure.text = "\n".join(f"{v.clause}: {v.message} (frame {v.frame})" for v in found)
-        if round_no in summary.failures:
-            errors += 1
-            ET.SubElement(case, "error", message=summary.failures[round_no])
-    for violation in by_round.get(None, []):
-        failures += 1
-        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
-        _properties(case, [violation.clause], violated=violation.clause)
-        ET.SubElement(case, "failure", message=violation.clause).text = violation.message
-    if reason:
-        errors += 1
-        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
-        ET.SubElement(case, "error", message=f"{ending}: {reason}")
-    suite.set("tests", str(len(suite)))
-    suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    outside = by_round.get(None)
+    tests = len(rounds) + bool(outside) + bool(reason)
+    failures = sum(1 for r in rounds if by_round.get(r)) + bool(outside)
+    errors = sum(1 for r in rounds if r in summary.failures) + bool(reason)
+    classname = f"bench.{summary.game}"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("<?xml version='1.0' encoding='utf-8'?>\n")
+        out.write(f"<testsuite name={quoteattr(suite_name)} tests=\"{tests}\" failures=\"{failures}\" "
+                  f"errors=\"{errors}\">")
+        for round_no in rounds:
+            case = ET.Element("testcase", classname=classname, name=f"round {round_no}")
+            clauses = by_round.get(round_no) or Counter()
+            _properties(case, sorted(judged_by | set(clauses)),
+                        outcome=_outcome_words(played[round_no]) if round_no in played else None,
+                        violated=", ".join(sorted(clauses)) or None)
+            if clauses:
+                failure = ET.SubElement(case, "failure", message="; ".join(sorted(clauses)))
+                failure.text = _failure_text(listed.get(round_no, ()), clauses)
+            if round_no in summary.failures:
+                ET.SubElement(case, "error", message=summary.failures[round_no])
+            out.write(ET.tostring(case, encoding="unicode"))
+        if outside:
+            case = ET.Element("testcase", classname=classname, name="session")
+            _properties(case, sorted(outside), violated=", ".join(sorted(outside)))
+            failure = ET.SubElement(case, "failure", message="; ".join(sorted(outside)))
+            failure.text = _failure_text(listed.get(None, ()), outside)
+            out.write(ET.tostring(case, encoding="unicode"))
+        if reason:
+            case = ET.Element("testcase", classname=classname, name="session")
+            ET.SubElement(case, "error", message=f"{ending}: {reason}")
+            out.write(ET.tostring(case, encoding="unicode"))
+        out.write("</testsuite>\n")
+
+
+def _failure_text(listed, clauses: Counter) -> str:
+    """The violations of one case: the first JUNIT_PER_CLAUSE of each clause
+    (of those the oracle kept), then how many more."""
+    lines, shown = [], Counter()
+    for v in listed:
+        if shown[v.clause] < JUNIT_PER_CLAUSE:
+            shown[v.clause] += 1
+            lines.append(f"{v.clause}: {v.message} (frame {v.frame})")
+    for clause, count in sorted(clauses.items()):
+        if count > shown[clause]:
+            lines.append(f"{clause}: {'… and ' if shown[clause] else ''}{count - shown[clause]} "
+                         f"{'more ' if shown[clause] else ''}violation{'s' * (count - shown[clause] != 1)} "
+                         "in this round (every one is in the journal)")
+    return "\n".join(lines)

@@ -38,7 +38,10 @@ from bench.journal.recorder import Recorder, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
-from bench.journal.wire_budget import CEILING_FRAMES, MAX_WAGERS
+from bench.journal.wire_budget import (CEILING_FRAMES, DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES, MAX_WAGERS,
+                                      SessionCeiling)
+
+KEPT_PER_CLAUSE = 100          # violations of a clause kept in memory for the summary, JUnit and the report
 
 
 @dataclass
@@ -66,6 +69,9 @@ class SessionConfig:
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
+    # The session's ceilings (bench.journal.wire_budget): past either it ends as a link fault with every file.
+    max_frames: int = DEFAULT_MAX_FRAMES            # frames judged (sent and received messages)
+    max_journal_bytes: int = DEFAULT_MAX_JOURNAL_BYTES
 
 
 @dataclass
@@ -132,7 +138,10 @@ def run_session(config: SessionConfig) -> SessionOutcome:
 
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionOutcome:
     journal_path = out / "session.jsonl"
-    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
+    # The first KEPT_PER_CLAUSE violations of each clause are kept for the summary, JUnit and the
+    # report; every one is journalled and counted, so a controller that breaks a rule on every
+    # frame costs no more memory than one that breaks it a hundred times.
+    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s, keep_per_clause=KEPT_PER_CLAUSE)
     # strict=False: talking to the controller happens inside simpy steps and
     # takes real time; a strict clock would call every slow reply a crash. The
     # reply deadline (Phases.reply_s) is what bounds a slow controller.
@@ -162,7 +171,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
             **game_file_fields(config.game)))
         journal.sync()
-        recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
+        recorder = Recorder(journal, oracle, clock_now=lambda: env.now, max_frames=config.max_frames)
         session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
         recorded_rounds: list[int] = []
@@ -172,13 +181,17 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                 failures[round_no] = failure
             recorded_rounds.append(round_no)
             recorder.on_round_end(round_no, failure, **fields)
+            if journal.size > config.max_journal_bytes and stopped is None:
+                raise SessionCeiling(f"the journal passed the session's ceiling of "
+                                     f"{config.max_journal_bytes / 2**20:g} MB after round {round_no} "
+                                     "(bench run --max-journal-mb N raises it)")
 
         cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
                            players=config.players or CoveringPlayers(config.game, rules),
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes, probe_unlawful=config.probe_wagers,
-                           stop=(lambda: bool(oracle.violations or failures)) if config.stop_at_first_finding
+                           stop=(lambda: bool(oracle.violation_count or failures)) if config.stop_at_first_finding
                            else (lambda: False))
         bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
                                                desc=f"{config.game}", leave=False))
@@ -215,8 +228,8 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         for round_no in oracle.incomplete_rounds:
             if round_no not in recorded_rounds:
                 recorder.on_round_end(round_no, None, abandoned=True)
-        ending, status = verdict(stopped, len(oracle.violations), len(failures))
-        recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations), protocol=session.version,
+        ending, status = verdict(stopped, oracle.violation_count, len(failures))
+        recorder.on_session_end(rounds=cycle.rounds_done, violations=oracle.violation_count, protocol=session.version,
                                 failures=len(failures), sim_seconds=round(env.now, 3), ending=ending,
                                 status=status, reason=reason, finish_mono=round(finish_mono, 6),
                                 judge=stopped != CRASHED)
