@@ -15,11 +15,13 @@ Exit statuses (``Exit``), the same for every command of both scripts:
     3  the controller or its link failed: it died, went silent, or sent only garbage
     4  interrupted (Ctrl-C, SIGTERM); a session's journal ends with the round in flight
     5  an internal error (a bug in tablebench): one line here, the traceback in a file
+    6  the disk is full (or the quota spent): what could be written is, and one line says what is missing
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
@@ -43,6 +45,16 @@ class Exit(IntEnum):
     LINK = 3
     INTERRUPTED = 4
     INTERNAL = 5
+    DISK_FULL = 6
+
+
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """No space left on the device, or the user's quota spent: not a bug of
+    the command, not bad input; the machine's (``Exit.DISK_FULL``)."""
+    return isinstance(err, OSError) and err.errno in DISK_FULL_ERRNOS
 
 
 def version_line(prog: str) -> str:
@@ -174,6 +186,12 @@ def make_main(commands: ModuleType, prog: str, description: str,
         except user_errors as err:
             print(f"{prog} {args.command}: {err}", file=sys.stderr)
             return Exit.BAD_INPUT
+        except OSError as err:
+            if not is_disk_full(err):
+                return _internal_error(prog, err)
+            where = f" ({err.filename})" if err.filename else ""
+            print(f"{prog} {args.command}: the disk is full{where}: {err.strerror}", file=sys.stderr)
+            return Exit.DISK_FULL
         except RecursionError as err:           # input nested past what can be read
             print(f"{prog} {args.command}: input nested too deeply to read: {err}", file=sys.stderr)
             return Exit.BAD_INPUT

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from bench.errors import BenchError
 from bench.journal.wire_budget import DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES
@@ -177,6 +178,8 @@ def run(args) -> int:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
     report, whole = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head,
                                         verdict=short_verdict(outcome))
+    if report is None and outcome.ending == "disk-full":
+        outcome.missing.append("report.html")
     if args.json:
         print(json.dumps(outcome.to_json()))
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
@@ -190,7 +193,13 @@ def run(args) -> int:
                                                             "bench replay --report tries again)"))
     if outcome.reason:
         crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
-        print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
+        files = ""
+        if outcome.missing:
+            written = [name for name in ("session.jsonl", "session.head", "summary.json", "junit.xml", "report.html")
+                       if name not in outcome.missing and Path(args.out, name).exists()]
+            files = f"; written: {', '.join(written) or 'nothing'}; NOT written: {', '.join(outcome.missing)}"
+        print(f"bench run: {outcome.ending}: {outcome.reason}{crash}{files}; exit status {outcome.status}",
+              file=sys.stderr)
     return outcome.status
 
 

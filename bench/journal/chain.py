@@ -132,7 +132,10 @@ class JournalWriter:
                 raise JournalError(f"{self.path}: a sealed journal starts a new file: the keys that "
                                    "sealed an existing one are gone")
             self._resume()
-        self._file = open(self.path, "ab")
+        # Unbuffered: each record goes to the operating system in whole writes of its own, so that
+        # a write that fails (a full disk) is undone exactly (``_write``) and nothing of it lingers
+        # in a buffer to be written later.
+        self._file = open(self.path, "ab", buffering=0)
         self.defer_fsync = defer_fsync
         self._fsync_due = False
 
@@ -150,7 +153,7 @@ class JournalWriter:
         text = _round_first(body) if kind == "round" else canonical_bytes(body)
         digest = hashlib.sha256(text).hexdigest()
         # The hash goes first, so the rest of the line is exactly what it hashes.
-        self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
+        self._write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
         self.seq += 1
         self.size += len(text) + 75             # the line: {"hash":"H", the text less its "{", a line end
         self.head = body["hash"] = digest
@@ -158,9 +161,34 @@ class JournalWriter:
             self.seal()
         return body
 
+    def _write(self, line: bytes) -> None:
+        """The whole line, or nothing: a write that fails part-way (no space
+        left on the device) is cut back to the last whole record, so that the
+        journal still verifies and can take the session's end once there is
+        room (``bench.session.runner``)."""
+        view = memoryview(line)
+        try:
+            while view:
+                view = view[self._file.write(view):]
+        except OSError:
+            try:
+                os.ftruncate(self._file.fileno(), self.size)
+            except OSError:
+                pass
+            raise
+
     def seal(self, *, final: bool = False) -> dict[str, Any]:
-        """A ``seal`` record over the chain head so far (``bench.journal.seal``)."""
-        return self.append("seal", **self.sealer.seal(self.seq, self.head, final=final))
+        """A ``seal`` record over the chain head so far (``bench.journal.seal``).
+        The epoch's key is let go only once the seal is in the journal: a seal
+        that could not be written is signed again by the same key."""
+        fields = self.sealer.seal(self.seq, self.head, final=final)
+        try:
+            record = self.append("seal", **fields)
+        except BaseException:
+            self.sealer.rollback()
+            raise
+        self.sealer.commit()
+        return record
 
     def fsync_deferred(self) -> None:
         """The fsync ``write_round`` left for later (``defer_fsync``), if any."""
@@ -169,7 +197,6 @@ class JournalWriter:
             os.fsync(self._file.fileno())
 
     def sync(self) -> None:
-        self._file.flush()
         os.fsync(self._file.fileno())
         self._fsync_due = False
 
@@ -179,7 +206,6 @@ class JournalWriter:
         fsynced (later, with ``defer_fsync``)."""
         self.fsync_deferred()
         record = self.append("round", round=round_no, wire=wire, plants=plants, verdicts=verdicts, **data)
-        self._file.flush()
         if self.defer_fsync:
             self._fsync_due = True
         else:

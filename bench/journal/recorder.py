@@ -197,6 +197,16 @@ class Recorder:
             "session-end", wire=wire, plants=plants, verdicts=verdicts, **fields))
         self.journal.sync()
 
+    def let_go(self) -> dict[str, int]:
+        """Drop what is kept for the next record (it did not fit on a full
+        disk); how much of it there was, for the record written without it."""
+        lost = {"frames": len(self._wire) + len(self._pending), "readings": len(self._plants) + len(self._readings),
+                "verdicts": len(self._verdicts)}
+        self._wire, self._plants, self._verdicts = [], [], []
+        self._pending.clear()
+        self._readings.clear()
+        return lost
+
     def _write(self, write: Callable[[list, list, list], Any]) -> None:
         """Hand what is kept to ``write`` (one record) and start afresh; if
         the record did not make it into the journal, keep it all for another

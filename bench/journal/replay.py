@@ -384,7 +384,10 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
         outcome.structure_problems.append(
             f"the session-end record says exit status {end.get('status')!r} ({end.get('ending')}); "
             f"the journal's rounds and verdicts give {int(outcome.status)} ({outcome.ending})")
-    if "ending" in end and stopped != "crashed":
+    if isinstance(end.get("lost"), dict):
+        outcome.notes.append(f"the disk was full at the session's end: {end['lost']} of the last frames, "
+                             "readings and verdicts could not be written")
+    elif "ending" in end and stopped != "crashed":
         live, replayed = +judge.live_clauses, +oracle.violations_by_clause
         if live != replayed:
             outcome.structure_problems.append(

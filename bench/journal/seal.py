@@ -72,6 +72,7 @@ class Sealer:
         self.finished = False
         self._rounds = 0
         self._key: Ed25519PrivateKey | None = Ed25519PrivateKey.generate()
+        self._pending = None           # (the next epoch's key, final) of a seal not yet written
         epoch_key = raw_public(self._key.public_key()).hex()
         self.fingerprint = fingerprint(session_key.public_key)
         self.session = session_key.index
@@ -101,18 +102,27 @@ class Sealer:
 
     def seal(self, seq: int, prev: str, *, final: bool = False) -> dict[str, Any]:
         """The seal record's fields for the record ``seq`` whose ``prev`` is the
-        chain head; the epoch's key is dropped and the next one made."""
+        chain head, and the next epoch's key made; ``commit`` once the seal is
+        in the journal drops this epoch's key (``rollback``: the seal could
+        not be written, this epoch's key signs again)."""
         if self._key is None:
             raise RuntimeError("the journal's final seal is already written")
         following = None if final else Ed25519PrivateKey.generate()
         next_key = raw_public(following.public_key()).hex() if following is not None else None
         wall = round(time.time(), 6)
         signature = self._key.sign(seal_message(self.epoch, seq, prev, next_key, wall))
-        fields = {"epoch": self.epoch, "next": next_key, "wall": wall, "signature": signature.hex()}
+        self._pending = (following, final)
+        return {"epoch": self.epoch, "next": next_key, "wall": wall, "signature": signature.hex()}
+
+    def commit(self) -> None:
+        following, final = self._pending
+        self._pending = None
         self._key = following          # epoch's key dropped here
         self.epoch += 1
         self.finished = final
-        return fields
+
+    def rollback(self) -> None:
+        self._pending = None
 
 
 def sealer_for(key: str | None, every: int = DEFAULT_EVERY) -> Sealer | None:

@@ -8,7 +8,9 @@ exact figure from ``bench.rules``, weighted by stake).
 from __future__ import annotations
 
 import math
+import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from xml.sax.saxutils import quoteattr
 from collections import Counter
 from dataclasses import dataclass, field
@@ -167,8 +169,23 @@ def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None =
     of the game, and any clause it violated) and its outcome, so a CI server
     can group the results by clause. Violations outside any round make one
     ``session`` case; a session that stopped early (``reason``) adds a
-    ``session`` case in error. Written a case at a time: a session of
-    20,000 rounds never holds its whole XML tree."""
+    ``session`` case in error. Written a case at a time (a session of 20,000
+    rounds never holds its whole XML tree) to a file beside, renamed when
+    whole: a half-written file is worse than none to a CI server."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "w", encoding="utf-8") as out:
+            for text in _junit_text(summary, suite_name, ending, reason):
+                out.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _junit_text(summary: Summary, suite_name: str, ending: str | None, reason: str | None):
+    """The JUnit file, piece by piece: the suite's opening tag, each case, the end."""
     from bench.oracle import PHASE_CLAUSES
     judged_by = set(PHASE_CLAUSES.get(summary.game, {}).values())
     played = {r.round: r for r in summary.played}
@@ -183,33 +200,31 @@ def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None =
     failures = sum(1 for r in rounds if by_round.get(r)) + bool(outside)
     errors = sum(1 for r in rounds if r in summary.failures) + bool(reason)
     classname = f"bench.{summary.game}"
-    with open(path, "w", encoding="utf-8") as out:
-        out.write("<?xml version='1.0' encoding='utf-8'?>\n")
-        out.write(f"<testsuite name={quoteattr(suite_name)} tests=\"{tests}\" failures=\"{failures}\" "
-                  f"errors=\"{errors}\">")
-        for round_no in rounds:
-            case = ET.Element("testcase", classname=classname, name=f"round {round_no}")
-            clauses = by_round.get(round_no) or Counter()
-            _properties(case, sorted(judged_by | set(clauses)),
-                        outcome=_outcome_words(played[round_no]) if round_no in played else None,
-                        violated=", ".join(sorted(clauses)) or None)
-            if clauses:
-                failure = ET.SubElement(case, "failure", message="; ".join(sorted(clauses)))
-                failure.text = _failure_text(listed.get(round_no, ()), clauses)
-            if round_no in summary.failures:
-                ET.SubElement(case, "error", message=summary.failures[round_no])
-            out.write(ET.tostring(case, encoding="unicode"))
-        if outside:
-            case = ET.Element("testcase", classname=classname, name="session")
-            _properties(case, sorted(outside), violated=", ".join(sorted(outside)))
-            failure = ET.SubElement(case, "failure", message="; ".join(sorted(outside)))
-            failure.text = _failure_text(listed.get(None, ()), outside)
-            out.write(ET.tostring(case, encoding="unicode"))
-        if reason:
-            case = ET.Element("testcase", classname=classname, name="session")
-            ET.SubElement(case, "error", message=f"{ending}: {reason}")
-            out.write(ET.tostring(case, encoding="unicode"))
-        out.write("</testsuite>\n")
+    yield (f"<?xml version='1.0' encoding='utf-8'?>\n<testsuite name={quoteattr(suite_name)} tests=\"{tests}\" "
+           f"failures=\"{failures}\" errors=\"{errors}\">")
+    for round_no in rounds:
+        case = ET.Element("testcase", classname=classname, name=f"round {round_no}")
+        clauses = by_round.get(round_no) or Counter()
+        _properties(case, sorted(judged_by | set(clauses)),
+                    outcome=_outcome_words(played[round_no]) if round_no in played else None,
+                    violated=", ".join(sorted(clauses)) or None)
+        if clauses:
+            failure = ET.SubElement(case, "failure", message="; ".join(sorted(clauses)))
+            failure.text = _failure_text(listed.get(round_no, ()), clauses)
+        if round_no in summary.failures:
+            ET.SubElement(case, "error", message=summary.failures[round_no])
+        yield ET.tostring(case, encoding="unicode")
+    if outside:
+        case = ET.Element("testcase", classname=classname, name="session")
+        _properties(case, sorted(outside), violated=", ".join(sorted(outside)))
+        failure = ET.SubElement(case, "failure", message="; ".join(sorted(outside)))
+        failure.text = _failure_text(listed.get(None, ()), outside)
+        yield ET.tostring(case, encoding="unicode")
+    if reason:
+        case = ET.Element("testcase", classname=classname, name="session")
+        ET.SubElement(case, "error", message=f"{ending}: {reason}")
+        yield ET.tostring(case, encoding="unicode")
+    yield "</testsuite>\n"
 
 
 def _failure_text(listed, clauses: Counter) -> str:

@@ -96,3 +96,38 @@ def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[
     finally:
         if fd is not None:
             _release(folder, fd)
+
+
+RESERVE = ".disk-reserve"
+RESERVE_BYTES = 1024 * 1024
+
+
+class Reserve:
+    """Room kept on the session's disk for its ending: a file of
+    ``RESERVE_BYTES`` (allocated, not merely sized) made when the session
+    starts and removed when it ends, or at once when the disk fills, so that
+    the session-end record, the head, the summary and JUnit still fit. A disk
+    too full to hold it at the start goes without."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / RESERVE
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except OSError:
+            self.path = None
+            return
+        try:
+            os.posix_fallocate(fd, 0, RESERVE_BYTES)
+        except (OSError, AttributeError):     # no room, or a file system without fallocate: no reserve
+            os.close(fd)
+            self.release()
+            return
+        os.close(fd)
+
+    def release(self) -> None:
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            self.path = None

@@ -12,11 +12,12 @@ import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import simpy
 import simpy.rt
 from tablebench_io import progress
-from tablebench_io.commandline import interrupt_name
+from tablebench_io.commandline import interrupt_name, is_disk_full
 
 import bench
 from bench.emulator.process import emulated_controller
@@ -30,8 +31,9 @@ from bench.play.players import CoveringPlayers, PlayerMix
 from bench.play.probes import probe_schedule
 from bench.protocol import BENCH, Session, Timeouts
 from bench.protocol.messages import MAX_INT
-from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
-from bench.session.out_folder import claimed
+from bench.journal.ending import (COMPLETED, CRASHED, DISK_FULL, INTERRUPTED, LINK_LOST, REFUSED, verdict,
+                                  write_durably)
+from bench.session.out_folder import Reserve, claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report.summary import Summary, summarise, write_junit
 from bench.journal.recorder import Recorder, game_file_fields, session_header
@@ -92,13 +94,15 @@ class SessionOutcome:
     reason: str | None = None            # why the session stopped early
     summary: Summary | None = None
     moved_aside: Path | None = None       # where --force moved the folder's earlier session
+    missing: list[str] = field(default_factory=list)   # what a full disk kept from being written
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
         return {"tablebench": bench.__version__, **self.summary.to_json(), "ending": self.ending,
                 "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
-                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal}
+                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal,
+                **({"not_written": self.missing} if self.missing else {})}
 
 
 def _rules(config: SessionConfig):
@@ -109,6 +113,35 @@ def _rules(config: SessionConfig):
                                           f"not {config.game}")
         return rules
     return default_rules(config.game, describe(config.game).default_paytable)
+
+
+class _LastWrites:
+    """The session's last writes on a disk that may be full: each is tried;
+    a full disk is noted (the reserve let go, the file named as missing) and
+    the next write tried all the same; any other failure raises."""
+
+    def __init__(self, reserve: Reserve):
+        self.reserve = reserve
+        self.full: OSError | None = None
+        self.missing: list[str] = []
+
+    def __call__(self, what: str, write: Callable[[], object]) -> bool:
+        try:
+            write()
+            return True
+        except OSError as err:
+            if not is_disk_full(err):
+                raise
+            self.full = self.full or err
+            self.reserve.release()
+            self.missing.append(what)
+            return False
+
+
+def _disk_full(out: Path, err: OSError, recorded_rounds: list[int], before: str | None = None) -> str:
+    where = f"after round {recorded_rounds[-1]}" if recorded_rounds else "before the first round"
+    return (f"the disk holding {out} is full ({err.strerror}) {where}"
+            + (f"; the session had already stopped: {before}" if before else ""))
 
 
 def run_session(config: SessionConfig) -> SessionOutcome:
@@ -153,8 +186,11 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
     started = time.monotonic()
     stopped = reason = None
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
+    reserve = Reserve(out)
+    writes = _LastWrites(reserve)
 
     with ExitStack() as stack:
+        stack.callback(reserve.release)
         if config.controller:
             url = config.controller
         else:
@@ -205,42 +241,63 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         except KeyboardInterrupt as err:
             stopped, reason = INTERRUPTED, f"session interrupted ({interrupt_name(err)})"
         except Exception as err:     # a failure of the bench itself: the files are still written
-            stopped, reason = CRASHED, f"the bench failed: {err!r}"
-            (out / "crash.txt").write_text(traceback.format_exc())
+            if is_disk_full(err):
+                stopped, reason = DISK_FULL, _disk_full(out, err, recorded_rounds)
+            else:
+                stopped, reason = CRASHED, f"the bench failed: {err!r}"
+                writes("crash.txt", lambda: (out / "crash.txt").write_text(traceback.format_exc()))
+        reserve.release()            # the room kept for the session's end is the end's to use
         if stopped is not None:
             in_flight = cycle.current_round
             if in_flight is not None and (not recorded_rounds or recorded_rounds[-1] != in_flight):
                 # The round in flight is written as a round that failed; what
                 # crossed the link after it goes into the session-end record.
                 extra = {"interrupted": True} if stopped in (INTERRUPTED, CRASHED) else {}
-                round_end(in_flight, f"round {in_flight}: {reason}", judge=stopped != CRASHED, **extra)
+                writes(f"round {in_flight}'s record", lambda: round_end(
+                    in_flight, f"round {in_flight}: {reason}", judge=stopped != CRASHED, **extra))
         else:
             try:
                 session.flush()   # the ACK of the controller's last frames goes out (version 2 holds it back)
             except LinkError:
                 pass              # a controller that has gone is its own business by now; every frame is journalled
-        recorder.catch_up(judge=stopped != CRASHED)     # every frame judged before the end's verdicts
+        writes("the last frames", lambda: recorder.catch_up(judge=stopped != CRASHED))  # judged before the end's verdicts
         finish_mono = time.monotonic()
         if stopped != CRASHED:
-            recorder.verdicts(oracle.finish(finish_mono))
+            writes("the last verdicts", lambda: recorder.verdicts(oracle.finish(finish_mono)))
         # The controller opens the next round as soon as one is cleared; the
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
             if round_no not in recorded_rounds:
-                recorder.on_round_end(round_no, None, abandoned=True)
+                writes(f"round {round_no}'s record", lambda: recorder.on_round_end(round_no, None, abandoned=True))
+        if writes.full is not None and stopped != DISK_FULL:
+            stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
         ending, status = verdict(stopped, oracle.violation_count, len(failures))
-        recorder.on_session_end(rounds=cycle.rounds_done, violations=oracle.violation_count, protocol=session.version,
-                                failures=len(failures), sim_seconds=round(env.now, 3), ending=ending,
-                                status=status, reason=reason, finish_mono=round(finish_mono, 6),
-                                judge=stopped != CRASHED)
+        end = dict(rounds=cycle.rounds_done, violations=oracle.violation_count, protocol=session.version,
+                   failures=len(failures), sim_seconds=round(env.now, 3), ending=ending, status=status,
+                   reason=reason, finish_mono=round(finish_mono, 6))
+        if not writes("the session-end record", lambda: recorder.on_session_end(**end, judge=stopped != CRASHED)):
+            # The frames since the last record do not fit: the end is written without them,
+            # saying how many were lost (replay then does not hold the verdicts to them).
+            if stopped != DISK_FULL:
+                stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
+                ending, status = verdict(stopped, oracle.violation_count, len(failures))
+                end.update(ending=ending, status=status, reason=reason)
+            lost = recorder.let_go()
+            if writes("the session-end record", lambda: recorder.on_session_end(**end, lost=lost, judge=False)):
+                writes.missing.remove("the session-end record")
+        writes("the journal's final seal and fsync", journal.close)
         head = journal.head
-    write_durably(out / "session.head", head + "\n")
+    writes("session.head", lambda: write_durably(out / "session.head", head + "\n"))
+    if writes.full is not None and stopped != DISK_FULL:
+        stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
+        ending, status = verdict(stopped, oracle.violation_count, len(failures))
     outcome = SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
                              float(env.now), time.monotonic() - started, rules,
                              {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
-                             if sealer else None, ending=ending, status=status, reason=reason)
+                             if sealer else None, ending=ending, status=status, reason=reason, missing=writes.missing)
     outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
                                 ignore_incomplete=set(oracle.incomplete_rounds) - set(failures))
-    write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)
-    write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2))
+    writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
+                                            ending=ending, reason=reason))
+    writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))
     return outcome
