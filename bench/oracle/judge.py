@@ -74,6 +74,7 @@ class Oracle:
         self._found: list[Violation] = []
         self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
         self._phase_clauses: dict[str, str] = {}
+        self._interned: dict = {}       # Lucky Numbers and dice outcomes, one object each (oracle.rounds keeps them)
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -335,7 +336,9 @@ class Oracle:
                                                      "(before no more bets)")
         elif r.commands or r.resolved:
             self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed after the drop/spin was commanded")
-        r.lucky = tuple(_lucky(x) for x in m["lucky"])
+        # The same few hundred Lucky Numbers come again and again: each is kept once, not once a round.
+        interned = self._interned
+        r.lucky = tuple(interned.setdefault(lucky, lucky) for lucky in map(_lucky, m["lucky"]))
         problem = self.recompute.lucky_problem(r.lucky)
         r.lucky_lawful = problem is None
         if problem is not None:
@@ -583,6 +586,8 @@ class Oracle:
             return
         r.complete = True
         outcome = tuple(r.rolls) if self.rolls else r.outcome
+        if isinstance(outcome, tuple) and not self.rolls:
+            outcome = self._interned.setdefault(outcome, outcome)     # 216 dice outcomes, kept once each
         expected = sum(s.returned for s in r.expected.values() if s is not None)
         self.rounds.append(RoundSummary(
             round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),

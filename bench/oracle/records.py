@@ -17,7 +17,7 @@ class Violation:
     message: str         # what was expected, what was seen
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)    # slots: one is kept for every round of a session, 20,000 of them or more
 class RoundSummary:
     round: int
     outcome: object          # dice tuple, pocket, or tuple of Dice-Ology rolls; None if none was reached
