@@ -26,6 +26,7 @@ from bench.protocol import LinkError, Timeouts
 EMULATED = "emulated"
 CONNECT_TIMEOUT_S = 5.0
 CHECK_BUDGET_S = 20.0       # the most one check may take, whatever the controller does
+DETAIL_CHARS = 2000         # a verdict's detail (one line of the report) is cut past this
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 PROBES = ("hello-version-1", "hello-version-2")   # which versions the controller speaks
 
@@ -126,6 +127,10 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
     try:
         note = check.run(Context(wire, version, game, rules, timeouts))
         status, detail = PASS, note or "passed"
+        if not any(a.message is not None for a in wire.arrivals):
+            # Every check starts with a HELLO the controller must answer: a check
+            # that saw no frame of the controller's has judged nothing.
+            status, detail = FAIL, f"no message from the controller in this check ({detail})"
     except NotSupported as err:
         status, detail = SKIP, f"{err} (an optional feature)"
     except CheckFailed as err:
@@ -140,6 +145,8 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
         pass
     finally:
         link.close()
+    if len(detail) > DETAIL_CHARS:
+        detail = f"{detail[:DETAIL_CHARS]}… ({len(detail)} characters in all)"
     return Result(check, version, status, detail, time.monotonic() - started,
                   wire.wire_log() if status == FAIL else "")
 
