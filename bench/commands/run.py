@@ -25,8 +25,9 @@ def register(subparsers) -> None:
                "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
                "page), however the session ends. DIR must not hold a session (--force moves it aside to\n"
                "DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation or a failed or voided round,\n"
-               "2 bad arguments or set-up, 3 the controller or link failed, 4 interrupted (SIGINT, SIGTERM),\n"
-               "5 the bench failed (traceback in DIR/crash.txt).")
+               "2 bad arguments or set-up, 3 the controller or link failed (or flooded it, or the session passed\n"
+               "--max-frames or --max-journal-mb), 4 interrupted (SIGINT, SIGTERM), 5 the bench failed\n"
+               "(traceback in DIR/crash.txt), 6 the disk is full (what fits is written; one line names the rest).")
     p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
                    help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
                         "default %(default)s")

@@ -87,11 +87,12 @@ class WireBudget:
                 raise self._flooded()
             if key == _RX_MESSAGE:
                 self.messages += 1
-                if self.messages > MESSAGES_PER_WAGER * self.wagers + ROUND_MESSAGES:
+                most = MESSAGES_PER_WAGER * self.wagers + ROUND_MESSAGES
+                if self.messages > most:
                     raise LinkFlooded(
-                        f"link flooded: the controller sent {self.messages} messages in one round, more than "
-                        f"{MESSAGES_PER_WAGER} for each of the {self.wagers} wagers placed and "
-                        f"{ROUND_MESSAGES} besides")
+                        f"link flooded: the controller sent {self.messages} messages in one round; a round of "
+                        f"{self.wagers} wagers takes at most {most} ({MESSAGES_PER_WAGER} a wager and "
+                        f"{ROUND_MESSAGES} besides)")
             elif key == _TX_SEND and event.message is not None and event.message.type == "WAGER":
                 self.wagers += 1
             if key == _RX_MESSAGE or key == _TX_SEND:

@@ -27,7 +27,7 @@ from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.oracle.clauses import PROTOCOL, phase_clause
-from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.records import RoundLog, RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.settlement import Recompute
 
 _UNSEEN = object()
@@ -63,7 +63,7 @@ class Oracle:
         self.clauses_by_round: dict[int | None, Counter[str]] = {}    # round -> its violations by clause
         self.incomplete_rounds: list[int] = []
         self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
-        self.rounds: list[RoundSummary] = []
+        self.rounds: RoundLog = RoundLog()     # a RoundSummary of every round settled
         self.frames = 0
         self._round: RoundState | None = None
         self._voided: int | None = None

@@ -27,7 +27,7 @@ from bench.journal.replay import describe_seals
 from bench.report.summary import return_interval
 from bench.rules import describe, get_game
 from bench.rules.regulation_text import clause_text, source_of
-from bench.report.session_facts import ROUNDS_SHOWN, SessionFacts, no_roll_rounds, read_session
+from bench.report.session_facts import LATENCIES_KEPT, ROUNDS_SHOWN, SessionFacts, no_roll_rounds, read_session
 from tablebench_io import charts
 from tablebench_io.report_page import (code, esc, figure, page, picture_of, provenance_table, software_row,
                               verdict_box)
@@ -331,19 +331,25 @@ def _latencies(facts: SessionFacts) -> str:
     if not lat:
         return "<h2>Reply latencies</h2><p>No request of the bench was answered.</p>"
     deadline = (facts.header.get("phases") or {}).get("reply_s")
-    rows = ""
+    rows, sampled = "", False
     for kind, values in lat.items():
         ms = sorted(v * 1000 for v in values)
         p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-        rows += (f"<tr><td>{esc(kind)}</td><td class=num>{len(ms)}</td><td class=num>{statistics.median(ms):.2f}</td>"
-                 f"<td class=num>{p95:.2f}</td><td class=num>{ms[-1]:.2f}</td></tr>")
+        count = facts.latency_counts.get(kind, len(ms))
+        sampled |= count > len(ms)
+        longest = 1000 * facts.latency_longest.get(kind, ms[-1] / 1000)
+        rows += (f"<tr><td>{esc(kind)}</td><td class=num>{count}</td><td class=num>{statistics.median(ms):.2f}</td>"
+                 f"<td class=num>{p95:.2f}</td><td class=num>{longest:.2f}</td></tr>")
     chart = figure(picture_of(charts.histograms(lat, xlabel="reply latency (ms)", ylabel="replies", scale=1000),
                               "How long the controller took to answer each kind of request, on the bench's clock "
                               "(from the request's first sending to the answer's arrival)."))
     return ("<h2>Reply latencies</h2>"
             + (f"<p>The bench waits at most {deadline:g} s for a reply (docs/protocol.md).</p>" if deadline else "")
             + "<table><tr><th>request → answer</th><th>count</th><th>median (ms)</th><th>95th percentile (ms)</th>"
-            f"<th>longest (ms)</th></tr>{rows}</table>" + chart)
+            f"<th>longest (ms)</th></tr>{rows}</table>"
+            + (f"<p class=info>Of a kind with more than {LATENCIES_KEPT:,} replies, the median, the 95th percentile "
+               f"and the histogram are of a uniform sample of {LATENCIES_KEPT:,} (the same for the same journal); "
+               "the count and the longest are of every reply.</p>" if sampled else "") + chart)
 
 
 def _outcome_text(outcome) -> str:

@@ -11,6 +11,7 @@ reports of one session are the same.
 
 from __future__ import annotations
 
+import random
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ ANSWERS = {"HELLO": ("HELLO",), "WAGER": ("ACCEPT", "REFUSE"), "CLOSE": ("NOMORE
 ASKED_BY = {reply: request for request, replies in ANSWERS.items() for reply in replies}
 ROUND_FRAMES_KEPT = 12          # rounds with a violation whose every frame is kept for the report
 ROUNDS_SHOWN = 100              # failed, voided and no-roll rounds the report lists one by one (page.ROUNDS_OF_A_KIND)
+LATENCIES_KEPT = 20_000         # reply latencies of a kind kept for the report (a uniform sample past that)
 FRAMES_OF_A_ROUND = 300         # of a round's frames, at most so many kept (a flooded round has thousands)
 
 
@@ -58,7 +60,9 @@ class SessionFacts:
     round_frames: dict[int, list[Frame]] = field(default_factory=dict)  # every judged frame of some faulted rounds
     round_frame_counts: dict[int, int] = field(default_factory=dict)    # how many they were (FRAMES_OF_A_ROUND kept)
     hello: dict | None = None                                  # the controller's HELLO
-    latencies: dict[str, list[float]] = field(default_factory=dict)  # "CLOSE → NOMORE" -> seconds
+    latencies: dict[str, list[float]] = field(default_factory=dict)  # "CLOSE → NOMORE" -> seconds (a sample)
+    latency_counts: dict[str, int] = field(default_factory=dict)     # replies of each kind, all of them
+    latency_longest: dict[str, float] = field(default_factory=dict)  # the longest of each kind
     stakes_by_bet: dict[str, int] = field(default_factory=dict)      # accepted stakes, for the exact RTP
     first_wall: float | None = None
     last_wall: float | None = None
@@ -94,7 +98,9 @@ class _Reader:
         self.pictured = pictured      # rounds whose plant readings the report may show (not all 20,000)
         self.index = 0
         self.facts: dict = {"abandoned": [], "plants": {}, "frames": {}, "round_frames": {}, "round_frame_counts": {},
-                            "hello": None, "latencies": {}, "end": None, "first_wall": None, "last_wall": None}
+                            "hello": None, "latencies": {}, "latency_counts": {}, "latency_longest": {},
+                            "end": None, "first_wall": None, "last_wall": None}
+        self._sampling = random.Random(0)     # the same journal, the same sample: the same page
         self.stakes: dict[str, int] = {}
         self._offered: dict[str, tuple[str, int]] = {}
         self._asked: dict[str, list[float]] = {}
@@ -165,8 +171,21 @@ class _Reader:
                 waiting.clear()         # one answer a request: later ones (a re-throw) answer nothing new
 
     def _latency(self, kind: str, seconds: float) -> None:
-        if seconds >= 0:
-            self.facts["latencies"].setdefault(kind, array("d")).append(seconds)    # 8 bytes a reply
+        """Every reply counted, the longest kept, and up to LATENCIES_KEPT of
+        each kind kept as a uniform sample (reservoir sampling): a session of
+        20,000 rounds has 700,000 wager replies."""
+        if seconds < 0:
+            return
+        facts = self.facts
+        seen = facts["latency_counts"][kind] = facts["latency_counts"].get(kind, 0) + 1
+        facts["latency_longest"][kind] = max(seconds, facts["latency_longest"].get(kind, seconds))
+        kept = facts["latencies"].setdefault(kind, array("d"))     # 8 bytes a reply
+        if len(kept) < LATENCIES_KEPT:
+            kept.append(seconds)
+        else:
+            slot = self._sampling.randrange(seen)
+            if slot < LATENCIES_KEPT:
+                kept[slot] = seconds
 
 
 def no_roll_rounds(oracle) -> list[int]:

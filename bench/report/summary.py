@@ -15,6 +15,7 @@ from xml.sax.saxutils import quoteattr
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Sequence
 
 from bench.errors import RulesError
 from bench.rules import get_game
@@ -35,7 +36,7 @@ class Summary:
     violations: list = field(default_factory=list)     # the first of each clause (Oracle.keep_per_clause)
     incomplete_rounds: list[int] = field(default_factory=list)
     failures: dict[int, str] = field(default_factory=dict)
-    played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
+    played: Sequence = field(default_factory=list)    # the oracle's RoundSummary of each round settled (a RoundLog)
     clauses_by_round: dict = field(default_factory=dict)   # round (None: outside any) -> its violations by clause
 
     @property
@@ -77,7 +78,7 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    expected_rtp=expected, violations_by_clause=Counter(oracle.violations_by_clause),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=list(oracle.rounds),
+                   failures=dict(failures), played=oracle.rounds,
                    clauses_by_round=oracle.clauses_by_round)
 
 
@@ -188,7 +189,8 @@ def _junit_text(summary: Summary, suite_name: str, ending: str | None, reason: s
     """The JUnit file, piece by piece: the suite's opening tag, each case, the end."""
     from bench.oracle import PHASE_CLAUSES
     judged_by = set(PHASE_CLAUSES.get(summary.game, {}).values())
-    played = {r.round: r for r in summary.played}
+    played = summary.played
+    index = {round_no: i for i, round_no in enumerate(r.round for r in played)}
     by_round = summary.clauses_by_round
     listed: dict[int | None, list] = {}
     for violation in summary.violations:
@@ -206,7 +208,7 @@ def _junit_text(summary: Summary, suite_name: str, ending: str | None, reason: s
         case = ET.Element("testcase", classname=classname, name=f"round {round_no}")
         clauses = by_round.get(round_no) or Counter()
         _properties(case, sorted(judged_by | set(clauses)),
-                    outcome=_outcome_words(played[round_no]) if round_no in played else None,
+                    outcome=_outcome_words(played[index[round_no]]) if round_no in index else None,
                     violated=", ".join(sorted(clauses)) or None)
         if clauses:
             failure = ET.SubElement(case, "failure", message="; ".join(sorted(clauses)))
