@@ -102,8 +102,13 @@ class Recorder:
         # in; earlier places are let go, so that a long session's memory stays flat.
         self.frame_places: list[tuple[int, int]] = []
         self._places_from = 0
-        self._offered: dict[str, tuple[str, int]] = {}
+        self._offered: dict[str, tuple[str, int, object]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
+        # The same, round by round, for the probe rounds alone (their records say ``probe``; the
+        # return leaves their stakes out): kept for every round, it grew a dict a round. A round's
+        # stakes are held in ``_round_stakes`` until its record is written.
+        self.stakes_by_round: dict[object, dict[str, int]] = {}
+        self._round_stakes: dict[object, dict[str, int]] = {}
         self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
         self._readings: deque[dict[str, Any]] = deque()   # plant readings not yet journalled
         self._wire: list[list[Any]] = []
@@ -144,10 +149,12 @@ class Recorder:
 
     def _count_stake(self, message: Message) -> None:
         if message.type == "WAGER":
-            self._offered[message["id"]] = (message["bet"], message["stake"])
+            self._offered[message["id"]] = (message["bet"], message["stake"], message.get("round"))
         elif message.type == "ACCEPT" and message["id"] in self._offered:
-            bet, stake = self._offered.pop(message["id"])
+            bet, stake, round_no = self._offered.pop(message["id"])
             self.stakes_by_bet[bet] = self.stakes_by_bet.get(bet, 0) + stake
+            in_round = self._round_stakes.setdefault(round_no, {})
+            in_round[bet] = in_round.get(bet, 0) + stake
         elif message.type == "REFUSE":
             self._offered.pop(message["id"], None)
 
@@ -186,6 +193,13 @@ class Recorder:
         if failure:
             fields["failure"] = failure
         fields.update(self.budget.close_round())
+        stakes = self._round_stakes.pop(round_no, None)
+        if fields.get("probe") and stakes:
+            self.stakes_by_round[round_no] = stakes
+        # Rounds before this one will not be accepted into any more (a round that failed before
+        # its record named it, a voided one): their stakes per round are let go.
+        self._round_stakes = {r: v for r, v in self._round_stakes.items()
+                              if isinstance(r, int) and isinstance(round_no, int) and r > round_no}
         self._write(lambda wire, plants, verdicts: self.journal.write_round(
             round_no, wire=wire, plants=plants, verdicts=verdicts, **fields))
 

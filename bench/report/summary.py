@@ -2,7 +2,10 @@
 
 The summary gives the rounds played, no rolls, violations by clause, and the
 observed return against the exact RTP of the wagers actually placed (the
-exact figure from ``bench.rules``, weighted by stake).
+exact figure from ``bench.rules``, weighted by stake). Both figures are of
+the ordinary rounds: a probe round's outcome is staged (``bench.play.probes``:
+a triple, a winning straight up), so its return says nothing of the game's
+and is left out; the probe rounds are listed apart.
 """
 
 from __future__ import annotations
@@ -38,14 +41,40 @@ class Summary:
     failures: dict[int, str] = field(default_factory=dict)
     played: Sequence = field(default_factory=list)    # the oracle's RoundSummary of each round settled (a RoundLog)
     clauses_by_round: dict = field(default_factory=dict)   # round (None: outside any) -> its violations by clause
+    probe_rounds: dict[int, str] = field(default_factory=dict)   # round -> the outcome staged in it
 
     @property
     def violation_count(self) -> int:
         return sum(self.violations_by_clause.values())
 
+    def ordinary_totals(self) -> tuple[int, int, int]:
+        """(rounds, staked, returned) of the rounds settled whose outcome was
+        not staged: what the return is measured on. Counted in one pass, with
+        no list of them made (a session may have 20,000)."""
+        rounds = staked = returned = 0
+        for r in self.played:
+            if r.round not in self.probe_rounds:
+                rounds, staked, returned = rounds + 1, staked + r.staked, returned + r.returned
+        return rounds, staked, returned
+
+    @property
+    def ordinary(self) -> list:
+        """The rounds settled whose outcome was not staged."""
+        return [r for r in self.played if r.round not in self.probe_rounds]
+
+    @property
+    def ordinary_staked(self) -> int:
+        return self.ordinary_totals()[1]
+
+    @property
+    def ordinary_returned(self) -> int:
+        return self.ordinary_totals()[2]
+
     @property
     def observed_rtp(self) -> Fraction | None:
-        return Fraction(self.returned, self.staked) if self.staked else None
+        """Returned over staked in the ordinary rounds (probe rounds left out)."""
+        _, staked, returned = self.ordinary_totals()
+        return Fraction(returned, staked) if staked else None
 
     @property
     def passed(self) -> bool:
@@ -56,13 +85,28 @@ class Summary:
                 "returned": self.returned,
                 "observed_rtp": float(self.observed_rtp) if self.observed_rtp is not None else None,
                 "expected_rtp": float(self.expected_rtp) if self.expected_rtp is not None else None,
+                "return_measured_on": dict(zip(("rounds", "staked", "returned"), self.ordinary_totals())),
+                "probe_rounds": {str(k): v for k, v in sorted(self.probe_rounds.items())},
                 "violations_by_clause": dict(self.violations_by_clause),
                 "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
                 "passed": self.passed}
 
 
+def ordinary_stakes(stakes_by_bet: dict[str, int], stakes_by_round: dict, leave_out) -> dict[str, int]:
+    """Accepted stakes by bet over every round but those in ``leave_out``
+    (the probe rounds): the session's totals less the rounds left out, which
+    are the only rounds ``bench run`` keeps stakes of round by round."""
+    total = dict(stakes_by_bet)
+    for round_no in leave_out:
+        for bet, stake in stakes_by_round.get(round_no, {}).items():
+            total[bet] -= stake
+    return {bet: stake for bet, stake in total.items() if stake}
+
+
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
-              ignore_incomplete: set[int] = frozenset()) -> Summary:
+              ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None) -> Summary:
+    """``stakes_by_bet``: the ordinary rounds' (``stakes_of_rounds``), for the
+    exact return of the wagers the observed return is measured on."""
     staked = returned = no_rolls = 0
     for summary in oracle.rounds:
         staked += summary.staked
@@ -78,8 +122,8 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    expected_rtp=expected, violations_by_clause=Counter(oracle.violations_by_clause),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=oracle.rounds,
-                   clauses_by_round=oracle.clauses_by_round)
+                   failures=dict(failures), played=oracle.rounds, clauses_by_round=oracle.clauses_by_round,
+                   probe_rounds=dict(probe_rounds or {}))
 
 
 def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -113,10 +157,13 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
                    ending: str | None = None, reason: str | None = None) -> str:
     """``ending`` and ``reason``: how a session that stopped early ended (``bench.journal.ending``)."""
     pct = lambda f: "n/a" if f is None else f"{float(f) * 100:.2f}%"   # noqa: E731
+    probes = sorted(summary.probe_rounds)
     lines = [f"{summary.game}: {summary.rounds} rounds settled, {summary.no_rolls} no rolls, "
              f"staked {summary.staked}, returned {summary.returned} (minor units)",
              f"  return to player: observed {pct(summary.observed_rtp)}, exact for these wagers "
-             f"{pct(summary.expected_rtp)}"]
+             f"{pct(summary.expected_rtp)}"
+             + (f" (over {len(summary.ordinary)} ordinary rounds; probe round{'s' * (len(probes) != 1)} "
+                f"{', '.join(map(str, probes))}, staged, left out)" if probes else "")]
     if summary.violations_by_clause:
         lines.append("  violations by clause:")
         for clause, count in sorted(summary.violations_by_clause.items()):

@@ -35,7 +35,7 @@ from bench.journal.ending import (COMPLETED, CRASHED, DISK_FULL, INTERRUPTED, LI
                                   write_durably)
 from bench.session.out_folder import Reserve, claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
-from bench.report.summary import Summary, summarise, write_junit
+from bench.report.summary import Summary, ordinary_stakes, summarise, write_junit
 from bench.journal.recorder import Recorder, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
@@ -295,8 +295,10 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                              float(env.now), time.monotonic() - started, rules,
                              {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
                              if sealer else None, ending=ending, status=status, reason=reason, missing=writes.missing)
-    outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
-                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures))
+    outcome.summary = summarise(config.game, rules, oracle, failures,
+                                ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round, cycle.probed),
+                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures),
+                                probe_rounds=cycle.probed)
     writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
                                             ending=ending, reason=reason))
     writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))
