@@ -82,9 +82,13 @@ def test_bytes_with_neither_a_frame_start_nor_a_line_end_are_counted(tmp_path, m
 
     def flood():
         chunk = b"x" * 65536
-        for _ in range(sent // len(chunk)):
-            theirs.sendall(chunk)
-    threading.Thread(target=flood, daemon=True).start()
+        try:
+            for _ in range(sent // len(chunk)):
+                theirs.sendall(chunk)
+        except OSError:
+            pass                  # the bench stopped reading (a flooded link) and closed its end
+    flooding = threading.Thread(target=flood, daemon=True)
+    flooding.start()
     with JournalWriter(tmp_path / "j.jsonl") as journal:
         recorder = Recorder(journal, Oracle())
         session = Session(Link.from_socket(ours, "socketpair"), "lightning-dice", role=BENCH,
@@ -98,6 +102,8 @@ def test_bytes_with_neither_a_frame_start_nor_a_line_end_are_counted(tmp_path, m
         except ResponseTimeout:
             pass
         recorder.on_round_end(1, "flooded" if flooded else None)
+    ours.close()
+    flooding.join(timeout=30)
     theirs.close()
     record = json.loads((tmp_path / "j.jsonl").read_text())
     kept = sum(len(row[5]) for row in record["wire"] if row[1] == "rejected")
