@@ -30,7 +30,7 @@ ANSWERS = {"HELLO": ("HELLO",), "WAGER": ("ACCEPT", "REFUSE"), "CLOSE": ("NOMORE
 ASKED_BY = {reply: request for request, replies in ANSWERS.items() for reply in replies}
 ROUND_FRAMES_KEPT = 12          # rounds with a violation whose every frame is kept for the report
 ROUNDS_SHOWN = 100              # failed, voided and no-roll rounds the report lists one by one (page.ROUNDS_OF_A_KIND)
-LATENCIES_KEPT = 20_000         # reply latencies of a kind kept for the report (a uniform sample past that)
+LATENCIES_KEPT = 5_000          # reply latencies of a kind kept for the report (a uniform sample past that)
 FRAMES_OF_A_ROUND = 300         # of a round's frames, at most so many kept (a flooded round has thousands)
 
 
@@ -216,7 +216,8 @@ class _Reader:
     def _latency(self, kind: str, seconds: float) -> None:
         """Every reply counted, the longest kept, and up to LATENCIES_KEPT of
         each kind kept as a uniform sample (reservoir sampling): a session of
-        20,000 rounds has 700,000 wager replies."""
+        20,000 rounds has 700,000 wager replies. A sample of 5,000 puts the
+        95th percentile within about 0.3 percentile points (its standard error)."""
         if seconds < 0:
             return
         facts = self.facts
