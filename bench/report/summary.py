@@ -105,7 +105,7 @@ def ordinary_stakes(stakes_by_bet: dict[str, int], stakes_by_round: dict, leave_
 
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
               ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None) -> Summary:
-    """``stakes_by_bet``: the ordinary rounds' (``stakes_of_rounds``), for the
+    """``stakes_by_bet``: the ordinary rounds' (``ordinary_stakes``), for the
     exact return of the wagers the observed return is measured on."""
     staked = returned = no_rolls = 0
     for summary in oracle.rounds:

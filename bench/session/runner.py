@@ -29,14 +29,15 @@ from bench.oracle import Oracle
 from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
 from bench.play.probes import probe_schedule
-from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol import BENCH
 from bench.protocol.messages import MAX_INT
+from bench.adapters.registry import adapter_args, get_adapter
 from bench.journal.ending import (COMPLETED, CRASHED, DISK_FULL, INTERRUPTED, LINK_LOST, REFUSED, verdict,
                                   write_durably)
 from bench.session.out_folder import Reserve, claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report.summary import Summary, ordinary_stakes, summarise, write_junit
-from bench.journal.recorder import Recorder, game_file_fields, session_header
+from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
@@ -51,6 +52,7 @@ class SessionConfig:
     game: str = DEFAULT_GAME
     game_file: str | None = None           # the game file ``game`` was loaded from (a variant)
     controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
+    adapter: str | None = None             # the controller's wire format (bench.adapters); None: the bench's own
     rounds: int = 20
     submission: str | None = None
     design: str | None = None              # tower / wheel design, or recorded outcomes with plant="recorded"
@@ -74,6 +76,7 @@ class SessionConfig:
     # The session's ceilings (bench.journal.wire_budget): past either it ends as a link fault with every file.
     max_frames: int = DEFAULT_MAX_FRAMES            # frames judged (sent and received messages)
     max_journal_bytes: int = DEFAULT_MAX_JOURNAL_BYTES
+    camera: object | None = None           # bench.play.camera.CameraOptions: the result as a camera sees it
 
 
 @dataclass
@@ -161,15 +164,22 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                          "(docs/bench-run.md)")
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
+    adapter = get_adapter(config.adapter)      # an adapter not installed is bad input: nothing started yet
     out = Path(config.out)
     with claimed(out, force=config.force) as moved:
         plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
-        outcome = _play(config, seed, rules, plant, out)
+        if config.camera is not None:
+            from bench.play.camera import CameraPlant
+            plant = CameraPlant(plant, config.camera, out)
+        try:
+            outcome = _play(config, seed, rules, plant, out, adapter)
+        finally:
+            getattr(plant, "close", lambda: None)()
         outcome.moved_aside = moved
     return outcome
 
 
-def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionOutcome:
+def _play(config: SessionConfig, seed: int, rules, plant, out: Path, adapter) -> SessionOutcome:
     journal_path = out / "session.jsonl"
     # The first KEPT_PER_CLAUSE violations of each clause are kept for the summary, JUnit and the
     # report; every one is journalled and counted, so a controller that breaks a rule on every
@@ -196,7 +206,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         else:
             url = stack.enter_context(emulated_controller(
                 config.game_file or config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
-                extra=tuple(config.emulator_args),
+                extra=tuple(config.emulator_args) + adapter_args(adapter),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
@@ -204,11 +214,12 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
+            **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
-            **game_file_fields(config.game)))
+            **adapter_fields(adapter), **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now, max_frames=config.max_frames)
-        session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
+        session = adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
         recorded_rounds: list[int] = []
 
