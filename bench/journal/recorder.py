@@ -122,7 +122,7 @@ class Recorder:
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
         # how much of a noisy link is kept, and how many frames a session judges (bench.journal.wire_budget)
-        self.budget = WireBudget() if max_frames is None else WireBudget(max_frames)
+        self.budget = WireBudget(max_frames)
 
     def on_frame(self, event: FrameEvent) -> None:
         """The session's observer: keep the frame; it is journalled and judged

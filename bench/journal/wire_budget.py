@@ -59,7 +59,10 @@ class SessionCeiling(LinkError):
 
 
 class WireBudget:
-    def __init__(self, max_frames: int = DEFAULT_MAX_FRAMES) -> None:
+    def __init__(self, max_frames: int | None = None) -> None:
+        """``max_frames``: the session's ceiling of judged frames (``bench run``
+        gives ``DEFAULT_MAX_FRAMES`` or its --max-frames); None: none (a pytest
+        run's table, a monitor that rotates its journal)."""
         self.session_kept_bytes = 0
         self.max_frames = max_frames
         self.judged = 0           # judged frames of the session
@@ -97,7 +100,7 @@ class WireBudget:
                 self.wagers += 1
             if key == _RX_MESSAGE or key == _TX_SEND:
                 self.judged += 1
-                if self.judged > self.max_frames and not self.over:
+                if self.max_frames is not None and self.judged > self.max_frames and not self.over:
                     self.over = True
                     raise SessionCeiling(f"the session passed its ceiling of {self.max_frames} judged frames "
                                          "(bench run --max-frames N raises it)")
