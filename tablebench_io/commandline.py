@@ -15,15 +15,18 @@ Exit statuses (``Exit``), the same for every command of both scripts:
     3  the controller or its link failed: it died, went silent, or sent only garbage
     4  interrupted (Ctrl-C, SIGTERM); a session's journal ends with the round in flight
     5  an internal error (a bug in tablebench): one line here, the traceback in a file
+    6  the disk is full (or the quota spent): what could be written is, and one line says what is missing
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
 import platform
+import signal
 import sys
 import tempfile
 import traceback
@@ -43,6 +46,16 @@ class Exit(IntEnum):
     LINK = 3
     INTERRUPTED = 4
     INTERNAL = 5
+    DISK_FULL = 6
+
+
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """No space left on the device, or the user's quota spent: not a bug of
+    the command, not bad input; the machine's (``Exit.DISK_FULL``)."""
+    return isinstance(err, OSError) and err.errno in DISK_FULL_ERRNOS
 
 
 def doc_ref(name: str, section: int | str | None = None) -> str:
@@ -121,6 +134,30 @@ def stdout_for_result():
         os.close(result_fd)
 
 
+@contextmanager
+def terminate_as_interrupt():
+    """SIGTERM (a service manager, ``kill``, a CI runner's timeout) stops a
+    command as Ctrl-C does: a ``KeyboardInterrupt`` naming the signal, so
+    that a session writes its files and every command exits 4 with a line."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_name(err: KeyboardInterrupt) -> str:
+    """The signal that stopped a command: a ``KeyboardInterrupt`` of
+    ``terminate_as_interrupt`` carries its name; Ctrl-C's carries nothing."""
+    return str(err) or "SIGINT"
+
+
 def _internal_error(prog: str, err: BaseException) -> int:
     """One line for the person; the traceback in a file for the bug report."""
     try:
@@ -146,9 +183,10 @@ def make_main(commands: ModuleType, prog: str, description: str,
         progress.configure(forced if forced is not None else
                            (None if not getattr(args, "json", False) else False))
         try:
-            return int(args.func(args) or 0)
-        except KeyboardInterrupt:
-            print(f"{prog}: interrupted", file=sys.stderr)
+            with terminate_as_interrupt():
+                return int(args.func(args) or 0)
+        except KeyboardInterrupt as err:
+            print(f"{prog} {args.command}: interrupted ({interrupt_name(err)})", file=sys.stderr)
             return Exit.INTERRUPTED
         except BrokenPipeError:
             return Exit.OK
@@ -161,6 +199,12 @@ def make_main(commands: ModuleType, prog: str, description: str,
                 return _internal_error(prog, err)
             print(f"{prog} {args.command}: {needs}", file=sys.stderr)      # an optional part not installed
             return Exit.BAD_INPUT
+        except OSError as err:
+            if not is_disk_full(err):
+                return _internal_error(prog, err)
+            where = f" ({err.filename})" if err.filename else ""
+            print(f"{prog} {args.command}: the disk is full{where}: {err.strerror}", file=sys.stderr)
+            return Exit.DISK_FULL
         except RecursionError as err:           # input nested past what can be read
             print(f"{prog} {args.command}: input nested too deeply to read: {err}", file=sys.stderr)
             return Exit.BAD_INPUT

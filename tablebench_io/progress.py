@@ -36,3 +36,11 @@ def bar(iterable: Iterable[Any] | None = None, **options: Any) -> tqdm:
     the caller disables it, e.g. for a handful of items)."""
     disable = options.pop("disable", False) or not enabled()
     return tqdm(iterable, file=sys.stderr, disable=disable, **options)
+
+
+def echo(text: str) -> None:
+    """A result line on stdout while a bar may be drawn on stderr: on a
+    terminal both share the screen, so the bar is cleared first and drawn
+    again below the line (else the line runs on from the bar)."""
+    tqdm.write(text, file=sys.stdout)
+    sys.stdout.flush()

@@ -16,6 +16,16 @@ def shipped_design(given: str | Path, *kinds: str) -> str:
     """The file to read for ``given``: a path, or the name of a shipped design
     of one of ``kinds`` (default: towers and wheels)."""
     try:
-        return tablebench_fixtures.resolve(str(given), *(kinds or DESIGN_KINDS))
+        found = tablebench_fixtures.resolve(str(given), *(kinds or DESIGN_KINDS))
     except ValueError as err:
         raise DesignError(str(err)) from None
+    if found == str(given) and not Path(found).exists():
+        others = [kind for kind in DESIGN_KINDS if kind not in kinds and tablebench_fixtures.find(str(given), kind)]
+        if kinds and others:
+            # towers/standard given where a wheel is read: say so, not "cannot read"
+            raise DesignError(f"{given}: a shipped {others[0]} design, not a {' or '.join(kinds)}: "
+                              f"{USED_BY.get(others[0], 'twin')} {given}")
+    return found
+
+
+USED_BY = {"tower": "twin drop", "wheel": "twin spin"}

@@ -137,7 +137,7 @@ class StopAndWaitSession:
     def _on_rejected(self, item: Rejected) -> None:
         self.stats["rejected"] += 1
         self.stats[f"rejected:{item.reason}"] += 1
-        self._notify("rx", "rejected", item.raw, None, f"{item.reason}: {item.detail}")
+        self._notify("rx", "rejected", item.raw, None, f"{item.reason}: {item.detail}", item.size)
         if item.damaged_frame:
             last = self._last_rx[0] if self._last_rx else self._modulus - 1
             self._write(self.codec.nak(item.reason, last), Message("NAK", {"reason": item.reason}, last), "nak")
@@ -179,10 +179,10 @@ class StopAndWaitSession:
         self._notify("tx", kind, data, message, None)
         self.port.write(data)
 
-    def _notify(self, direction, kind, raw, message, note) -> None:
+    def _notify(self, direction, kind, raw, message, note, size: int | None = None) -> None:
         if direction == "rx":
-            self.stats["rx_bytes"] += len(raw)
+            self.stats["rx_bytes"] += len(raw) if size is None else size
         if self.observers:
-            event = FrameEvent(direction, kind, raw, message, note, self.clock(), self.wall())
+            event = FrameEvent(direction, kind, raw, message, note, self.clock(), self.wall(), size)
             for observer in self.observers:
                 observer(event)

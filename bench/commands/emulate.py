@@ -17,7 +17,7 @@ from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
 from bench.protocol.messages import CONTROLLER, PROTOCOL_VERSIONS
-from bench.rules import game_names
+from bench.rules import DEFAULT_GAME, game_names
 from bench.protocol.timeouts import Timeouts
 
 
@@ -40,8 +40,9 @@ def register(subparsers) -> None:
                     "drawn from a seeded RNG with the submission's distribution, settlement through the "
                     "rules, and on demand faults and named breaches of the regulations.",
         epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, metavar="GAME",
-                   help=f"the game the controller runs: {', '.join(game_names())}, or a game file (YAML, docs/rules.md)")
+    p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
+                   help=f"the game the controller runs: {', '.join(game_names())}, or a game file (YAML, "
+                        "docs/rules.md); default %(default)s, as bench run")
     p.add_argument("--submission", metavar="FILE", help="rules submission (YAML); default: the regulation's defaults")
     p.add_argument("--paytable", help="paytable without a submission: A or B (sic-bo, default A), 1 or 2 (dice-ology, default 1)")
     p.add_argument("--listen", required=True, metavar="ADDRESS",

@@ -40,8 +40,13 @@ def run_new(args) -> int:
 
 
 def run_show(args) -> int:
-    from bench.journal.keys import PUBLIC_NAME, fingerprint, load_public, load_state
+    from bench.journal.keys import PRIVATE_NAME, PUBLIC_NAME, SESSIONS_NAME, fingerprint, load_public, load_state
     path = Path(args.file)
+    if path.name == SESSIONS_NAME:
+        print(f"bench key show: {path}: the list of session public keys (public, not a key to show): give "
+              f"{path.with_name(PUBLIC_NAME)} (the public key) or {path.with_name(PRIVATE_NAME)} (the key state)",
+              file=sys.stderr)
+        return 2
     try:
         if path.name == PUBLIC_NAME or path.suffix == ".pub":
             public, state = load_public(path), None

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
 from twin.errors import TwinError
+
+HEAD = re.compile(r"[0-9a-f]{64}")
 
 
 def register(subparsers) -> None:
@@ -17,8 +20,10 @@ def register(subparsers) -> None:
                     "carries the rules submission and the design the session ran with, so it replays on any "
                     "machine, from any directory. Exit status: the run's own, worked out again from the journal "
                     "(0 pass, 1 a violation or a failed, voided or lost round, 3 the controller or link failed, "
-                    "4 interrupted, 5 the bench failed); 1 for a journal changed, cut off or out of order; 2 bad "
-                    "input (no such journal or round, a --design or --submission that is not the session's).")
+                    "4 interrupted, 5 the bench failed, 6 the disk filled); 1 for a journal changed, cut off or out of "
+                    "order, or sealed and missing its final seal; 2 bad input (no such journal or round, a --head "
+                    "that is not a hash, a --design or --submission that is not the session's); 4 if replay itself "
+                    "is interrupted.")
     p.add_argument("journal", metavar="JOURNAL", help="a session journal (session.jsonl, or a pytest run's journal)")
     p.add_argument("--head", metavar="HASH", help="the head hash kept apart from the journal (session.head)")
     p.add_argument("--pubkey", metavar="FILE|FINGERPRINT",
@@ -51,6 +56,12 @@ def run(args) -> int:
     from bench.journal.keys import trusted_fingerprint
     from bench.journal.replay import describe, replay, resimulate
 
+    if args.head is not None:
+        args.head = args.head.strip().lower()     # as pasted from session.head, or typed in capitals
+    if args.head is not None and not HEAD.fullmatch(args.head):
+        print(f"bench replay: --head {args.head[:80]!r}: not a head hash (64 hex digits, as session.head holds)",
+              file=sys.stderr)
+        return Exit.BAD_INPUT
     if (args.gif or args.png) and args.round is None:
         print(f"bench replay: {'--gif' if args.gif else '--png'} needs --round N", file=sys.stderr)
         return Exit.BAD_INPUT

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-from contextlib import contextmanager
+from pathlib import Path
 
 from bench.errors import BenchError
+from bench.journal.wire_budget import DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES
 from bench.rules import DEFAULT_GAME, game_names
-from tablebench_io.commandline import Exit, add_list_option
+from tablebench_io.commandline import Exit, add_list_option, interrupt_name, terminate_as_interrupt
 
 
 def register(subparsers) -> None:
@@ -25,8 +25,9 @@ def register(subparsers) -> None:
                "DIR/junit.xml, DIR/summary.json and DIR/report.html (the session report, one self-contained\n"
                "page), however the session ends. DIR must not hold a session (--force moves it aside to\n"
                "DIR.old-N). Exit status: 0 all rounds compliant, 1 a violation or a failed or voided round,\n"
-               "2 bad arguments or set-up, 3 the controller or link failed, 4 interrupted (SIGINT, SIGTERM),\n"
-               "5 the bench failed (traceback in DIR/crash.txt).")
+               "2 bad arguments or set-up, 3 the controller or link failed (or flooded it, or the session passed\n"
+               "--max-frames or --max-journal-mb), 4 interrupted (SIGINT, SIGTERM), 5 the bench failed\n"
+               "(traceback in DIR/crash.txt), 6 the disk is full (what fits is written; one line names the rest).")
     p.add_argument("--game", default=DEFAULT_GAME, metavar="GAME",
                    help=f"the game to play: {', '.join(game_names())}, or a game file (YAML, docs/rules.md); "
                         "default %(default)s")
@@ -80,6 +81,12 @@ def register(subparsers) -> None:
                    help="seal the journal with this bench key (bench.key of bench key new); without it the "
                         "journal is unsealed")
     p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
+    p.add_argument("--max-frames", type=int, default=DEFAULT_MAX_FRAMES, metavar="N",
+                   help="the session's ceiling of judged frames (messages sent and received), past which it ends "
+                        "as a link fault with every file (default %(default)s)")
+    p.add_argument("--max-journal-mb", type=float, default=DEFAULT_MAX_JOURNAL_BYTES / 2**20, metavar="MB",
+                   help="the session's ceiling on its journal, in MiB, past which it ends as a link fault with "
+                        "every file (default %(default)g)")
     cam = p.add_argument_group("the camera in the loop (docs/camera.md)")
     cam.add_argument("--camera", action="store_true",
                      help="render each round's result as a studio camera sees it: frames and labels in DIR/frames/, "
@@ -99,6 +106,9 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+MAX_PHASE_S = 3600        # an hour: a table's phases last seconds; replay holds a journal's reply deadline to it too
+
+
 def parse_phases(items: list[str], game_phases=None):
     """Phases from ``--phase`` items over the game's own phase lengths (a game file's)."""
     from bench.session.cycle import Phases
@@ -112,10 +122,23 @@ def parse_phases(items: list[str], game_phases=None):
             value = float(seconds)
         except ValueError:
             raise BenchError(f"--phase {item}: {seconds!r} is not a number of seconds") from None
-        if not value >= 0 or (name == "reply" and value <= 0):
-            raise BenchError(f"--phase {item}: must be a non-negative number of seconds (reply: positive)")
+        if not 0 <= value <= MAX_PHASE_S or (name == "reply" and value <= 0):
+            raise BenchError(f"--phase {item}: must be a number of seconds from 0 to {MAX_PHASE_S} "
+                             "(reply: above 0)")
         values[names[name]] = value
     return Phases(**values)
+
+
+def check_misbehaviour(name: str, game: str) -> None:
+    """An unknown misbehaviour is named before any emulator starts (it would
+    only exit with its usage); one that does not apply to the game says which do."""
+    from bench.emulator.misbehaviours import MISBEHAVIOURS, policy_for
+    if name not in MISBEHAVIOURS:
+        raise BenchError(f"--misbehave {name!r}: the emulated controller has no such misbehaviour "
+                         "(bench emulate --help lists them, with the clause each breaks)")
+    # RulesError if it is not a misbehaviour of this game; the paytable it may need is the emulator's to
+    # check against the submission, so any lawful one passes here.
+    policy_for(name, game, "A")
 
 
 def camera_options(args):
@@ -163,6 +186,9 @@ def run(args) -> int:
     if not 0 <= args.reconnect <= 3600:
         print("bench run: --reconnect must be from 0 to 3600 seconds", file=sys.stderr)
         return Exit.BAD_INPUT
+    if args.max_frames < 1 or not 0 < args.max_journal_mb < 2**40:
+        print("bench run: --max-frames and --max-journal-mb must be above 0", file=sys.stderr)
+        return Exit.BAD_INPUT
     if args.misbehave and args.controller:
         print("bench run: --misbehave applies to the emulated controller only; drop --controller", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -172,6 +198,8 @@ def run(args) -> int:
         game_file = args.game if is_game_file(args.game) else None
         args.game = resolve_game(args.game)
         phases = parse_phases(args.phase, describe(args.game).phases)
+        if args.misbehave:
+            check_misbehaviour(args.misbehave, args.game)
         random_players = args.players == "random" or (args.players is None and args.bets is not None)
         if args.players == "cover" and args.bets:
             raise BenchError("--bets is a random mix; it does not go with --players cover")
@@ -186,7 +214,8 @@ def run(args) -> int:
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
                            probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
-                           force=args.force, baud=args.baud, reconnect_s=args.reconnect, camera=camera)
+                           force=args.force, baud=args.baud, reconnect_s=args.reconnect, camera=camera,
+                           max_frames=args.max_frames, max_journal_bytes=int(args.max_journal_mb * 2**20))
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)
@@ -194,11 +223,14 @@ def run(args) -> int:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     except KeyboardInterrupt as err:      # before the journal started: nothing to keep
-        print(f"bench run: interrupted ({err or 'SIGINT'}) before the session started", file=sys.stderr)
+        print(f"bench run: interrupted ({interrupt_name(err)}) before the session started", file=sys.stderr)
         return Exit.INTERRUPTED
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
-    report = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head)
+    report, whole = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head,
+                                        verdict=short_verdict(outcome))
+    if report is None and outcome.ending == "disk-full":
+        outcome.missing.append("report.html")
     if args.json:
         print(json.dumps(outcome.to_json()))
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
@@ -210,10 +242,17 @@ def run(args) -> int:
         if outcome.line:
             print(line_words(outcome.line))
         if report:
-            print(f"  report: {report}")
+            print(f"  report: {report}" + ("" if whole else " (short: the full page could not be built; "
+                                                            "bench replay --report tries again)"))
     if outcome.reason:
         crash = " (traceback in crash.txt)" if outcome.ending == "crashed" else ""
-        print(f"bench run: {outcome.ending}: {outcome.reason}{crash}; exit status {outcome.status}", file=sys.stderr)
+        files = ""
+        if outcome.missing:
+            written = [name for name in ("session.jsonl", "session.head", "summary.json", "junit.xml", "report.html")
+                       if name not in outcome.missing and Path(args.out, name).exists()]
+            files = f"; written: {', '.join(written) or 'nothing'}; NOT written: {', '.join(outcome.missing)}"
+        print(f"bench run: {outcome.ending}: {outcome.reason}{crash}{files}; exit status {outcome.status}",
+              file=sys.stderr)
     return outcome.status
 
 
@@ -232,6 +271,16 @@ def line_words(line: dict) -> str:
     return (f"  line {line['baud']} baud: window {line['window']}{sized}; betting needs "
             f"{line['betting']['seconds']:.1f} s of {line['betting']['phase_s']:g} s, settlement "
             f"{line['settlement']['seconds']:.1f} s of {line['settlement']['phase_s']:g} s")
+def short_verdict(outcome) -> tuple[bool, str, list[str]]:
+    """The verdict a short report page carries when the full one cannot be built."""
+    passed = outcome.status == Exit.OK
+    headline = f"{'PASS' if passed else 'FAIL'}: exit status {int(outcome.status)} ({outcome.ending})"
+    reasons = [f"{count} violation{'s' * (count != 1)} of {clause}"
+               for clause, count in sorted(outcome.summary.violations_by_clause.items())]
+    reasons += [f"round {number} failed: {failure}" for number, failure in sorted(outcome.round_failures.items())[:20]]
+    if outcome.reason:
+        reasons.append(f"the session ended early ({outcome.ending}): {outcome.reason}")
+    return passed, headline, reasons
 
 
 def seal_line(seal: dict | None) -> str:
@@ -240,20 +289,3 @@ def seal_line(seal: dict | None) -> str:
                 "again; keep session.head apart")
     return (f"  journal sealed every {seal['every']} rounds by key {seal['fingerprint']} (session {seal['session']}): "
             f"bench replay --pubkey {seal['fingerprint']}")
-
-
-@contextmanager
-def terminate_as_interrupt():
-    """SIGTERM (a service manager, ``kill``) stops the session as Ctrl-C
-    does: the round in flight is journalled and every file written."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:          # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -172,8 +172,18 @@ def is_type(*types: str):
     return lambda arrival: arrival.message is not None and arrival.message.type in types
 
 
+SHOWN = 10          # arrivals written out in a check's verdict; the rest are counted
+
+
 def show(arrivals: list[Arrival]) -> str:
-    return ", ".join(a.raw.decode("ascii", "replace").strip() for a in arrivals) or "nothing"
+    """What the controller sent, for a verdict: the first SHOWN items, each cut to a line's length."""
+    items = [_cut(a.raw.decode("ascii", "replace").strip()) for a in arrivals[:SHOWN]]
+    more = f", … and {len(arrivals) - SHOWN} more" if len(arrivals) > SHOWN else ""
+    return ", ".join(items) + more if items else "nothing"
+
+
+def _cut(text: str, room: int = 120) -> str:
+    return text if len(text) <= room else f"{text[:room]}… ({len(text)} characters)"
 
 
 # -- one round, watched -----------------------------------------------------------
@@ -298,8 +308,9 @@ def _frames_valid(ctx: Context) -> str:
     seen = observe_round(ctx)
     require(seen.arrivals, "the controller said nothing")
     bad = [a for a in seen.arrivals if isinstance(a.item, Rejected)]
-    require(not bad, "the bench rejected: " + "; ".join(f"{a.item.reason}: {a.item.detail} ({a.raw[:60]!r})"
-                                                          for a in bad))
+    require(not bad, f"the bench rejected {len(bad)}: " + "; ".join(
+        f"{a.item.reason}: {a.item.detail} ({a.raw[:60]!r})" for a in bad[:SHOWN])
+        + (f"; … and {len(bad) - SHOWN} more" if len(bad) > SHOWN else ""))
     unterminated = [a for a in seen.arrivals if not a.raw.endswith(b"\r\n")]
     require(not unterminated, f"frames not ended by CR LF: {show(unterminated)}")
     return f"{len(seen.arrivals)} frames, all valid"
@@ -364,6 +375,8 @@ def _numbering(ctx: Context) -> str:
         steps = sorted((seq - run[0]) % SEQ_MODULUS for seq in run) if run else []
         if steps != list(range(len(steps))):
             problems.append(f"numbers {' '.join(f'{s:04d}' for s in run)} are not one by one")
+    require(first, "no message from the controller to judge the numbering of"
+            + (f" ({seen.problems[0]})" if seen.problems else ""))
     require(not problems, "; ".join(problems))
     return f"{len(first)} messages numbered one by one"
 

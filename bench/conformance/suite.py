@@ -28,6 +28,7 @@ from bench.protocol import LinkError, Timeouts
 EMULATED = "emulated"
 CONNECT_TIMEOUT_S = 5.0
 CHECK_BUDGET_S = 20.0       # the most one check may take, whatever the controller does
+DETAIL_CHARS = 2000         # a verdict's detail (one line of the report) is cut past this
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 PROBES = ("hello-version-1", "hello-version-2")   # which versions the controller speaks
 
@@ -65,8 +66,11 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter
     for option in filter(None, options.split(",")):
         name, eq, value = option.partition("=")
         if not eq:
+            _known_misbehaviour(spec, name)
             args += ["--misbehave", name]
         elif name in ("protocol", "fault", "link"):
+            if name == "link":
+                _known_misbehaviour(spec, value, link=True)
             args += [{"link": "--misbehave-link"}.get(name, f"--{name}"), value]
         elif name == "seed":
             seed = value
@@ -74,6 +78,22 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter
             raise BenchError(f"--controller {spec}: unknown option {name!r} (protocol=N, seed=N, "
                              "fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
     return args + ["--seed", seed]
+
+
+def _known_misbehaviour(spec: str, name: str, *, link: bool = False) -> None:
+    """A misbehaviour the emulator has, of the kind the option names (else
+    the emulator would exit with its whole usage)."""
+    from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
+    from bench.emulator.misbehaviours import MISBEHAVIOURS
+    if name in (LINK_MISBEHAVIOURS if link else MISBEHAVIOURS):
+        return
+    if not link and name in LINK_MISBEHAVIOURS:
+        raise BenchError(f"--controller {spec}: {name!r} is a link-level misbehaviour: say "
+                         f"{spec.replace(name, 'link=' + name, 1)}")
+    if link and name in MISBEHAVIOURS:
+        raise BenchError(f"--controller {spec}: {name!r} is a game-level misbehaviour: say {EMULATED}:{name}")
+    raise BenchError(f"--controller {spec}: the emulated controller has no {'link-level ' * link}misbehaviour "
+                     f"{name!r} (bench emulate --help lists them)")
 
 
 @contextmanager
@@ -114,6 +134,10 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
     try:
         note = check.run(Context(wire, version, game, rules, timeouts, adapter))
         status, detail = PASS, note or "passed"
+        if not any(a.message is not None for a in wire.arrivals):
+            # Every check starts with a HELLO the controller must answer: a check
+            # that saw no frame of the controller's has judged nothing.
+            status, detail = FAIL, f"no message from the controller in this check ({detail})"
     except NotSupported as err:
         status, detail = SKIP, f"{err} (an optional feature)"
     except CheckFailed as err:
@@ -128,6 +152,8 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
         pass
     finally:
         link.close()
+    if len(detail) > DETAIL_CHARS:
+        detail = f"{detail[:DETAIL_CHARS]}… ({len(detail)} characters in all)"
     hello = next((a.message.as_dict() for a in wire.arrivals if a.message is not None and a.message.type == "HELLO"),
                  None)
     return Result(check, version, status, detail, time.monotonic() - started,

@@ -9,13 +9,18 @@ answering anything on its own unless asked to.
 
 Every read is bounded twice: by the caller's timeout, and by the check's
 budget (``CheckHung`` when it runs out), so a controller that never answers
-cannot hang the suite. Everything that crosses the link is logged with its
-time, for the wire log of a failed check.
+cannot hang the suite. What a controller sends is bounded too: past
+``CEILING_BYTES`` or ``CEILING_ARRIVALS`` in one check the check fails
+(``CheckFlooded``), so that one spewing bytes at the link's full speed costs
+bounded memory. Everything that crosses the link is logged with its time,
+for the wire log of a failed check: its first ``LOG_HEAD`` and last
+``LOG_TAIL`` lines, the rest counted.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from bench.protocol import BENCH, CONTROLLER, Decoded, Message, Rejected, Timeouts, make
@@ -28,6 +33,42 @@ class CheckFailed(AssertionError):
 
 class CheckHung(CheckFailed):
     """The check ran out of its time budget (the controller stopped answering)."""
+
+
+class CheckFlooded(CheckFailed):
+    """The controller sent more in one check than any check needs."""
+
+
+CEILING_BYTES = 4 * 1024 * 1024      # bytes from the controller in one check (a check needs a few kilobytes)
+CEILING_ARRIVALS = 10_000            # frames and rejected runs in one check (a check sees a few dozen)
+LOG_HEAD, LOG_TAIL = 200, 100         # wire log lines kept of a check: its start and its end
+
+
+class WireLog:
+    """A check's wire log, bounded: the first ``LOG_HEAD`` lines and the last
+    ``LOG_TAIL``, with a count of what lies between."""
+
+    def __init__(self):
+        self.head: list[LogLine] = []
+        self.tail: deque[LogLine] = deque(maxlen=LOG_TAIL)
+        self.left_out = 0
+
+    def append(self, line: "LogLine") -> None:
+        if len(self.head) < LOG_HEAD:
+            self.head.append(line)
+            return
+        if len(self.tail) == LOG_TAIL:
+            self.left_out += 1
+        self.tail.append(line)
+
+    def __iter__(self):
+        yield from self.head
+        if self.left_out:
+            yield LogLine(self.tail[0].at, "#", f"... {self.left_out} lines left out ...")
+        yield from self.tail
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.tail)
 
 
 class NotSupported(Exception):
@@ -64,7 +105,7 @@ class Wire:
     game: str
     timeouts: Timeouts = Timeouts()
     budget_s: float = 30.0
-    log: list[LogLine] = field(default_factory=list)
+    log: WireLog = field(default_factory=WireLog)
     adapter: object = None     # the wire format (bench.adapters); None: the bench's own protocol
 
     def __post_init__(self):
@@ -80,6 +121,7 @@ class Wire:
         self.t0 = time.monotonic()
         self.ends_at = self.t0 + self.budget_s
         self.arrivals: list[Arrival] = []     # everything received, in order
+        self.received = 0                     # bytes received
         self._unread = 0                      # index of the first arrival not yet returned by ``next``
         self.mark = 0                         # index of the first arrival after the check's own HELLO
         self.naks_sent: list[float] = []      # when the bench NAKed (a resend after one is prompted)
@@ -134,6 +176,11 @@ class Wire:
     def _read(self, timeout: float) -> None:
         """One bounded read; what it brings is appended to ``arrivals``."""
         data = self.link.read_some(self._bounded(timeout))
+        self.received += len(data)
+        if self.received > CEILING_BYTES or len(self.arrivals) > CEILING_ARRIVALS:
+            raise CheckFlooded(f"the controller flooded the link: {self.received} bytes and {len(self.arrivals)} "
+                               f"frames or rejected runs in one check (the ceilings are {CEILING_BYTES} bytes "
+                               f"and {CEILING_ARRIVALS})")
         now = time.monotonic()
         items = self.decoder.feed(data, now) if data else self.decoder.expire(now)
         for item in items:

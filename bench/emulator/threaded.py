@@ -20,10 +20,13 @@ START_TIMEOUT_S = 10.0
 
 
 @contextmanager
-def threaded_controller(game: str, rules, *, seed: int, misbehave: str | None = None) -> Iterator[str]:
+def threaded_controller(game: str, rules, *, seed: int, misbehave: str | None = None,
+                        policy=None) -> Iterator[str]:
     """Yield the pty path of an emulated controller serving on a thread; it
-    stops when the context ends."""
-    policy = policy_for(misbehave, game, getattr(rules, "paytable", None))
+    stops when the context ends. ``policy``: a ``Policy`` of the caller's own
+    (a benchmark's or a test's hostile controller) instead of a named one."""
+    if policy is None:
+        policy = policy_for(misbehave, game, getattr(rules, "paytable", None))
     stop = threading.Event()
     announced: list[str] = []
     ready = threading.Event()

@@ -51,9 +51,13 @@ GENESIS = "0" * 64
 # monotonic, wall and simulated time, the raw bytes (``raw_text``), the
 # decoded message (``Message.as_dict()``, or null) and a note (or null).
 WIRE_COLUMNS = ("dir", "frame", "mono", "wall", "sim", "raw", "message", "note")
-# A round record's members sort so that ``wire``, the long one, comes last:
-# ``round`` follows ``prev``, so a line torn by a crash still names its round.
-_TORN_ROUND = re.compile(rb'^\{"hash":"[0-9a-f]{64}",.*?"kind":"round",.*?"prev":"[0-9a-f]{64}","round":(\d+)')
+# A round record names its round right after its hash (``"kind":"round","round":N``, the
+# rest in sorted order), so a line torn by a power cut names its round once 100 bytes or so
+# are on disk; the plant readings that sort before ``round`` are tens of kilobytes.
+_TORN_ROUND = re.compile(rb'^\{"hash":"[0-9a-f]{64}","kind":"round","round":(\d+)[,}]')
+# Journals written before that: the members in sorted order, ``round`` after ``prev``.
+_TORN_ROUND_SORTED = re.compile(rb'^\{"hash":"[0-9a-f]{64}",.*?"kind":"round",.*?"prev":"[0-9a-f]{64}","round":(\d+),')
+_ROUND_FIRST = b'{"kind":"round","round":'
 
 
 def canonical_bytes(obj: dict[str, Any]) -> bytes:
@@ -69,6 +73,17 @@ def canonical_bytes(obj: dict[str, Any]) -> bytes:
     except TypeError:      # orjson.JSONEncodeError is a TypeError
         pass
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def _round_first(body: dict[str, Any]) -> bytes:
+    """A round record's canonical bytes with its kind and round first, the
+    rest sorted (``_TORN_ROUND``). The hash is over the bytes as written, so
+    a verifier needs no particular order."""
+    round_no = body["round"]
+    if isinstance(round_no, bool) or not isinstance(round_no, int):
+        return canonical_bytes(body)
+    rest = canonical_bytes({key: value for key, value in body.items() if key not in ("kind", "round")})
+    return _ROUND_FIRST + str(round_no).encode("ascii") + b"," + rest[1:]
 
 
 def raw_text(data: bytes) -> str:
@@ -108,6 +123,7 @@ class JournalWriter:
         self.path = Path(path)
         self.seq = 0
         self.head = GENESIS
+        self.size = 0            # bytes of the journal so far
         # ``sealer`` (a ``bench.journal.seal.Sealer``): a ``seal`` record after the
         # header, after every so many rounds and at ``close``.
         self.sealer = sealer
@@ -116,7 +132,10 @@ class JournalWriter:
                 raise JournalError(f"{self.path}: a sealed journal starts a new file: the keys that "
                                    "sealed an existing one are gone")
             self._resume()
-        self._file = open(self.path, "ab")
+        # Unbuffered: each record goes to the operating system in whole writes of its own, so that
+        # a write that fails (a full disk) is undone exactly (``_write``) and nothing of it lingers
+        # in a buffer to be written later.
+        self._file = open(self.path, "ab", buffering=0)
         self.defer_fsync = defer_fsync
         self._fsync_due = False
 
@@ -127,22 +146,49 @@ class JournalWriter:
                                + "; ".join(p.what for p in report.problems))
         self.seq = report.records
         self.head = report.head
+        self.size = self.path.stat().st_size
 
     def append(self, kind: str, **data: Any) -> dict[str, Any]:
         body = {"kind": kind, "seq": self.seq, "prev": self.head, **data}
-        text = canonical_bytes(body)
+        text = _round_first(body) if kind == "round" else canonical_bytes(body)
         digest = hashlib.sha256(text).hexdigest()
         # The hash goes first, so the rest of the line is exactly what it hashes.
-        self._file.write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
+        self._write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
         self.seq += 1
+        self.size += len(text) + 75             # the line: {"hash":"H", the text less its "{", a line end
         self.head = body["hash"] = digest
         if self.sealer is not None and kind != "seal" and self.sealer.due(kind):
             self.seal()
         return body
 
+    def _write(self, line: bytes) -> None:
+        """The whole line, or nothing: a write that fails part-way (no space
+        left on the device) is cut back to the last whole record, so that the
+        journal still verifies and can take the session's end once there is
+        room (``bench.session.runner``)."""
+        view = memoryview(line)
+        try:
+            while view:
+                view = view[self._file.write(view):]
+        except OSError:
+            try:
+                os.ftruncate(self._file.fileno(), self.size)
+            except OSError:
+                pass
+            raise
+
     def seal(self, *, final: bool = False) -> dict[str, Any]:
-        """A ``seal`` record over the chain head so far (``bench.journal.seal``)."""
-        return self.append("seal", **self.sealer.seal(self.seq, self.head, final=final))
+        """A ``seal`` record over the chain head so far (``bench.journal.seal``).
+        The epoch's key is let go only once the seal is in the journal: a seal
+        that could not be written is signed again by the same key."""
+        fields = self.sealer.seal(self.seq, self.head, final=final)
+        try:
+            record = self.append("seal", **fields)
+        except BaseException:
+            self.sealer.rollback()
+            raise
+        self.sealer.commit()
+        return record
 
     def fsync_deferred(self) -> None:
         """The fsync ``write_round`` left for later (``defer_fsync``), if any."""
@@ -151,7 +197,6 @@ class JournalWriter:
             os.fsync(self._file.fileno())
 
     def sync(self) -> None:
-        self._file.flush()
         os.fsync(self._file.fileno())
         self._fsync_due = False
 
@@ -161,7 +206,6 @@ class JournalWriter:
         fsynced (later, with ``defer_fsync``)."""
         self.fsync_deferred()
         record = self.append("round", round=round_no, wire=wire, plants=plants, verdicts=verdicts, **data)
-        self._file.flush()
         if self.defer_fsync:
             self._fsync_due = True
         else:
@@ -184,6 +228,28 @@ class JournalWriter:
         self.close()
 
 
+class Problems(list):
+    """A list of what is wrong that keeps the first ``LIMIT`` and counts the
+    rest (``more``): a file of a million damaged lines is named by its first
+    hundred, in bounded memory."""
+
+    LIMIT = 100
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.more = 0
+
+    def append(self, item) -> None:
+        if len(self) < self.LIMIT:
+            super().append(item)
+        else:
+            self.more += 1
+
+    @property
+    def count(self) -> int:
+        return len(self) + self.more
+
+
 @dataclass(frozen=True)
 class Problem:
     line: int          # 1-based line number in the file
@@ -195,10 +261,11 @@ class VerifyReport:
     path: str
     records: int = 0
     head: str = GENESIS
-    problems: list[Problem] = field(default_factory=list)
+    problems: Problems = field(default_factory=Problems)
     torn_tail: bool = False          # the last line was cut off mid-write
     incomplete_rounds: list[int] = field(default_factory=list)
     ended: bool = False              # the session's closing record is there (no crash cut it short)
+    torn_after_round: int | None = None   # a torn last line cut before it named its round: the round before it
 
     @property
     def ok(self) -> bool:
@@ -249,6 +316,7 @@ def verify_journal(path: str | os.PathLike[str], expected_head: str | None = Non
     report = VerifyReport(path=str(path))
     expected_prev: str | None = GENESIS
     open_rounds: set[int] = set()
+    last_round: int | None = None
     number = 0
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
@@ -256,9 +324,13 @@ def verify_journal(path: str | os.PathLike[str], expected_head: str | None = Non
                 # Only the last line can lack its newline: a crash in the middle
                 # of a write. The round in flight is lost; the rest stands.
                 report.torn_tail = True
-                torn = _TORN_ROUND.match(line)
+                torn = _TORN_ROUND.match(line) or _TORN_ROUND_SORTED.match(line)
                 if torn:
                     open_rounds.add(int(torn.group(1)))
+                else:
+                    # Cut before it named its round (or it was not a round): what replay can
+                    # say is where it stood, after the last round recorded.
+                    report.torn_after_round = last_round
                 break
             record = _parse(line)
             if record is None:
@@ -279,6 +351,8 @@ def verify_journal(path: str | os.PathLike[str], expected_head: str | None = Non
             report.head = str(expected_prev)
             kind = record.get("kind")
             round_no = record.get("round")
+            if kind in ("round", "round-end") and isinstance(round_no, int):
+                last_round = round_no
             if kind == "session-end":
                 report.ended = True
             elif isinstance(round_no, int) and kind != "round":

@@ -20,11 +20,12 @@ LINK_LOST = "link-lost"            # the controller died, went silent or flooded
 INTERRUPTED = "interrupted"        # SIGINT or SIGTERM
 CRASHED = "crashed"                # the bench failed (a bug)
 REFUSED = "refused"                # the controller refused the session or runs another game
+DISK_FULL = "disk-full"            # the disk holding the session's folder filled up
 
 # A session stopped early: the ending overrides what the rounds came to.
 # The statuses are the one exit-status table of both scripts (``tablebench_io.commandline.Exit``).
 STOPPED_STATUS = {REFUSED: Exit.BAD_INPUT, CRASHED: Exit.INTERNAL, INTERRUPTED: Exit.INTERRUPTED,
-                  LINK_LOST: Exit.LINK}
+                  LINK_LOST: Exit.LINK, DISK_FULL: Exit.DISK_FULL}
 STATUS = {COMPLETED: Exit.OK, VIOLATION: Exit.VIOLATION, FAILED_ROUNDS: Exit.VIOLATION, **STOPPED_STATUS}
 
 
@@ -50,11 +51,15 @@ def write_durably(path: str | os.PathLike[str], text: str) -> None:
     renamed over it, and the folder fsynced so that the rename itself stays."""
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)     # a full disk leaves neither a torn file nor its temporary
+        raise
     fsync_folder(path.parent)
 
 

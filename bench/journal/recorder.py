@@ -99,22 +99,30 @@ def game_file_fields(game: str) -> dict[str, Any]:
 
 
 class Recorder:
-    def __init__(self, journal: JournalWriter, oracle, clock_now=lambda: 0.0):
+    def __init__(self, journal: JournalWriter, oracle, clock_now=lambda: 0.0, *, max_frames: int | None = None):
         self.journal = journal
         self.oracle = oracle
         self.sim_now = clock_now
-        # Where each frame the oracle judged is in the journal, by oracle index:
-        # (the seq of the record that holds it, its index in that record's wire).
+        # Where each frame the oracle judged since the last record is in the journal, by
+        # oracle index from ``_places_from``: (the seq of the record that holds it, its
+        # index in that record's wire). A verdict names a frame of the record it is written
+        # in; earlier places are let go, so that a long session's memory stays flat.
         self.frame_places: list[tuple[int, int]] = []
+        self._places_from = 0
         self._offered: dict[str, tuple[str, int, object]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
-        self.stakes_by_round: dict[object, dict[str, int]] = {}   # the same, round by round
+        # The same, round by round, for the probe rounds alone (their records say ``probe``; the
+        # return leaves their stakes out): kept for every round, it grew a dict a round. A round's
+        # stakes are held in ``_round_stakes`` until its record is written.
+        self.stakes_by_round: dict[object, dict[str, int]] = {}
+        self._round_stakes: dict[object, dict[str, int]] = {}
         self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
         self._readings: deque[dict[str, Any]] = deque()   # plant readings not yet journalled
         self._wire: list[list[Any]] = []
         self._plants: list[dict[str, Any]] = []
         self._verdicts: list[dict[str, Any]] = []
-        self.budget = WireBudget()       # how much of a noisy link is kept (bench.journal.wire_budget)
+        # how much of a noisy link is kept, and how many frames a session judges (bench.journal.wire_budget)
+        self.budget = WireBudget(max_frames)
 
     def on_frame(self, event: FrameEvent) -> None:
         """The session's observer: keep the frame; it is journalled and judged
@@ -135,7 +143,7 @@ class Recorder:
         pending, wire = self._pending, self._wire
         observe = self.oracle.observe
         while pending:
-            (direction, kind, raw, message, note, mono, wall), sim = pending[0]     # a FrameEvent's fields
+            (direction, kind, raw, message, note, mono, wall, _), sim = pending[0]     # a FrameEvent's fields
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
                          message.as_dict() if message is not None else None, note])
             pending.popleft()      # journalled: an interruption from here on loses nothing of it
@@ -152,8 +160,10 @@ class Recorder:
         elif message.type == "ACCEPT" and message["id"] in self._offered:
             bet, stake, round_no = self._offered.pop(message["id"])
             self.stakes_by_bet[bet] = self.stakes_by_bet.get(bet, 0) + stake
-            in_round = self.stakes_by_round.setdefault(round_no, {})
+            in_round = self._round_stakes.setdefault(round_no, {})
             in_round[bet] = in_round.get(bet, 0) + stake
+        elif message.type == "REFUSE":
+            self._offered.pop(message["id"], None)
 
     def verdicts(self, violations) -> None:
         """Verdicts found outside the frames (e.g. the oracle's ``finish``)."""
@@ -161,9 +171,10 @@ class Recorder:
         self._record_verdicts(violations)
 
     def _record_verdicts(self, violations) -> None:
+        places, first = self.frame_places, self._places_from
         for violation in violations:
-            place = self.frame_places[violation.frame] if violation.frame is not None and \
-                violation.frame < len(self.frame_places) else None
+            at = None if violation.frame is None else violation.frame - first
+            place = places[at] if at is not None and 0 <= at < len(places) else None
             self._verdicts.append({"clause": violation.clause, "message": violation.message,
                                    "round": violation.round, "frame": violation.frame,
                                    "record": place[0] if place else None, "wire": place[1] if place else None})
@@ -189,6 +200,13 @@ class Recorder:
         if failure:
             fields["failure"] = failure
         fields.update(self.budget.close_round())
+        stakes = self._round_stakes.pop(round_no, None)
+        if fields.get("probe") and stakes:
+            self.stakes_by_round[round_no] = stakes
+        # Rounds before this one will not be accepted into any more (a round that failed before
+        # its record named it, a voided one): their stakes per round are let go.
+        self._round_stakes = {r: v for r, v in self._round_stakes.items()
+                              if isinstance(r, int) and isinstance(round_no, int) and r > round_no}
         self._write(lambda wire, plants, verdicts: self.journal.write_round(
             round_no, wire=wire, plants=plants, verdicts=verdicts, **fields))
 
@@ -199,6 +217,16 @@ class Recorder:
         self._write(lambda wire, plants, verdicts: self.journal.append(
             "session-end", wire=wire, plants=plants, verdicts=verdicts, **fields))
         self.journal.sync()
+
+    def let_go(self) -> dict[str, int]:
+        """Drop what is kept for the next record (it did not fit on a full
+        disk); how much of it there was, for the record written without it."""
+        lost = {"frames": len(self._wire) + len(self._pending), "readings": len(self._plants) + len(self._readings),
+                "verdicts": len(self._verdicts)}
+        self._wire, self._plants, self._verdicts = [], [], []
+        self._pending.clear()
+        self._readings.clear()
+        return lost
 
     def _write(self, write: Callable[[list, list, list], Any]) -> None:
         """Hand what is kept to ``write`` (one record) and start afresh; if
@@ -214,6 +242,9 @@ class Recorder:
                 self._wire, self._plants, self._verdicts = (a + b for a, b in
                                                              zip(kept, (self._wire, self._plants, self._verdicts)))
             raise
+        self._places_from += len(self.frame_places)      # their record is written: no verdict names them now
+        self.frame_places = []
+        self._offered.clear()           # a wager never answered in its round is not counted later
 
 
 def _json_numbers(value):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from collections import Counter
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,19 +26,22 @@ from pathlib import Path
 from bench.journal.ending import STOPPED_STATUS, verdict
 from tablebench_io.commandline import Exit
 from bench.errors import BenchError
-from bench.journal.chain import VerifyReport, iter_records, raw_bytes, verify_journal
+from bench.journal.chain import Problems, VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.play.plant import file_digest
 from bench.adapters.registry import AdapterError, get_adapter
 from bench.protocol import BENCH, Codec, FrameError, Message
+from bench.protocol.messages import SPECS
 from bench.journal.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
-from bench.journal.seal import SealCheck, SealReport
+from bench.journal.seal import SealCheck, SealReport, rounds_text
 
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
+KEPT_PER_CLAUSE = 100    # violations of a clause kept for the report (every one is counted)
+LISTED = 20              # failed rounds, problems of a kind, listed one by one; the rest are counted
 
 
 @dataclass
@@ -45,11 +49,11 @@ class ReplayOutcome:
     chain: VerifyReport
     header: dict
     oracle: Oracle | None
-    decode_problems: list[str] = field(default_factory=list)
+    decode_problems: list[str] = field(default_factory=Problems)
     notes: list[str] = field(default_factory=list)
     redecoded: int = 0            # frames decoded again from their raw bytes
     seals: SealReport = field(default_factory=lambda: SealReport(checked=False))
-    structure_problems: list[str] = field(default_factory=list)   # records out of place
+    structure_problems: list[str] = field(default_factory=Problems)   # records out of place
     failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
     ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.journal.ending``)
     status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
@@ -99,6 +103,9 @@ class ReplayOutcome:
             "decode_problems": list(self.decode_problems), "structure_problems": list(self.structure_problems),
             "notes": list(self.notes), "redecoded": self.redecoded,
             "rounds_judged": len(oracle.rounds) if oracle is not None else 0,
+            "violation_count": oracle.violation_count if oracle is not None else 0,
+            "violations_by_clause": dict(oracle.violations_by_clause) if oracle is not None else {},
+            # the first KEPT_PER_CLAUSE of each clause; the journal has every one
             "violations": [{"round": v.round, "clause": v.clause, "frame": v.frame, "message": v.message}
                            for v in (oracle.violations if oracle is not None else ())],
             "failed_rounds": {str(k): v for k, v in sorted(self.failed_rounds.items())},
@@ -183,6 +190,18 @@ class _Recorded(dict):
         return dict(self)
 
 
+def not_a_frame(mono, raw, recorded) -> str | None:
+    """What makes a judged row something no bench wrote (a hand-made journal):
+    the columns replay reads must have their types."""
+    if isinstance(mono, bool) or not isinstance(mono, (int, float)):
+        return f"its monotonic time is {type(mono).__name__}"
+    if not isinstance(raw, str):
+        return f"its raw bytes are {type(raw).__name__}, not text"
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("type"), str):
+        return "its message is not a decoded message"
+    return None
+
+
 def _message(data: dict) -> _Recorded:
     message = _Recorded(data)
     message.type = data["type"]
@@ -225,15 +244,15 @@ class _Judge:
         self.header: dict | None = None
         self.oracle: Oracle | None = None
         self.codec: Codec | None = None
-        self.decode_problems: list[str] = []
+        self.decode_problems: list[str] = Problems()
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
-        self.structure_problems: list[str] = []
+        self.structure_problems: list[str] = Problems()
         self.failed_rounds: dict[int, str] = {}
         self.end: dict | None = None           # the session-end record
         self.last_round: int | None = None
-        self.live_clauses: list[str] = []      # the verdicts the bench journalled as it judged
+        self.live_clauses: Counter[str] = Counter()   # the verdicts the bench journalled as it judged
 
     def _start(self, number: int, header: dict) -> None:
         """The header sets up the oracle as the session's was."""
@@ -249,6 +268,9 @@ class _Judge:
             raise BenchError(f"{self.path}: line {number}: game: {game!r} is not a game the bench knows "
                              f"({', '.join(known)}); the session header must name one")
         phases = header.get("phases")
+        if phases is not None and not isinstance(phases, dict):
+            raise BenchError(f"{self.path}: line {number}: phases: {str(phases)[:40]!r} is not the session's "
+                             "phase lengths (a mapping such as {\"reply_s\": 3.0})")
         reply_s = phases.get("reply_s", DEFAULT_REPLY_S) if isinstance(phases, dict) else DEFAULT_REPLY_S
         if isinstance(reply_s, bool) or not isinstance(reply_s, (int, float)) or not 0 < reply_s <= 3600:
             raise BenchError(f"{self.path}: line {number}: phases.reply_s: {reply_s!r} is not a number of "
@@ -259,7 +281,7 @@ class _Judge:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
         self.codec = _codec_from(header, game, self.notes, f"{self.path}: line {number}")
         self.header = header
-        self.oracle = Oracle(game, rules, response_timeout=reply_s)
+        self.oracle = Oracle(game, rules, response_timeout=reply_s, keep_per_clause=KEPT_PER_CLAUSE)
 
     def _place(self, number: int, record: dict) -> None:
         """The structure a bench writes, checked without the head: one
@@ -291,7 +313,7 @@ class _Judge:
                 self.failed_rounds[round_no] = str(failure)
         verdicts = record.get("verdicts")
         if isinstance(verdicts, list):
-            self.live_clauses.extend(str(v.get("clause")) for v in verdicts if isinstance(v, dict))
+            self.live_clauses.update(str(v.get("clause")) for v in verdicts if isinstance(v, dict))
 
     def __call__(self, number: int, record: dict) -> None:
         if self.header is None:
@@ -308,17 +330,23 @@ class _Judge:
 
     def _wire(self, number: int, wire) -> None:
         observe = self.oracle.observe
+        if not isinstance(wire, list):
+            self.decode_problems.append(f"line {number}: wire is {type(wire).__name__}, not a list of frames")
+            return
         for index, row in enumerate(wire):
-            try:
-                direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
-            except (TypeError, ValueError):
+            if type(row) is not list or len(row) != 8:
                 self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
                 continue
+            direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
             if recorded is None or (frame_kind != "message" and frame_kind != "send") \
                     or (direction, frame_kind) not in ORACLE_FRAMES:
                 continue            # (ACKs, the commonest frames, are passed over without a tuple made)
             where = f"line {number}, frame {index}"
-            if self.redecode:
+            problem = not_a_frame(mono, raw, recorded)
+            if problem:
+                self.decode_problems.append(f"{where}: not a frame as a bench records one: {problem}")
+                continue
+            if self.redecode or recorded.get("type") not in SPECS:
                 message = self._decode(where, raw, recorded)
             else:
                 try:
@@ -386,6 +414,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
         judge(number, record)
     with _cycle_collector_paused():
         chain = verify_journal(path, expected_head=expected_head, visit=visit)
+    seals.finish()
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     end = judge.end
@@ -413,18 +442,30 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
         outcome.ending, outcome.status = CUT_OFF, Exit.VIOLATION
         return
     stopped = end.get("ending") if end.get("ending") in STOPPED_STATUS else None
-    outcome.ending, outcome.status = verdict(stopped, len(oracle.violations), len(outcome.failed_rounds))
+    outcome.ending, outcome.status = verdict(stopped, oracle.violation_count, len(outcome.failed_rounds))
     if end.get("reason"):
         outcome.notes.append(f"the session ended early ({end.get('ending')}): {end.get('reason')}")
     if "status" in end and end.get("status") != outcome.status:
         outcome.structure_problems.append(
             f"the session-end record says exit status {end.get('status')!r} ({end.get('ending')}); "
             f"the journal's rounds and verdicts give {int(outcome.status)} ({outcome.ending})")
-    if "ending" in end and stopped != "crashed":
-        replayed = sorted(v.clause for v in oracle.violations)
-        if sorted(judge.live_clauses) != replayed:
+    if isinstance(end.get("lost"), dict):
+        outcome.notes.append(f"the disk was full at the session's end: {end['lost']} of the last frames, "
+                             "readings and verdicts could not be written")
+    elif "ending" in end and stopped != "crashed":
+        live, replayed = +judge.live_clauses, +oracle.violations_by_clause
+        if live != replayed:
             outcome.structure_problems.append(
-                f"the bench journalled verdicts {sorted(judge.live_clauses)}; replay finds {replayed}")
+                f"the bench journalled verdicts {_by_clause(live)}; replay finds {_by_clause(replayed)}")
+
+
+def _more(problems, what: str) -> list[str]:
+    more = getattr(problems, "more", 0)
+    return [f"  … and {more} more {what}"] if more else []
+
+
+def _by_clause(counts: Counter) -> str:
+    return "{" + ", ".join(f"{clause}: {count}" for clause, count in sorted(counts.items())) + "}"
 
 
 def plant_records(path: str | Path, round_no: int) -> list[dict]:
@@ -434,7 +475,8 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
     for _, record in _records(path):
         if record.get("kind") == "plant" and record.get("round") == round_no:
             found.append(record)
-        for reading in record.get("plants") or ():
+        plants = record.get("plants")
+        for reading in plants if isinstance(plants, list) else ():
             if isinstance(reading, dict) and reading.get("round") == round_no:
                 found.append(reading)
     return found
@@ -501,25 +543,41 @@ def describe(outcome: ReplayOutcome) -> str:
         epoch = outcome.seals.epoch_at(problem.line)
         lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
                      + f": {problem.what}")
+    lines.extend(_more(chain.problems, "problems with the chain"))
     if chain.torn_tail:
-        lines.append("  the last line was cut off mid-write (a crash): that round is lost")
+        if chain.incomplete_rounds:
+            lines.append("  the last line was cut off mid-write (a crash): that round is lost")
+        else:
+            after = (f"the round after round {chain.torn_after_round}" if chain.torn_after_round is not None
+                     else "the first round")
+            lines.append(f"  the last line was cut off mid-write (a crash) before it named its round: {after} "
+                         "(or the session's end) is lost")
     if chain.incomplete_rounds:
         lines.append(f"  incomplete rounds: {', '.join(map(str, chain.incomplete_rounds))}")
     for problem in outcome.decode_problems:
         lines.append(f"  {problem}")
+    lines.extend(_more(outcome.decode_problems, "frames that are not as recorded"))
     for problem in outcome.structure_problems:
         lines.append(f"  structure: {problem}")
+    lines.extend(_more(outcome.structure_problems, "records out of place"))
     for note in outcome.notes:
         lines.append(f"  note: {note}")
     lines.extend(describe_seals(outcome.seals))
     oracle = outcome.oracle
     if oracle is not None:
-        lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {len(oracle.violations)} violations")
+        lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {oracle.violation_count} violations")
         lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
         for violation in oracle.violations[:20]:
             lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
-    for round_no, failure in sorted(outcome.failed_rounds.items()):
+        if oracle.violation_count > 20:
+            lines.append(f"  … and {oracle.violation_count - 20} more: "
+                         + ", ".join(f"{clause} {count}" for clause, count in
+                                     sorted(oracle.violations_by_clause.items())))
+    failed = sorted(outcome.failed_rounds.items())
+    for round_no, failure in failed[:LISTED]:
         lines.append(f"  round {round_no} failed: {failure}")
+    if len(failed) > LISTED:
+        lines.append(f"  … and {len(failed) - LISTED} more failed rounds")
     lines.append(f"session: {outcome.ending}, exit status {outcome.status} as the run had"
                  + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
     if outcome.passed and not outcome.anchors:
@@ -539,9 +597,12 @@ def describe_seals(seals: SealReport) -> list[str]:
     lines = [f"seals: key {seals.expected}, session {seals.session}: {seals.epochs} epochs verified, "
              + ("BROKEN" if seals.problems else "sealed to the end" if seals.final else "no final seal")]
     lines.extend(f"  {problem}" for problem in seals.problems)
-    if not seals.problems and seals.unsealed_records:
+    if seals.unsealed_records and seals.epochs:
+        first, last = seals.sealed_rounds or (None, None)
+        covered = f" (rounds {first}–{last})" if first is not None else ""
         rounds = seals.unsealed_rounds
-        lines.append(f"  {seals.unsealed_records} records after the last seal are UNSEALED (not evidence: "
-                     "the session was cut off or its end removed)"
-                     + (f"; rounds {', '.join(map(str, rounds))}" if rounds else ""))
+        lines.append(f"  lines 1–{seals.sealed_records} verified{covered}; lines {seals.sealed_records + 1}–"
+                     f"{seals.sealed_records + seals.unsealed_records} UNVERIFIED"
+                     + (f" ({rounds_text(rounds)})" if rounds else "")
+                     + ": not evidence, the journal has no final seal")
     return lines

@@ -72,6 +72,7 @@ class Sealer:
         self.finished = False
         self._rounds = 0
         self._key: Ed25519PrivateKey | None = Ed25519PrivateKey.generate()
+        self._pending = None           # (the next epoch's key, final) of a seal not yet written
         epoch_key = raw_public(self._key.public_key()).hex()
         self.fingerprint = fingerprint(session_key.public_key)
         self.session = session_key.index
@@ -101,18 +102,27 @@ class Sealer:
 
     def seal(self, seq: int, prev: str, *, final: bool = False) -> dict[str, Any]:
         """The seal record's fields for the record ``seq`` whose ``prev`` is the
-        chain head; the epoch's key is dropped and the next one made."""
+        chain head, and the next epoch's key made; ``commit`` once the seal is
+        in the journal drops this epoch's key (``rollback``: the seal could
+        not be written, this epoch's key signs again)."""
         if self._key is None:
             raise RuntimeError("the journal's final seal is already written")
         following = None if final else Ed25519PrivateKey.generate()
         next_key = raw_public(following.public_key()).hex() if following is not None else None
         wall = round(time.time(), 6)
         signature = self._key.sign(seal_message(self.epoch, seq, prev, next_key, wall))
-        fields = {"epoch": self.epoch, "next": next_key, "wall": wall, "signature": signature.hex()}
+        self._pending = (following, final)
+        return {"epoch": self.epoch, "next": next_key, "wall": wall, "signature": signature.hex()}
+
+    def commit(self) -> None:
+        following, final = self._pending
+        self._pending = None
         self._key = following          # epoch's key dropped here
         self.epoch += 1
         self.finished = final
-        return fields
+
+    def rollback(self) -> None:
+        self._pending = None
 
 
 def sealer_for(key: str | None, every: int = DEFAULT_EVERY) -> Sealer | None:
@@ -140,6 +150,7 @@ class SealReport:
     sealed_records: int = 0                # records covered by the last verified seal (itself included)
     unsealed_records: int = 0              # records after it
     unsealed_rounds: list[int] = field(default_factory=list)
+    sealed_rounds: list[int] = field(default_factory=list)   # the first and last round the verified seals cover
     problems: list[str] = field(default_factory=list)
     seal_lines: list[int] = field(default_factory=list)    # the line of every seal record, in order
 
@@ -155,6 +166,7 @@ class SealReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"checked": self.checked, "expected": self.expected, "sealed": self.sealed,
+                "sealed_rounds": self.sealed_rounds,
                 "fingerprint": self.fingerprint, "session": self.session, "sessions": self.sessions,
                 "every": self.every,
                 "epochs_verified": self.epochs, "final": self.final, "sealed_records": self.sealed_records,
@@ -176,7 +188,8 @@ class SealCheck:
         self._epoch_first_line = 1
         self._records = 0
         self._broken = False
-
+        self._end_line: int | None = None          # the session-end record's line
+        self._final_seen = False                   # a seal certifying no next key (checked or not)
     def _fail(self, what: str) -> None:
         self.report.problems.append(what)
         self._broken = True
@@ -193,9 +206,28 @@ class SealCheck:
             return
         if report.final and not self._broken:
             self._fail(f"line {number}: a record after the final seal (epoch {self._epoch - 1}): added afterwards")
+        if record.get("kind") == "session-end" and self._end_line is None:
+            self._end_line = number
         report.unsealed_records = self._records - report.sealed_records
         if record.get("kind") == "round" and isinstance(record.get("round"), int):
             report.unsealed_rounds.append(record["round"])
+
+    def finish(self) -> SealReport:
+        """After the last record. A bench writes the final seal right after the
+        session-end record, so a sealed journal that has its session's end but
+        not its final seal had the seal removed: everything after the last
+        seal left (a losing stake raised, a round added) could have been
+        rewritten with no key at all. Without its session-end the journal was
+        cut short (a crash or a cut): its unsealed tail is reported as such
+        and the session, cut off, fails anyway."""
+        report = self.report
+        if report.sealed and not self._final_seen and self._end_line is not None and not self._broken:
+            after = (f"; the {report.unsealed_records} records after the last seal left"
+                     + (f" ({rounds_text(report.unsealed_rounds)})" if report.unsealed_rounds else "")
+                     + " could have been rewritten without any key") if report.unsealed_records else ""
+            self._fail(f"line {self._end_line}: the session-end record has no final seal after it: a bench always "
+                       f"writes one, so it was removed{after}")
+        return report
 
     def _header(self, seal: Any) -> None:
         report = self.report
@@ -244,6 +276,8 @@ class SealCheck:
     def _seal(self, number: int, record: dict) -> None:
         report = self.report
         report.seal_lines.append(number)
+        if record.get("next") is None:
+            self._final_seen = True
         if report.sealed is False:
             self._fail(f"line {number}: a seal in a journal whose header names no key")
             return
@@ -276,10 +310,19 @@ class SealCheck:
         report.epochs += 1
         report.final = next_key is None
         report.sealed_records = self._records
+        if report.unsealed_rounds:
+            first = report.sealed_rounds[0] if report.sealed_rounds else report.unsealed_rounds[0]
+            report.sealed_rounds = [first, report.unsealed_rounds[-1]]
         report.unsealed_records = 0
         report.unsealed_rounds = []
         self._epoch += 1
         self._epoch_first_line = number + 1
+
+
+def rounds_text(rounds: list[int]) -> str:
+    """'round 5', 'rounds 5, 6', the first twenty of many."""
+    listed = ", ".join(map(str, rounds[:20])) + (f", … ({len(rounds)} rounds)" if len(rounds) > 20 else "")
+    return f"round{'s' * (len(rounds) != 1)} {listed}"
 
 
 def _verifies(key: bytes | Ed25519PublicKey | None, signature: bytes, message: bytes) -> bool:

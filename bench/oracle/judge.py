@@ -20,14 +20,14 @@ Two timing facts of a real link shape the judgements:
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 
 from bench.errors import RulesError
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.oracle.clauses import PROTOCOL, phase_clause
-from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.records import RoundLog, RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.session_start import SessionStart
 from bench.oracle.settlement import Recompute
 
@@ -38,7 +38,15 @@ _SESSION_TYPES = frozenset({"HELLO", "RESET", "ERROR", "OPEN"})
 
 
 class Oracle:
-    def __init__(self, game: str, rules=None, *, response_timeout: float = DEFAULT_REPLY_S):
+    """``keep_per_clause``: how many violations of each clause to keep in
+    ``violations`` (None: every one); every violation is still returned by
+    ``observe`` (for the journal) and counted (``violation_count``,
+    ``violations_by_clause``, ``clauses_by_round``), so that a controller
+    that breaks a rule a million times costs the bench no more memory than
+    one that breaks it a hundred times."""
+
+    def __init__(self, game: str, rules=None, *, response_timeout: float = DEFAULT_REPLY_S,
+                 keep_per_clause: int | None = None):
         descriptor = get_game(game).descriptor     # RulesError naming the known games
         if rules is None:
             from bench.rules.submission import default_rules
@@ -53,6 +61,10 @@ class Oracle:
         self.response_timeout = response_timeout
         self.recompute = Recompute(game, rules)
         self.violations: list[Violation] = []
+        self.keep_per_clause = keep_per_clause
+        self.violation_count = 0
+        self.violations_by_clause: Counter[str] = Counter()
+        self.clauses_by_round: dict[int | None, Counter[str]] = {}    # round -> its violations by clause
         self.incomplete_rounds: list[int] = []
         self.voided_rounds: list[int] = []      # voided by a RESET or HELLO mid-round (not a violation)
         # A controller that outlives a session (powered on a serial line) voids
@@ -60,7 +72,7 @@ class Oracle:
         # the frames it still had in flight, are the earlier session's (not judged).
         self.earlier_rounds: list[int] = []
         self.earlier_frames = 0
-        self.rounds: list[RoundSummary] = []
+        self.rounds: RoundLog = RoundLog()     # a RoundSummary of every round settled
         self.frames = 0
         self._round: RoundState | None = None
         self._start: SessionStart | None = None     # from a HELLO or RESET to the controller's next OPEN
@@ -72,6 +84,7 @@ class Oracle:
         self._found: list[Violation] = []
         self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
         self._phase_clauses: dict[str, str] = {}
+        self._interned: dict = {}       # Lucky Numbers and dice outcomes, one object each (oracle.rounds keeps them)
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -124,7 +137,14 @@ class Oracle:
         if round_ is None and self._round is not None:
             round_ = self._round.number
         violation = Violation(round_, clause, frame, message)
-        self.violations.append(violation)
+        self.violation_count += 1
+        self.violations_by_clause[clause] += 1
+        in_round = self.clauses_by_round.get(round_)
+        if in_round is None:
+            in_round = self.clauses_by_round[round_] = Counter()
+        in_round[clause] += 1
+        if self.keep_per_clause is None or self.violations_by_clause[clause] <= self.keep_per_clause:
+            self.violations.append(violation)
         self._found.append(violation)
 
     def _clause(self, phase: str) -> str:
@@ -305,6 +325,8 @@ class Oracle:
             self._flag(self._clause("betting"), frame, f"{m.type} for wager {m['id']!r}, which the bench never placed")
             return None
         placement = queue.popleft()
+        if not queue:
+            del self._placed[m["id"]]     # ids are new every round: an empty queue kept is a leak
         self._answer(placement.ask)
         return placement
 
@@ -366,7 +388,9 @@ class Oracle:
                                                      "(before no more bets)")
         elif r.commands or r.resolved:
             self._flag(self._clause("lucky"), frame, "Lucky Numbers revealed after the drop/spin was commanded")
-        r.lucky = tuple(_lucky(x) for x in m["lucky"])
+        # The same few hundred Lucky Numbers come again and again: each is kept once, not once a round.
+        interned = self._interned
+        r.lucky = tuple(interned.setdefault(lucky, lucky) for lucky in map(_lucky, m["lucky"]))
         problem = self.recompute.lucky_problem(r.lucky)
         r.lucky_lawful = problem is None
         if problem is not None:
@@ -614,12 +638,14 @@ class Oracle:
             return
         r.complete = True
         outcome = tuple(r.rolls) if self.rolls else r.outcome
+        if isinstance(outcome, tuple) and not self.rolls:
+            outcome = self._interned.setdefault(outcome, outcome)     # 216 dice outcomes, kept once each
         expected = sum(s.returned for s in r.expected.values() if s is not None)
         self.rounds.append(RoundSummary(
             round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),
             staked=sum(w.stake for w in r.accepted.values()), returned=sum(r.settled.values()),
             expected=expected, wagers=len(r.accepted),
-            violations=sum(1 for v in self.violations if v.round == r.number)))
+            violations=sum(self.clauses_by_round.get(r.number, {}).values())))
 
 
 def _lucky(entry) -> Lucky:

@@ -197,6 +197,7 @@ class Rejected(NamedTuple):
     reason: str         # a token: bad-crc, garbage, too-long, ...
     detail: str         # what exactly is wrong, for a person
     raw: bytes          # the rejected bytes (at most MAX_FRAME of them)
+    size: int | None = None   # how many bytes they were on the wire, when ``raw`` is only their first MAX_FRAME
 
     @property
     def damaged_frame(self) -> bool:
@@ -206,6 +207,9 @@ class Rejected(NamedTuple):
 
 
 Item = Union[Decoded, Rejected]
+
+
+GARBAGE_RUN = 4096      # a run of garbage without a line end is reported every so many bytes
 
 
 class StreamDecoder:
@@ -224,12 +228,17 @@ class StreamDecoder:
         self._overflow = False                 # the current frame passed MAX_FRAME
         self._garbage = bytearray()            # bytes outside any frame (first MAX_FRAME kept)
         self._garbage_count = 0
+        self._garbage_at = 0.0                 # when the last of them came
+        self._frame_size = 0                   # bytes of the current frame, those past MAX_FRAME included
         self._started = 0.0
         self._last_byte = 0.0
 
     def expire(self, now: float) -> list[Item]:
-        """Reject a partial frame whose byte or frame timeout has passed."""
+        """Reject a partial frame whose byte or frame timeout has passed; and
+        report a run of garbage that silence ended without a line end."""
         if self._frame is None:
+            if self._garbage_count and now - self._garbage_at > self.byte_timeout:
+                return self._flush_garbage()
             return []
         if self._overflow and (now - self._last_byte > self.byte_timeout or now - self._started > self.frame_timeout):
             return [self._too_long("ended by silence, not a line end")]
@@ -254,6 +263,8 @@ class StreamDecoder:
                 start = n
             if self._frame is None:
                 self._take_garbage(data, i, start, out)
+                if self._garbage_count:
+                    self._garbage_at = now
             else:
                 end = data.find(b"\n", i, start)
                 if end >= 0:
@@ -269,6 +280,7 @@ class StreamDecoder:
             if start < n:
                 out.extend(self._flush_garbage())
                 self._frame = bytearray(b"$")
+                self._frame_size = 1
                 self._overflow = False
                 self._started = now
             i = start + 1
@@ -287,6 +299,10 @@ class StreamDecoder:
                 if room > 0:
                     self._garbage += data[i:min(end, i + room)]
             if lf < 0:
+                if self._garbage_count >= GARBAGE_RUN:
+                    # No line end may ever come: the run is reported (a sample, and its
+                    # length) as it goes, so that a flood of it is counted and bounded.
+                    out.extend(self._flush_garbage())
                 return
             out.extend(self._flush_garbage())
             i = lf + 1
@@ -294,6 +310,7 @@ class StreamDecoder:
     def _take_frame_bytes(self, data: bytes, i: int, stop: int) -> None:
         """Bytes inside a frame (no "$", no LF among them); past MAX_FRAME the
         frame is marked over-long and the rest skipped."""
+        self._frame_size += max(0, stop - i)
         if self._overflow or stop <= i:
             return
         room = MAX_FRAME - len(self._frame)
@@ -307,7 +324,8 @@ class StreamDecoder:
         frame, overflow = bytes(self._frame), self._overflow
         self._frame = None
         if overflow:
-            return Rejected("too-long", f"line longer than the {MAX_FRAME}-byte frame limit", frame)
+            return Rejected("too-long", f"line of {self._frame_size + 1} bytes, longer than the {MAX_FRAME}-byte "
+                            "frame limit", frame, self._frame_size + 1)
         line = frame[:-1] if frame.endswith(b"\r") else frame
         try:
             message, crc = self.codec.decode_line(line, self.sender)
@@ -317,12 +335,13 @@ class StreamDecoder:
 
     def _too_long(self, how: str) -> Rejected:
         """An over-long line cut short: reported for what it is, too long."""
-        return self._abandon("too-long", f"line longer than the {MAX_FRAME}-byte frame limit ({how})")
+        return self._abandon("too-long", f"line of {self._frame_size} bytes, longer than the {MAX_FRAME}-byte "
+                                         f"frame limit ({how})")
 
     def _abandon(self, reason: str, detail: str) -> Rejected:
         frame = bytes(self._frame)
         self._frame = None
-        return Rejected(reason, detail, frame)
+        return Rejected(reason, detail, frame, self._frame_size if self._overflow else None)
 
     def _flush_garbage(self) -> list[Item]:
         count, sample = self._garbage_count, bytes(self._garbage)
@@ -330,4 +349,5 @@ class StreamDecoder:
         self._garbage.clear()
         if count == 0 or sample.strip(b"\r\n\t ") == b"" and count == len(sample):
             return []  # blank lines and stray line ends between frames are harmless
-        return [Rejected("garbage", f"{count} bytes of garbage between frames", sample)]
+        return [Rejected("garbage", f"{count} bytes of garbage between frames", sample,
+                         count if count != len(sample) else None)]

@@ -31,6 +31,7 @@ BOTH = "both"
 TOKEN_CHARS = "A-Za-z0-9._:@/+()-"
 _TOKEN = re.compile(f"[{TOKEN_CHARS}]{{1,48}}")
 _INT = re.compile(r"(0|[1-9][0-9]{0,14})")
+MAX_INT = 10**15 - 1          # the largest integer a field carries (15 decimal digits)
 _TOKEN_SAFE = "._:@/+()-"  # punctuation quote() leaves alone in a TEXT value
 
 

@@ -79,6 +79,7 @@ class FrameEvent(NamedTuple):     # one a frame: cheaper to make than a frozen d
     note: str | None
     mono: float
     wall: float
+    size: int | None = None      # bytes it stood for on the wire when ``raw`` keeps only a sample (a long run of noise)
 
 
 Observer = Callable[[FrameEvent], None]
@@ -360,7 +361,7 @@ class Session:
     def _on_rejected(self, item: Rejected) -> None:
         self.stats["rejected"] += 1
         self.stats[f"rejected:{item.reason}"] += 1
-        self._notify("rx", "rejected", item.raw, None, f"{item.reason}: {item.detail}")
+        self._notify("rx", "rejected", item.raw, None, f"{item.reason}: {item.detail}", item.size)
         if item.damaged_frame:
             self._nak(item.reason)
 
@@ -479,10 +480,10 @@ class Session:
             self.stats["tx_writes"] += 1
             self.port.write(data)
 
-    def _notify(self, direction, kind, raw, message, note) -> None:
+    def _notify(self, direction, kind, raw, message, note, size: int | None = None) -> None:
         if direction == "rx":
-            self.stats["rx_bytes"] += len(raw)
+            self.stats["rx_bytes"] += len(raw) if size is None else size
         if self.observers:
-            event = FrameEvent(direction, kind, raw, message, note, self.clock(), self.wall())
+            event = FrameEvent(direction, kind, raw, message, note, self.clock(), self.wall(), size)
             for observer in self.observers:
                 observer(event)

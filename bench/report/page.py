@@ -34,7 +34,7 @@ from bench.journal.replay import describe_seals
 from bench.report.summary import return_interval
 from bench.rules import describe, get_game
 from bench.rules.regulation_text import clause_text, source_of
-from bench.report.session_facts import SessionFacts, read_session
+from bench.report.session_facts import LATENCIES_KEPT, ROUNDS_SHOWN, SessionFacts, no_roll_rounds, read_session
 from tablebench_io import charts
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, figure,
                                        file_input, picture_of, report_page, utc)
@@ -53,6 +53,7 @@ def _title(game: str) -> str:
 FINDINGS_SHOWN = 25            # a clause's findings shown one by one; the rest are counted
 PICTURES_SHOWN = 24            # outcome pictures in one report
 ROUNDS_LISTED = 500            # rows of the every-round table
+ROUNDS_OF_A_KIND = ROUNDS_SHOWN   # failed, voided or no-roll rounds listed one by one; the rest are counted
 CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
@@ -113,19 +114,22 @@ def _verdict(facts: SessionFacts) -> Verdict:
     s, r = facts.summary, facts.replayed
     reasons = []
     if not r.chain.ok:
-        reasons.append(f"the journal's hash chain is BROKEN ({len(r.chain.problems)} problems): it was changed")
+        count = len(r.chain.problems)
+        reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was changed")
     if r.decode_problems:
         reasons.append(f"{len(r.decode_problems)} recorded frames do not decode as recorded")
-    if s.violations:
+    if s.violation_count:
         clauses = len(s.violations_by_clause)
         found = findings(s.violations)
-        reasons.append(f"{len(s.violations)} violation{'s' * (len(s.violations) != 1)} of "
+        count = s.violation_count
+        among = " among the first kept of each clause" if count > len(s.violations) else ""
+        reasons.append(f"{count} violation{'s' * (count != 1)} of "
                        f"{clauses} clause{'s' * (clauses != 1)} ({len(found)} distinct finding"
-                       f"{'s' * (len(found) != 1)}): "
+                       f"{'s' * (len(found) != 1)}{among}): "
                        + ", ".join(f"{c} ({n})" for c, n in s.violations_by_clause.most_common()))
     if facts.failures:
         reasons.append(f"{len(facts.failures)} round{'s' * (len(facts.failures) != 1)} failed: "
-                       + ", ".join(map(str, sorted(facts.failures))))
+                       + _listed(sorted(facts.failures)))
     title = _title(s.game)
     probes = len(s.probe_rounds)
     rounds = f"{s.rounds} settled" + (f", {probes} of them staged probes" if probes else "")
@@ -133,8 +137,8 @@ def _verdict(facts: SessionFacts) -> Verdict:
     scenarios = len(set(facts.scenarios.values()))
     if facts.pytest_run:
         figures.insert(0, ("scenarios played", str(scenarios)))
-    figures.append(("violations", "none" if not s.violations else
-                    f"{len(s.violations)} of {len(s.violations_by_clause)} clause"
+    figures.append(("violations", "none" if not s.violation_count else
+                    f"{s.violation_count} of {len(s.violations_by_clause)} clause"
                     f"{'s' * (len(s.violations_by_clause) != 1)}"))
     if s.observed_rtp is not None:
         figures.append(("observed return", f"{_pct(s.observed_rtp)} (exact {_pct(s.expected_rtp)})"))
@@ -268,9 +272,12 @@ def _round_frames(facts: SessionFacts, round_no: int | None, highlight: int | No
         f"<tr{MARKED if f.index == highlight else ''}><td class=num>{f.index}</td>"
         f"<td>{'→' if f.direction == 'tx' else '←'}</td><td>{code(message_text(f.message))}</td></tr>"
         for f in frames)
-    return (f"<details><summary>every frame the oracle judged in round {round_no} ({len(frames)})</summary>"
+    total = facts.round_frame_counts.get(round_no, len(frames))
+    more = (f"<p>… and {total - len(frames)} more frames of round {round_no} in the journal.</p>"
+            if total > len(frames) else "")
+    return (f"<details><summary>every frame the oracle judged in round {round_no} ({total})</summary>"
             f"<table><tr><th>frame</th><th></th><th>message (→ bench to controller, ← controller to bench)</th>"
-            f"</tr>{rows}</table></details>")
+            f"</tr>{rows}</table>{more}</details>")
 
 
 def _scenario_name(nodeid: str) -> str:
@@ -281,7 +288,7 @@ def _scenario_name(nodeid: str) -> str:
 def _rounds_words(rounds: list[int]) -> str:
     if not rounds:
         return "outside any round"
-    return f"round {rounds[0]}" if len(rounds) == 1 else "rounds " + ", ".join(map(str, rounds))
+    return f"round {rounds[0]}" if len(rounds) == 1 else "rounds " + _listed(rounds)
 
 
 def _finding_card(facts: SessionFacts, finding, pictures: _Pictures, listed: set[int]) -> str:
@@ -305,18 +312,19 @@ def _finding_card(facts: SessionFacts, finding, pictures: _Pictures, listed: set
 
 def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     s = facts.summary
-    if not s.violations:
+    if not s.violation_count:
         return ("<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the "
                 "protocol ask.</p>")
     found = findings(s.violations)
 
     def rounds_of(clause: str) -> list[int]:
-        return sorted({v.round for v in s.violations if v.clause == clause and v.round is not None})
+        """Every round with a violation of the clause (counted by round, kept or not)."""
+        return sorted(r for r, clauses in s.clauses_by_round.items() if r is not None and clauses.get(clause))
 
     rows = "".join(
         f'<tr><td><a href="#clause-{esc(c)}">{esc(c)}</a></td><td class=num>{n}</td>'
         f"<td class=num>{sum(1 for f in found if f.clause == c)}</td><td class=num>{len(rounds_of(c))}</td>"
-        f"<td>{esc(', '.join(map(str, rounds_of(c))) or 'outside any round')}</td></tr>"
+        f"<td>{esc(_listed(rounds_of(c)) or 'outside any round')}</td></tr>"
         for c, n in s.violations_by_clause.most_common())
     out = ["<h2>Violations by clause</h2>",
            "<p>One card per finding: the violations of a clause in one round that differ only in the wager "
@@ -339,26 +347,34 @@ def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
             rest = mine[FINDINGS_SHOWN:]
             out.append(f"<p>… and {len(rest)} more findings of {esc(clause)} "
                        f"({sum(f.count for f in rest)} violations) in the journal.</p>")
+        kept = sum(f.count for f in mine)
+        if count > kept:
+            out.append(f"<p>… and {count - kept} more violations of {esc(clause)} in the journal: the report "
+                       f"keeps the first {kept} of a clause.</p>")
     return "\n".join(out)
 
 
 def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
     oracle, s = facts.oracle, facts.summary
-    no_rolls = [r.round for r in oracle.rounds if r.no_roll]
+    no_rolls = no_roll_rounds(oracle)
     items = []
-    for round_no, why in sorted(facts.failures.items()):
+    failed = sorted(facts.failures.items())
+    for round_no, why in failed[:ROUNDS_OF_A_KIND]:
         items.append(f"<li><b>round {round_no} failed</b>: {esc(why)}{pictures.of_round(round_no)}</li>")
-    for round_no in oracle.voided_rounds:
+    items += _more_rounds(len(failed), "failed rounds")
+    for round_no in oracle.voided_rounds[:ROUNDS_OF_A_KIND]:
         items.append(f"<li><b>round {round_no} voided</b> by a RESET or HELLO mid-round (every wager returned; "
                      "not a violation)</li>")
+    items += _more_rounds(len(oracle.voided_rounds), "voided rounds")
     for round_no in s.incomplete_rounds:
         items.append(f"<li><b>round {round_no} incomplete</b>: the journal ends before it was settled and cleared</li>")
-    for round_no in no_rolls:
+    for round_no in no_rolls[:ROUNDS_OF_A_KIND]:
         staged = s.probe_rounds.get(round_no)
         items.append(f"<li><b>round {round_no}: no roll</b>, a die not flat: every wager returned "
                      f"({esc(phase_clause(s.game, 'no_roll'))})"
                      + (f' <span class="caution">staged probe: {esc(staged)}</span>' if staged else "")
                      + f"{pictures.of_round(round_no)}</li>")
+    items += _more_rounds(len(no_rolls), "no-roll rounds")
     if facts.abandoned:
         items.append(f"<li class=info>rounds opened after the last one and closed unplayed: "
                      f"{esc(', '.join(map(str, facts.abandoned)))}</li>")
@@ -366,9 +382,20 @@ def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
     return "<h2>Failed, voided and no-roll rounds</h2>" + body
 
 
+def _more_rounds(count: int, what: str) -> list[str]:
+    return ([f"<li class=info>… and {count - ROUNDS_OF_A_KIND} more {what} in the journal</li>"]
+            if count > ROUNDS_OF_A_KIND else [])
+
+
+def _listed(numbers: list[int]) -> str:
+    """Round numbers, the first ROUNDS_OF_A_KIND of them."""
+    shown = ", ".join(map(str, numbers[:ROUNDS_OF_A_KIND]))
+    return shown + (f", … ({len(numbers)} in all)" if len(numbers) > ROUNDS_OF_A_KIND else "")
+
+
 def _probe_words(facts: SessionFacts) -> str:
     probes = facts.summary.probe_rounds
-    played = {r.round: r for r in facts.summary.played}
+    played = {r.round: r for r in facts.summary.played if r.round in probes}
     items = "".join(
         f"<li>round {n}: {esc(name)}" + (f" (staked {played[n].staked}, returned {played[n].returned})"
                                          if n in played else "") + "</li>"
@@ -381,13 +408,14 @@ def _probe_words(facts: SessionFacts) -> str:
 def _return(facts: SessionFacts) -> str:
     s = facts.summary
     observed, exact = s.observed_rtp, s.expected_rtp
-    ordinary = s.ordinary
-    interval = return_interval(ordinary, CONFIDENCE)
+    # The ordinary rounds as they are read, never all made at once (a session may have 20,000)
+    interval = return_interval((r for r in s.played if r.round not in s.probe_rounds), CONFIDENCE)
     if observed is None:
         return ("<h2>Return to player</h2><p>No ordinary round was staked: there is no return to measure.</p>"
                 + _probe_words(facts))
-    text = (f"<p>Over the {len(ordinary)} ordinary rounds: staked {s.ordinary_staked} and returned "
-            f"{s.ordinary_returned} (minor units), an observed return of {_pct(observed)}")
+    ordinary, staked, returned = s.ordinary_totals()
+    text = (f"<p>Over the {ordinary} ordinary rounds: staked {staked} and returned "
+            f"{returned} (minor units), an observed return of {_pct(observed)}")
     if interval:
         inside = exact is not None and interval[0] <= float(exact) <= interval[1]
         text += (f" ({100 * CONFIDENCE:g}% interval {_pct(interval[0])} to {_pct(interval[1])}, rounds as the "
@@ -407,11 +435,20 @@ def _return(facts: SessionFacts) -> str:
     game, rules = get_game(s.game), facts.oracle.rules
     stakes = facts.stakes_by_bet
     rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake}</td>"
-                   f"<td class=num>{_pct(game.rtp(bet, rules))}</td></tr>"
+                   f"<td class=num>{_bet_rtp(game, bet, rules)}</td></tr>"
                    for bet, stake in sorted(stakes.items(), key=lambda kv: -kv[1]))
     table = (f"<details><summary>stakes by bet, ordinary rounds ({len(stakes)} bets)</summary><table><tr>"
              f"<th>bet</th><th>staked</th><th>exact RTP</th></tr>{rows}</table></details>") if stakes else ""
     return "<h2>Return to player</h2>" + text + chart + table + _probe_words(facts)
+
+
+def _bet_rtp(game, bet: str, rules) -> str:
+    """A bet's exact return; a bet the game does not offer (accepted all the
+    same: a violation, shown above) has none."""
+    try:
+        return _pct(game.rtp(bet, rules))
+    except RulesError:
+        return "not offered: no return to expect"
 
 
 def _latencies(facts: SessionFacts) -> str:
@@ -419,19 +456,25 @@ def _latencies(facts: SessionFacts) -> str:
     if not lat:
         return "<h2>Reply latencies</h2><p>No request of the bench was answered.</p>"
     deadline = (facts.header.get("phases") or {}).get("reply_s")
-    rows = ""
+    rows, sampled = "", False
     for kind, values in lat.items():
         ms = sorted(v * 1000 for v in values)
         p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-        rows += (f"<tr><td>{esc(kind)}</td><td class=num>{len(ms)}</td><td class=num>{statistics.median(ms):.2f}</td>"
-                 f"<td class=num>{p95:.2f}</td><td class=num>{ms[-1]:.2f}</td></tr>")
+        count = facts.latency_counts.get(kind, len(ms))
+        sampled |= count > len(ms)
+        longest = 1000 * facts.latency_longest.get(kind, ms[-1] / 1000)
+        rows += (f"<tr><td>{esc(kind)}</td><td class=num>{count}</td><td class=num>{statistics.median(ms):.2f}</td>"
+                 f"<td class=num>{p95:.2f}</td><td class=num>{longest:.2f}</td></tr>")
     chart = figure(picture_of(charts.histograms(lat, xlabel="reply latency (ms)", ylabel="replies", scale=1000),
                               "How long the controller took to answer each kind of request, on the bench's clock "
                               "(from the request's first sending to the answer's arrival)."))
     return ("<h2>Reply latencies</h2>"
             + (f"<p>The bench waits at most {deadline:g} s for a reply (docs/protocol.md).</p>" if deadline else "")
             + "<table><tr><th>request → answer</th><th>count</th><th>median (ms)</th><th>95th percentile (ms)</th>"
-            f"<th>longest (ms)</th></tr>{rows}</table>" + chart)
+            f"<th>longest (ms)</th></tr>{rows}</table>"
+            + (f"<p class=info>Of a kind with more than {LATENCIES_KEPT:,} replies, the median, the 95th percentile "
+               f"and the histogram are of a uniform sample of {LATENCIES_KEPT:,} (the same for the same journal); "
+               "the count and the longest are of every reply.</p>" if sampled else "") + chart)
 
 
 def _outcome_text(outcome) -> str:
@@ -504,6 +547,9 @@ def _scenarios(facts: SessionFacts) -> str:
 def _integrity(facts: SessionFacts) -> str:
     r = facts.replayed
     lines = [f"line {p.line}: {p.what}" for p in r.chain.problems] + list(r.decode_problems) + list(r.notes)
+    hidden = sum(getattr(found, "more", 0) for found in (r.chain.problems, r.decode_problems))
+    if hidden:
+        lines.append(f"… and {hidden} more problems of the same kinds")
     if r.chain.torn_tail:
         lines.append("the last line was cut off mid-write (a crash): that round is lost")
     check = f"bench replay {facts.journal}" + (f" --head {facts.expected_head}" if facts.expected_head else
@@ -531,23 +577,57 @@ def write_session_report(journal: str | Path, path: str | Path, expected_head: s
     return write_facts_report(read_session(journal, expected_head), path)
 
 
-def write_report_beside(journal: str | Path, path: str | Path, expected_head: str | None = None) -> Path | None:
-    """``write_session_report`` for ``bench run``: the session is over and
-    its verdict stands whatever happens here, so a report that cannot be
-    written is a warning on stderr, not a lost session."""
+def write_report_beside(journal: str | Path, path: str | Path, expected_head: str | None = None, *,
+                        verdict: tuple[bool, str, list[str]] | None = None) -> tuple[Path | None, bool]:
+    """``write_session_report`` for ``bench run``: (the page written or None,
+    whether it is whole). The session is over and its verdict stands whatever
+    happens here: a page that cannot be built whole is written short, with
+    ``verdict`` (passed, the headline, its reasons) and why the rest is
+    missing; one that cannot be written at all is a warning on stderr."""
     try:
-        return write_session_report(journal, path, expected_head)
+        return write_session_report(journal, path, expected_head), True
+    except OSError as err:         # the folder or the disk: a short page would not fit either
+        log.warning("bench run: warning: the session report %s was not written: %s", path, err.strerror or err)
+        return None, False
     except Exception as err:       # noqa: BLE001 (the journal, summary and JUnit are already written)
-        log.warning("bench run: warning: the session report %s was not written: %r", path, err)
-        return None
+        if verdict is None:
+            log.warning("bench run: warning: the session report %s was not written: %r", path, err)
+            return None, False
+        try:
+            return _write_whole(path, _short_page(journal, verdict, err)), False
+        except OSError as again:
+            log.warning("bench run: warning: the session report %s was not written: %s", path,
+                        again.strerror or again)
+            return None, False
+
+
+def _short_page(journal: str | Path, verdict: tuple[bool, str, list[str]], err: Exception) -> str:
+    passed, headline, reasons = verdict
+    again = f"bench replay {journal} --report report.html"
+    return report_page(
+        kind="session report (short)", title=f"bench session report (short): {Path(journal).parent.name}",
+        heading="Session (short report)", verdict=Verdict(PASS if passed else FAIL, headline, reasons),
+        provenance=Provenance(date=utc(None), inputs=[Input("journal", str(journal))], seeds="not read",
+                              engine="not read", repeat=again),
+        sections=[f"<p class=info>The full report could not be built: {esc(type(err).__name__)}: {esc(err)}. "
+                  f"The journal holds everything; to judge it again and try the full report once more:</p>"
+                  f"<pre>{esc(again)}</pre>"])
 
 
 def write_facts_report(facts: SessionFacts, path: str | Path) -> Path:
     """The report of ``facts``, written whole and then moved into place, so
     that a reader never sees half a page."""
+    return _write_whole(path, render(facts))
+
+
+def _write_whole(path: str | Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(render(facts), encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)     # never half a page left behind (a full disk)
+        raise
     return path

@@ -11,15 +11,22 @@ and is left out; the probe rounds are listed apart.
 from __future__ import annotations
 
 import math
+import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Sequence
 
 from bench.errors import RulesError
 from bench.report import student_t
 from tablebench_io.commandline import doc_ref
 from bench.rules import get_game
+
+FAILURES_LISTED = 20        # failed rounds in the printed summary; the rest are counted
+JUNIT_PER_CLAUSE = 10       # violations of a clause written out in one JUnit case; the rest are counted
 
 
 @dataclass
@@ -30,47 +37,61 @@ class Summary:
     staked: int
     returned: int
     expected_rtp: Fraction | None
-    violations_by_clause: Counter = field(default_factory=Counter)
-    violations: list = field(default_factory=list)
+    violations_by_clause: Counter = field(default_factory=Counter)   # every violation, counted
+    violations: list = field(default_factory=list)     # the first of each clause (Oracle.keep_per_clause)
     incomplete_rounds: list[int] = field(default_factory=list)
     failures: dict[int, str] = field(default_factory=dict)
-    played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
     # A controller that stayed on between sessions voided its earlier session's
     # open round at this session's HELLO: journalled, not judged (docs/protocol.md section 5).
     earlier_rounds: list[int] = field(default_factory=list)
     earlier_frames: int = 0
+    played: Sequence = field(default_factory=list)    # the oracle's RoundSummary of each round settled (a RoundLog)
+    clauses_by_round: dict = field(default_factory=dict)   # round (None: outside any) -> its violations by clause
     probe_rounds: dict[int, str] = field(default_factory=dict)   # round -> the outcome staged in it
 
     @property
+    def violation_count(self) -> int:
+        return sum(self.violations_by_clause.values())
+
+    def ordinary_totals(self) -> tuple[int, int, int]:
+        """(rounds, staked, returned) of the rounds settled whose outcome was
+        not staged: what the return is measured on. Counted in one pass, with
+        no list of them made (a session may have 20,000)."""
+        rounds = staked = returned = 0
+        for r in self.played:
+            if r.round not in self.probe_rounds:
+                rounds, staked, returned = rounds + 1, staked + r.staked, returned + r.returned
+        return rounds, staked, returned
+
+    @property
     def ordinary(self) -> list:
-        """The rounds settled whose outcome was not staged: what the return is measured on."""
+        """The rounds settled whose outcome was not staged."""
         return [r for r in self.played if r.round not in self.probe_rounds]
 
     @property
     def ordinary_staked(self) -> int:
-        return sum(r.staked for r in self.ordinary)
+        return self.ordinary_totals()[1]
 
     @property
     def ordinary_returned(self) -> int:
-        return sum(r.returned for r in self.ordinary)
+        return self.ordinary_totals()[2]
 
     @property
     def observed_rtp(self) -> Fraction | None:
         """Returned over staked in the ordinary rounds (probe rounds left out)."""
-        staked = self.ordinary_staked
-        return Fraction(self.ordinary_returned, staked) if staked else None
+        _, staked, returned = self.ordinary_totals()
+        return Fraction(returned, staked) if staked else None
 
     @property
     def passed(self) -> bool:
-        return not self.violations and not self.failures
+        return not self.violation_count and not self.failures
 
     def to_json(self) -> dict:
         return {"game": self.game, "rounds": self.rounds, "no_rolls": self.no_rolls, "staked": self.staked,
                 "returned": self.returned,
                 "observed_rtp": float(self.observed_rtp) if self.observed_rtp is not None else None,
                 "expected_rtp": float(self.expected_rtp) if self.expected_rtp is not None else None,
-                "return_measured_on": {"rounds": len(self.ordinary), "staked": self.ordinary_staked,
-                                       "returned": self.ordinary_returned},
+                "return_measured_on": dict(zip(("rounds", "staked", "returned"), self.ordinary_totals())),
                 "probe_rounds": {str(k): v for k, v in sorted(self.probe_rounds.items())},
                 "violations_by_clause": dict(self.violations_by_clause),
                 "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
@@ -78,19 +99,20 @@ class Summary:
                 "passed": self.passed}
 
 
-def stakes_of_rounds(stakes_by_round: dict, leave_out) -> dict[str, int]:
-    """Accepted stakes by bet over every round but those in ``leave_out`` (the probe rounds)."""
-    total: dict[str, int] = {}
-    for round_no, stakes in stakes_by_round.items():
-        if round_no not in leave_out:
-            for bet, stake in stakes.items():
-                total[bet] = total.get(bet, 0) + stake
-    return total
+def ordinary_stakes(stakes_by_bet: dict[str, int], stakes_by_round: dict, leave_out) -> dict[str, int]:
+    """Accepted stakes by bet over every round but those in ``leave_out``
+    (the probe rounds): the session's totals less the rounds left out, which
+    are the only rounds ``bench run`` keeps stakes of round by round."""
+    total = dict(stakes_by_bet)
+    for round_no in leave_out:
+        for bet, stake in stakes_by_round.get(round_no, {}).items():
+            total[bet] -= stake
+    return {bet: stake for bet, stake in total.items() if stake}
 
 
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
               ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None) -> Summary:
-    """``stakes_by_bet``: the ordinary rounds' (``stakes_of_rounds``), for the
+    """``stakes_by_bet``: the ordinary rounds' (``ordinary_stakes``), for the
     exact return of the wagers the observed return is measured on."""
     staked = returned = no_rolls = 0
     for summary in oracle.rounds:
@@ -104,10 +126,11 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
     expected = (sum(stake * game_rules.rtp(bet, rules) for bet, stake in stakes_by_bet.items()) / total
                 if total else None)
     return Summary(game=game, rounds=len(oracle.rounds), no_rolls=no_rolls, staked=staked, returned=returned,
-                   expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
+                   expected_rtp=expected, violations_by_clause=Counter(oracle.violations_by_clause),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=list(oracle.rounds), probe_rounds=dict(probe_rounds or {}),
+                   failures=dict(failures), played=oracle.rounds, clauses_by_round=oracle.clauses_by_round,
+                   probe_rounds=dict(probe_rounds or {}),
                    earlier_rounds=list(oracle.earlier_rounds), earlier_frames=oracle.earlier_frames)
 
 
@@ -117,16 +140,23 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     the wagers: every wager of a round shares its outcome. The ratio
     estimator's variance, sum((r_i - R s_i)^2) * n / (n - 1) / (sum s_i)^2,
     with Student's t on n - 1 degrees of freedom: fair for tens of rounds,
-    rough (and wide) for a few. None with fewer than two rounds with stakes."""
-    played = [(r.staked, r.returned) for r in rounds if r.staked > 0]
-    if len(played) < 2:
+    rough (and wide) for a few. None with fewer than two rounds with stakes.
+    One pass over ``rounds`` (any iterable: 20,000 of them are not held), the
+    sum of squares expanded, sum(r^2) - 2R sum(rs) + R^2 sum(s^2), in exact
+    integers and fractions (stakes are minor units), so nothing cancels."""
+    n = staked = returned = rr = rs = ss = 0
+    for r in rounds:
+        if r.staked > 0:
+            n += 1
+            staked, returned = staked + r.staked, returned + r.returned
+            rr, rs, ss = rr + r.returned * r.returned, rs + r.returned * r.staked, ss + r.staked * r.staked
+    if n < 2:
         return None
-    staked = sum(s for s, _ in played)
-    ratio = sum(r for _, r in played) / staked
-    n = len(played)
-    variance = sum((r - ratio * s) ** 2 for s, r in played) * n / (n - 1) / staked ** 2
+    ratio = Fraction(returned, staked)
+    squares = rr - 2 * ratio * rs + ratio * ratio * ss
+    variance = float(squares * n / (n - 1) / staked ** 2)
     half = student_t.quantile(0.5 + confidence / 2, n - 1) * math.sqrt(variance)
-    return max(0.0, ratio - half), ratio + half
+    return max(0.0, float(ratio) - half), float(ratio) + half
 
 
 def _offered(game_rules, bet: str, rules) -> bool:
@@ -154,12 +184,15 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
             lines.append(f"    {clause}: {count}")
         for violation in summary.violations[:10]:
             lines.append(f"    round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
-        if len(summary.violations) > 10:
-            lines.append(f"    ... and {len(summary.violations) - 10} more in the journal")
+        if summary.violation_count > 10:
+            lines.append(f"    ... and {summary.violation_count - 10} more in the journal")
     else:
         lines.append("  violations: none")
-    for round_no, failure in sorted(summary.failures.items()):
+    failed = sorted(summary.failures.items())
+    for round_no, failure in failed[:FAILURES_LISTED]:
         lines.append(f"  round {round_no} failed: {failure}")
+    if len(failed) > FAILURES_LISTED:
+        lines.append(f"  ... and {len(failed) - FAILURES_LISTED} more failed rounds in the journal")
     if summary.earlier_rounds or summary.earlier_frames:
         voided = ", ".join(map(str, summary.earlier_rounds)) or "none"
         lines.append(f"  the controller's earlier session: round(s) {voided} voided at the bench's HELLO, "
@@ -196,44 +229,83 @@ def _properties(case, clauses, **more) -> None:
 
 def write_junit(path, summary: Summary, suite_name: str, *, ending: str | None = None,
                 reason: str | None = None) -> None:
-    """One testcase per round, named by the round; a round fails with every
-    violation in it. Each carries as properties the clauses it was judged by
-    (every clause ordering a round of the game, and any clause it violated)
-    and its outcome, so a CI server can group the results by clause. A
-    session that stopped early (``reason``) adds a ``session`` case in error."""
+    """One testcase per round, named by the round; a round fails with its
+    violations (the first ``JUNIT_PER_CLAUSE`` of each clause written out,
+    the rest counted: every one is in the journal). Each carries as
+    properties the clauses it was judged by (every clause ordering a round
+    of the game, and any clause it violated) and its outcome, so a CI server
+    can group the results by clause. Violations outside any round make one
+    ``session`` case; a session that stopped early (``reason``) adds a
+    ``session`` case in error. Written a case at a time (a session of 20,000
+    rounds never holds its whole XML tree) to a file beside, renamed when
+    whole: a half-written file is worse than none to a CI server."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "w", encoding="utf-8") as out:
+            for text in _junit_text(summary, suite_name, ending, reason):
+                out.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _junit_text(summary: Summary, suite_name: str, ending: str | None, reason: str | None):
+    """The JUnit file, piece by piece: the suite's opening tag, each case, the end."""
     from bench.oracle import PHASE_CLAUSES
     judged_by = set(PHASE_CLAUSES.get(summary.game, {}).values())
-    played = {r.round: r for r in summary.played}
-    by_round: dict[int | None, list] = {}
+    played = summary.played
+    index = {round_no: i for i, round_no in enumerate(r.round for r in played)}
+    by_round = summary.clauses_by_round
+    listed: dict[int | None, list] = {}
     for violation in summary.violations:
-        by_round.setdefault(violation.round, []).append(violation)
-    suite = ET.Element("testsuite", name=suite_name)
+        listed.setdefault(violation.round, []).append(violation)
     rounds = sorted({s for s in range(1, summary.rounds + 1)} | {r for r in by_round if r is not None}
                     | set(summary.failures))
-    failures = errors = 0
+    outside = by_round.get(None)
+    tests = len(rounds) + bool(outside) + bool(reason)
+    failures = sum(1 for r in rounds if by_round.get(r)) + bool(outside)
+    errors = sum(1 for r in rounds if r in summary.failures) + bool(reason)
+    classname = f"bench.{summary.game}"
+    yield (f"<?xml version='1.0' encoding='utf-8'?>\n<testsuite name={quoteattr(suite_name)} tests=\"{tests}\" "
+           f"failures=\"{failures}\" errors=\"{errors}\">")
     for round_no in rounds:
-        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name=f"round {round_no}")
-        found = by_round.get(round_no, [])
-        _properties(case, sorted(judged_by | {v.clause for v in found}),
-                    outcome=_outcome_words(played[round_no]) if round_no in played else None,
-                    violated=", ".join(sorted({v.clause for v in found})) or None)
-        if found:
-            failures += 1
-            failure = ET.SubElement(case, "failure", message="; ".join(sorted({v.clause for v in found})))
-            failure.text = "\n".join(f"{v.clause}: {v.message} (frame {v.frame})" for v in found)
+        case = ET.Element("testcase", classname=classname, name=f"round {round_no}")
+        clauses = by_round.get(round_no) or Counter()
+        _properties(case, sorted(judged_by | set(clauses)),
+                    outcome=_outcome_words(played[index[round_no]]) if round_no in index else None,
+                    violated=", ".join(sorted(clauses)) or None)
+        if clauses:
+            failure = ET.SubElement(case, "failure", message="; ".join(sorted(clauses)))
+            failure.text = _failure_text(listed.get(round_no, ()), clauses)
         if round_no in summary.failures:
-            errors += 1
             ET.SubElement(case, "error", message=summary.failures[round_no])
-    for violation in by_round.get(None, []):
-        failures += 1
-        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
-        _properties(case, [violation.clause], violated=violation.clause)
-        ET.SubElement(case, "failure", message=violation.clause).text = violation.message
+        yield ET.tostring(case, encoding="unicode")
+    if outside:
+        case = ET.Element("testcase", classname=classname, name="session")
+        _properties(case, sorted(outside), violated=", ".join(sorted(outside)))
+        failure = ET.SubElement(case, "failure", message="; ".join(sorted(outside)))
+        failure.text = _failure_text(listed.get(None, ()), outside)
+        yield ET.tostring(case, encoding="unicode")
     if reason:
-        errors += 1
-        case = ET.SubElement(suite, "testcase", classname=f"bench.{summary.game}", name="session")
+        case = ET.Element("testcase", classname=classname, name="session")
         ET.SubElement(case, "error", message=f"{ending}: {reason}")
-    suite.set("tests", str(len(suite)))
-    suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+        yield ET.tostring(case, encoding="unicode")
+    yield "</testsuite>\n"
+
+
+def _failure_text(listed, clauses: Counter) -> str:
+    """The violations of one case: the first JUNIT_PER_CLAUSE of each clause
+    (of those the oracle kept), then how many more."""
+    lines, shown = [], Counter()
+    for v in listed:
+        if shown[v.clause] < JUNIT_PER_CLAUSE:
+            shown[v.clause] += 1
+            lines.append(f"{v.clause}: {v.message} (frame {v.frame})")
+    for clause, count in sorted(clauses.items()):
+        if count > shown[clause]:
+            lines.append(f"{clause}: {'… and ' if shown[clause] else ''}{count - shown[clause]} "
+                         f"{'more ' if shown[clause] else ''}violation{'s' * (count - shown[clause] != 1)} "
+                         "in this round (every one is in the journal)")
+    return "\n".join(lines)

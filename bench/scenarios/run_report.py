@@ -397,8 +397,8 @@ def _journal_table(journals: list[_Journal]) -> str:
         r = j.facts.replayed
         command = f"bench replay {j.path} --head {r.chain.head}"
         rows.append(f"<tr><td>{code(j.path.name)}</td><td class=num>{len(r.oracle.rounds) if r.oracle else 0}</td>"
-                    f"<td class='num {'fail' if r.oracle and r.oracle.violations else ''}'>"
-                    f"{len(r.oracle.violations) if r.oracle else '-'}</td><td>{code(command)}</td></tr>")
+                    f"<td class='num {'fail' if r.oracle and r.oracle.violation_count else ''}'>"
+                    f"{r.oracle.violation_count if r.oracle else '-'}</td><td>{code(command)}</td></tr>")
     return ("<h2>The run's journals</h2><p>Every frame of every scenario, hash-chained, one journal per "
             "controller connection; each replays on its own (its head hash is in the provenance above).</p>"
             "<table><tr><th>journal</th><th>rounds</th><th>violations</th><th>judge it again</th></tr>"

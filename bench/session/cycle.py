@@ -26,6 +26,7 @@ from typing import Callable
 
 import simpy.rt
 
+from bench.journal.wire_budget import SessionCeiling
 from bench.protocol.greeting import greet, replies_to, reply_to
 from bench.play.plant import Reading
 from bench.play.players import PlayerMix
@@ -165,6 +166,8 @@ class RoundCycle:
                 failure, voided = str(err), True
             except RoundFailed as err:
                 failure = str(err)
+            except SessionCeiling:
+                raise                   # the session's bounds, not the round's: it ends here
             except LinkClosed as err:
                 if self.reconnect is None:
                     raise               # the device is gone: the session ends link-lost, every file written

@@ -63,8 +63,11 @@ def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise BenchError(f"{folder}: --out: not a folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = _lock(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = _lock(folder)
+    except OSError as err:      # under a regular file, a read-only file system, no permission
+        raise BenchError(f"{folder}: --out: cannot write a session here: {err.strerror or err}") from None
     moved = None
     try:
         taken = [name for name in SESSION_FILES if (folder / name).exists()]
@@ -75,12 +78,54 @@ def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[
             moved = _aside(folder)
             # Renamed with the lock held: the old folder (and its lock file) goes
             # aside whole; a fresh folder and lock take its place.
-            folder.rename(moved)
+            try:
+                folder.rename(moved)
+            except OSError as err:
+                raise BenchError(f"{folder}: --force: cannot move the session aside to {moved}: "
+                                 f"{err.strerror or err}") from None
             old_fd, fd = fd, None
             _release(moved, old_fd)
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = _lock(folder)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd = _lock(folder)
+            except OSError as err:
+                raise BenchError(f"{folder}: --out: cannot write a session here: {err.strerror or err}") from None
         yield moved
     finally:
         if fd is not None:
             _release(folder, fd)
+
+
+RESERVE = ".disk-reserve"
+RESERVE_BYTES = 1024 * 1024
+
+
+class Reserve:
+    """Room kept on the session's disk for its ending: a file of
+    ``RESERVE_BYTES`` (allocated, not merely sized) made when the session
+    starts and removed when it ends, or at once when the disk fills, so that
+    the session-end record, the head, the summary and JUnit still fit. A disk
+    too full to hold it at the start goes without."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / RESERVE
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except OSError:
+            self.path = None
+            return
+        try:
+            os.posix_fallocate(fd, 0, RESERVE_BYTES)
+        except (OSError, AttributeError):     # no room, or a file system without fallocate: no reserve
+            os.close(fd)
+            self.release()
+            return
+        os.close(fd)
+
+    def release(self) -> None:
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            self.path = None

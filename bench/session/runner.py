@@ -12,10 +12,12 @@ import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import simpy
 import simpy.rt
 from tablebench_io import progress
+from tablebench_io.commandline import interrupt_name, is_disk_full
 
 import bench
 from bench.emulator.process import emulated_controller
@@ -32,15 +34,21 @@ from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
 from bench.play.probes import probe_schedule
 from bench.protocol import BENCH, Timeouts
+from bench.protocol.messages import MAX_INT
 from bench.adapters.registry import adapter_args, get_adapter, is_native
-from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
-from bench.session.out_folder import claimed
+from bench.journal.ending import (COMPLETED, CRASHED, DISK_FULL, INTERRUPTED, LINK_LOST, REFUSED, verdict,
+                                  write_durably)
+from bench.session.out_folder import Reserve, claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
-from bench.report.summary import Summary, stakes_of_rounds, summarise, write_junit
+from bench.report.summary import Summary, ordinary_stakes, summarise, write_junit
 from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
+from bench.journal.wire_budget import (CEILING_FRAMES, DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES, MAX_WAGERS,
+                                      SessionCeiling)
+
+KEPT_PER_CLAUSE = 100          # violations of a clause kept in memory for the summary, JUnit and the report
 
 
 REOPEN_POLL_S = 0.25       # --reconnect: how often the device is looked for
@@ -72,6 +80,9 @@ class SessionConfig:
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
+    # The session's ceilings (bench.journal.wire_budget): past either it ends as a link fault with every file.
+    max_frames: int = DEFAULT_MAX_FRAMES            # frames judged (sent and received messages)
+    max_journal_bytes: int = DEFAULT_MAX_JOURNAL_BYTES
     camera: object | None = None           # bench.play.camera.CameraOptions: the result as a camera sees it
     # The line's baud rate (else the controller URL's ?baud=, else 115200 for a device, none over TCP);
     # with the emulated controller, it is put behind a serial line of that speed (bench.emulator.line).
@@ -98,13 +109,15 @@ class SessionOutcome:
     reason: str | None = None            # why the session stopped early
     summary: Summary | None = None
     moved_aside: Path | None = None       # where --force moved the folder's earlier session
+    missing: list[str] = field(default_factory=list)   # what a full disk kept from being written
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
         return {"tablebench": bench.__version__, **self.summary.to_json(), "ending": self.ending,
                 "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
-                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal, "line": self.line}
+                "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal, "line": self.line,
+                **({"not_written": self.missing} if self.missing else {})}
 
 
 def _rules(config: SessionConfig):
@@ -117,12 +130,50 @@ def _rules(config: SessionConfig):
     return default_rules(config.game, describe(config.game).default_paytable)
 
 
+class _LastWrites:
+    """The session's last writes on a disk that may be full: each is tried;
+    a full disk is noted (the reserve let go, the file named as missing) and
+    the next write tried all the same; any other failure raises."""
+
+    def __init__(self, reserve: Reserve):
+        self.reserve = reserve
+        self.full: OSError | None = None
+        self.missing: list[str] = []
+
+    def __call__(self, what: str, write: Callable[[], object]) -> bool:
+        try:
+            write()
+            return True
+        except OSError as err:
+            if not is_disk_full(err):
+                raise
+            self.full = self.full or err
+            self.reserve.release()
+            self.missing.append(what)
+            return False
+
+
+def _disk_full(out: Path, err: OSError, recorded_rounds: list[int], before: str | None = None) -> str:
+    where = f"after round {recorded_rounds[-1]}" if recorded_rounds else "before the first round"
+    return (f"the disk holding {out} is full ({err.strerror}) {where}"
+            + (f"; the session had already stopped: {before}" if before else ""))
+
+
 def run_session(config: SessionConfig) -> SessionOutcome:
     """Play the session and write its files (journal with its ``session-end``
     record, ``session.head``, ``summary.json``, ``junit.xml``) however it ends:
     every round played, the controller or link lost, SIGINT or SIGTERM
     (``KeyboardInterrupt``), or a failure of the bench itself. Only bad input
     found before the journal starts raises (BenchError)."""
+    if config.seed is not None and not 0 <= config.seed <= MAX_INT:
+        # The seed travels in the bench's HELLO (docs/protocol.md): a protocol integer.
+        raise BenchError(f"--seed {config.seed}: a session seed is a whole number from 0 to {MAX_INT} "
+                         "(15 digits: it travels in the HELLO)")
+    placed = getattr(config.players, "wagers_per_round", None)
+    if placed is not None and not 1 <= placed <= MAX_WAGERS:
+        raise BenchError(f"--wagers {placed}: wagers a round must be 1 to {MAX_WAGERS}: each costs the round up "
+                         f"to six frames, and a round of more than {CEILING_FRAMES} frames is a flooded link "
+                         "(docs/bench-run.md)")
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
     adapter = get_adapter(config.adapter)      # an adapter not installed is bad input: nothing started yet
@@ -220,7 +271,10 @@ def _controller_url(config: SessionConfig, seed: int, line: _Link, adapter, out:
 
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter) -> SessionOutcome:
     journal_path = out / "session.jsonl"
-    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
+    # The first KEPT_PER_CLAUSE violations of each clause are kept for the summary, JUnit and the
+    # report; every one is journalled and counted, so a controller that breaks a rule on every
+    # frame costs no more memory than one that breaks it a hundred times.
+    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s, keep_per_clause=KEPT_PER_CLAUSE)
     # strict=False: talking to the controller happens inside simpy steps and
     # takes real time; a strict clock would call every slow reply a crash. The
     # reply deadline (Phases.reply_s) is what bounds a slow controller.
@@ -232,8 +286,11 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
     started = time.monotonic()
     stopped = reason = None
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
+    reserve = Reserve(out)
+    writes = _LastWrites(reserve)
 
     with ExitStack() as stack:
+        stack.callback(reserve.release)
         url = _controller_url(config, seed, line, adapter, out, stack)
         link = stack.enter_context(open_link(url, baudrate=line.baud or BAUDRATE))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
@@ -246,7 +303,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
             line=line.budget.to_json() if line.budget else None, **adapter_fields(adapter),
             **game_file_fields(config.game)))
         journal.sync()
-        recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
+        recorder = Recorder(journal, oracle, clock_now=lambda: env.now, max_frames=config.max_frames)
         session = adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
         recorded_rounds: list[int] = []
@@ -256,6 +313,10 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
                 failures[round_no] = failure
             recorded_rounds.append(round_no)
             recorder.on_round_end(round_no, failure, **fields)
+            if journal.size > config.max_journal_bytes and stopped is None:
+                raise SessionCeiling(f"the journal passed the session's ceiling of "
+                                     f"{config.max_journal_bytes / 2**20:g} MB after round {round_no} "
+                                     "(bench run --max-journal-mb N raises it)")
 
         budgets: dict = {}
 
@@ -276,7 +337,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
                            probes=cycle_probes, probe_unlawful=config.probe_wagers,
-                           stop=(lambda: bool(oracle.violations or failures)) if config.stop_at_first_finding
+                           stop=(lambda: bool(oracle.violation_count or failures)) if config.stop_at_first_finding
                            else (lambda: False))
         bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
                                                desc=f"{config.game}", leave=False))
@@ -288,47 +349,68 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
         except LinkError as err:
             stopped, reason = LINK_LOST, str(err)
         except KeyboardInterrupt as err:
-            stopped, reason = INTERRUPTED, f"session interrupted ({err or 'SIGINT'})"
+            stopped, reason = INTERRUPTED, f"session interrupted ({interrupt_name(err)})"
         except Exception as err:     # a failure of the bench itself: the files are still written
-            stopped, reason = CRASHED, f"the bench failed: {err!r}"
-            (out / "crash.txt").write_text(traceback.format_exc())
+            if is_disk_full(err):
+                stopped, reason = DISK_FULL, _disk_full(out, err, recorded_rounds)
+            else:
+                stopped, reason = CRASHED, f"the bench failed: {err!r}"
+                writes("crash.txt", lambda: (out / "crash.txt").write_text(traceback.format_exc()))
+        reserve.release()            # the room kept for the session's end is the end's to use
         if stopped is not None:
             in_flight = cycle.current_round
             if in_flight is not None and (not recorded_rounds or recorded_rounds[-1] != in_flight):
                 # The round in flight is written as a round that failed; what
                 # crossed the link after it goes into the session-end record.
                 extra = {"interrupted": True} if stopped in (INTERRUPTED, CRASHED) else {}
-                round_end(in_flight, f"round {in_flight}: {reason}", judge=stopped != CRASHED, **extra)
+                writes(f"round {in_flight}'s record", lambda: round_end(
+                    in_flight, f"round {in_flight}: {reason}", judge=stopped != CRASHED, **extra))
         else:
             try:
                 session.flush()   # the ACK of the controller's last frames goes out (version 2 holds it back)
             except LinkError:
                 pass              # a controller that has gone is its own business by now; every frame is journalled
-        recorder.catch_up(judge=stopped != CRASHED)     # every frame judged before the end's verdicts
+        writes("the last frames", lambda: recorder.catch_up(judge=stopped != CRASHED))  # judged before the end's verdicts
         finish_mono = time.monotonic()
         if stopped != CRASHED:
-            recorder.verdicts(oracle.finish(finish_mono))
+            writes("the last verdicts", lambda: recorder.verdicts(oracle.finish(finish_mono)))
         # The controller opens the next round as soon as one is cleared; the
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
             if round_no not in recorded_rounds:
-                recorder.on_round_end(round_no, None, abandoned=True)
-        ending, status = verdict(stopped, len(oracle.violations), len(failures))
-        recorder.on_session_end(rounds=cycle.rounds_done, violations=len(oracle.violations), protocol=session.version,
-                                failures=len(failures), sim_seconds=round(env.now, 3), ending=ending,
-                                status=status, reason=reason, finish_mono=round(finish_mono, 6),
-                                judge=stopped != CRASHED, line=budgets.get("used"))
+                writes(f"round {round_no}'s record", lambda: recorder.on_round_end(round_no, None, abandoned=True))
+        if writes.full is not None and stopped != DISK_FULL:
+            stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
+        ending, status = verdict(stopped, oracle.violation_count, len(failures))
+        end = dict(rounds=cycle.rounds_done, violations=oracle.violation_count, protocol=session.version,
+                   failures=len(failures), sim_seconds=round(env.now, 3), ending=ending, status=status,
+                   reason=reason, finish_mono=round(finish_mono, 6), line=budgets.get("used"))
+        if not writes("the session-end record", lambda: recorder.on_session_end(**end, judge=stopped != CRASHED)):
+            # The frames since the last record do not fit: the end is written without them,
+            # saying how many were lost (replay then does not hold the verdicts to them).
+            if stopped != DISK_FULL:
+                stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
+                ending, status = verdict(stopped, oracle.violation_count, len(failures))
+                end.update(ending=ending, status=status, reason=reason)
+            lost = recorder.let_go()
+            if writes("the session-end record", lambda: recorder.on_session_end(**end, lost=lost, judge=False)):
+                writes.missing.remove("the session-end record")
+        writes("the journal's final seal and fsync", journal.close)
         head = journal.head
-    write_durably(out / "session.head", head + "\n")
+    writes("session.head", lambda: write_durably(out / "session.head", head + "\n"))
+    if writes.full is not None and stopped != DISK_FULL:
+        stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
+        ending, status = verdict(stopped, oracle.violation_count, len(failures))
     outcome = SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
                              float(env.now), time.monotonic() - started, rules,
                              {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
-                             if sealer else None, ending=ending, status=status, reason=reason,
+                             if sealer else None, ending=ending, status=status, reason=reason, missing=writes.missing,
                              line=budgets.get("used") or (line.budget.to_json() if line.budget else None))
     outcome.summary = summarise(config.game, rules, oracle, failures,
-                                stakes_of_rounds(recorder.stakes_by_round, cycle.probed),
+                                ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round, cycle.probed),
                                 ignore_incomplete=set(oracle.incomplete_rounds) - set(failures),
                                 probe_rounds=cycle.probed)
-    write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)
-    write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2))
+    writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
+                                            ending=ending, reason=reason))
+    writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))
     return outcome

@@ -243,7 +243,9 @@ def test_records_after_the_last_seal_are_reported_unsealed(sealed, key, tmp_path
     assert checked.intact and not checked.seals.final
     assert checked.ending == "cut-off" and not checked.passed
     assert checked.seals.epochs == 3 and checked.seals.unsealed_rounds == [5, 6]
-    assert "2 records after the last seal are UNSEALED" in describe(checked)
+    told = describe(checked)
+    assert f"lines 1–{seals[2] + 1} verified (rounds 1–4)" in told, told
+    assert f"lines {seals[2] + 2}–{seals[2] + 3} UNVERIFIED (rounds 5, 6)" in told, told
 
 
 def test_a_record_appended_after_the_final_seal_fails(sealed, key, tmp_path):
@@ -343,3 +345,68 @@ def test_a_changed_byte_without_a_new_chain_names_its_line_and_epoch(sealed, key
     checked = replay(path, pubkey=key[1])
     assert not checked.passed
     assert f"line {at + 1} (epoch 3): record" in describe(checked)
+
+
+@pytest.fixture(scope="module")
+def sealed_odd(tmp_path_factory, key):
+    """Five rounds sealed every two: round 5 lies between the last interval seal and the session's end."""
+    out = tmp_path_factory.mktemp("sealed-odd")
+    return run_session(SessionConfig(game="lightning-dice", rounds=5, seed=12, out=str(out), progress=False,
+                                     probes=False, key=str(key[0] / "bench.key"), seal_every=EVERY))
+
+
+def strip_final_seal_and_rewrite_a_stake(records):
+    """The forgery of issue 26: the final seal deleted, a losing stake raised in a round after the last
+    seal left, the chain computed again. No key is needed for it."""
+    assert records[-1]["kind"] == "seal" and records[-1]["next"] is None
+    del records[-1]
+    last_seal = max(i for i, r in enumerate(records) if r["kind"] == "seal")
+    settled = {row[6]["id"]: row[6]["returned"] for _, row in rows(records, "SETTLE", "rx")}
+    index, row = next((i, r) for i, r in rows(records, "WAGER", "tx")
+                      if i > last_seal and settled.get(r[6]["id"]) == 0)
+    reencode(row, stake=row[6]["stake"] + 100)
+    return records, index
+
+
+def test_a_session_end_without_its_final_seal_fails_even_rechained(sealed_odd, key, tmp_path):
+    records, changed = strip_final_seal_and_rewrite_a_stake(records_of(sealed_odd.journal))
+    path = rechain(records, tmp_path / "stripped.jsonl")
+    assert replay(path).chain.ok                           # the forger's chain holds
+    checked = replay(path, pubkey=key[1])
+    assert not checked.passed and checked.exit_status == 1
+    end_line = next(i for i, r in enumerate(records, start=1) if r["kind"] == "session-end")
+    assert any(f"line {end_line}: the session-end record has no final seal" in p for p in checked.seals.problems), \
+        checked.seals.problems
+    told = describe(checked)
+    assert "FAIL" in told and "(round 5)" in told        # the round it changed is named as not evidence
+    done = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(path), "--pubkey", key[1]],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 1 and "no final seal" in done.stdout
+
+
+def test_a_round_after_the_last_seal_of_an_ended_journal_fails(sealed, key, tmp_path):
+    """The final seal kept, a round moved in after the last interval seal and before the session's end:
+    the final seal no longer verifies; and with the final seal removed too, it fails all the same."""
+    records = records_of(sealed.journal)
+    end = next(i for i, r in enumerate(records) if r["kind"] == "session-end")
+    extra = copy.deepcopy(next(r for r in records if r["kind"] == "round" and r["round"] == 6))
+    extra["round"] = 7
+    records.insert(end, extra)
+    for name, forged in (("kept", records), ("removed", records[:-1])):
+        checked = replay(rechain(forged, tmp_path / f"{name}.jsonl"), pubkey=key[1])
+        assert not checked.passed and checked.seals.problems, name
+
+
+@pytest.mark.parametrize("change", ["repeated", "missing"])
+def test_a_repeated_or_missing_epoch_is_named(sealed, key, tmp_path, change):
+    records = records_of(sealed.journal)
+    seals = [i for i, r in enumerate(records) if r["kind"] == "seal"]
+    if change == "repeated":
+        records.insert(seals[2] + 1, copy.deepcopy(records[seals[2]]))      # epoch 2's seal twice
+    else:
+        del records[seals[2]]                                               # epoch 2's seal gone
+    checked = replay(rechain(records, tmp_path / "forged.jsonl"), pubkey=key[1])
+    assert not checked.passed
+    assert checked.seals.problems[0].startswith("epoch 2 " if change == "missing" else "epoch 3 "), \
+        checked.seals.problems
+

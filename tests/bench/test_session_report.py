@@ -99,3 +99,38 @@ def test_a_changed_journal_gives_a_failing_report(misbehaving, tmp_path):
     assert done.returncode == 1
     page, _ = checked_page(tmp_path / "R.html")
     assert verdict_of(page) == "fail" and "BROKEN" in page
+
+
+def test_a_bet_the_game_does_not_offer_accepted_still_gives_a_report(tmp_path):
+    """The controller accepts a bet the game does not offer: the violation is
+    in the report, and the stakes table says the bet has no return to expect."""
+    out = tmp_path / "S"
+    done = bench("run", "--rounds", "2", "--seed", "5", "--no-probes", "--plant", "dice",
+                 "--misbehave", "accept-unknown-bet", "--out", out)
+    assert done.returncode == 1, done.stderr
+    assert "warning" not in done.stderr and f"report: {out / 'report.html'}" in done.stdout
+    page, _ = checked_page(out / "report.html")
+    assert verdict_of(page) == "fail" and "total:19" in page and "not offered" in page
+    replayed = bench("replay", out / "session.jsonl", "--head", (out / "session.head").read_text().strip(),
+                     "--report", tmp_path / "again.html")
+    assert replayed.returncode == 1, replayed.stderr
+    assert (tmp_path / "again.html").read_text(encoding="utf-8") == page
+
+
+def test_a_report_that_cannot_be_built_whole_is_written_short_with_the_verdict(tmp_path, monkeypatch, capsys):
+    """Whatever the page's builder trips on, bench run leaves a report.html
+    with the run's verdict and why the rest is missing, and says so."""
+    import bench.report.page as report_page
+    from bench.cli import main as bench_main
+
+    def broken(facts):
+        raise RuntimeError("a chart that cannot be drawn")
+    monkeypatch.setattr(report_page, "render", broken)
+    out = tmp_path / "S"
+    status = bench_main(["run", "--rounds", "1", "--seed", "5", "--no-probes", "--plant", "dice", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 0
+    page, _ = checked_page(out / "report.html")
+    assert verdict_of(page) == "pass" and "a chart that cannot be drawn" in page
+    assert "bench replay" in page and "--report" in page
+    assert f"report: {out / 'report.html'} (short" in captured.out

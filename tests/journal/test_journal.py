@@ -172,3 +172,34 @@ def test_a_deferred_fsync_is_done_before_the_next_record_or_when_asked(tmp_path,
         journal.write_round(3, wire=[], plants=[], verdicts=[])
         assert len(synced) == 2                   # round 2's, before round 3's record
     assert len(synced) == 3                       # close: round 3's
+
+
+def test_a_power_cut_anywhere_in_a_round_record_names_the_round(tmp_path):
+    """A power cut keeps any prefix of the round being written: cut at 100
+    seeded offsets and at every early one, replay names the round each time:
+    by its number once the record has shown it (a few dozen bytes in), else
+    as the round after the one before it."""
+    import random
+    from bench.journal.replay import describe, replay
+    from bench.session.runner import SessionConfig, run_session
+    outcome = run_session(SessionConfig(rounds=3, seed=5, out=str(tmp_path / "s"), progress=False, probes=False))
+    lines = lines_of(outcome.journal)
+    at = next(i for i, line in enumerate(lines) if b'"kind":"round"' in line and json.loads(line)["round"] == 3)
+    record = lines[at]
+    rng = random.Random(26)
+    cuts = sorted(set(range(1, 130)) | {rng.randrange(1, len(record) - 1) for _ in range(100)})
+    unnamed = []
+    for cut in cuts:
+        path = tmp_path / "cut.jsonl"
+        path.write_bytes(b"".join(lines[:at]) + record[:cut])
+        replayed = replay(path)
+        told = describe(replayed)
+        if replayed.chain.incomplete_rounds == [3]:
+            assert "incomplete rounds: 3" in told
+        elif "the round after round 2" not in told:
+            unnamed.append(cut)
+    assert not unnamed, f"cuts at these bytes of a {len(record)}-byte record name no round: {unnamed[:20]}"
+    named_by_number = [cut for cut in cuts if cut >= 100]
+    for cut in named_by_number[:3] + named_by_number[-3:]:
+        path.write_bytes(b"".join(lines[:at]) + record[:cut])
+        assert verify_journal(path).incomplete_rounds == [3], cut

@@ -9,6 +9,7 @@ import time
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bench.protocol import BENCH, CONTROLLER, MAX_FRAME, Codec, Decoded, Rejected, Session, StreamDecoder, Timeouts, make
+from bench.protocol.codec import GARBAGE_RUN
 from bench.protocol.frame import FrameError
 
 GAME = "lightning-dice"
@@ -101,6 +102,7 @@ class PerByteDecoder(StreamDecoder):
                                self._abandon("interrupted", f"frame of {len(self._frame)} bytes interrupted "
                                              "by a new '$' before its line end"))
                 self._frame = bytearray(b"$")
+                self._frame_size = 1
                 self._overflow = False
                 self._started = now
             elif self._frame is None:
@@ -108,18 +110,23 @@ class PerByteDecoder(StreamDecoder):
                     out.extend(self._flush_garbage())
                 else:
                     self._garbage_count += 1
+                    self._garbage_at = now
                     if len(self._garbage) < MAX_FRAME:
                         self._garbage.append(byte)
             elif byte == 0x0A:
                 out.append(self._complete())
-            elif self._overflow:
-                pass
-            elif len(self._frame) >= MAX_FRAME:
-                self._overflow = True
             else:
-                self._frame.append(byte)
+                self._frame_size += 1
+                if self._overflow:
+                    pass
+                elif len(self._frame) >= MAX_FRAME:
+                    self._overflow = True
+                else:
+                    self._frame.append(byte)
             if self._frame is not None:
                 self._last_byte = now
+        if self._frame is None and self._garbage_count >= GARBAGE_RUN:
+            out.extend(self._flush_garbage())       # a run without a line end, reported as it goes
         return out
 
 

@@ -66,3 +66,52 @@ def test_an_over_long_line_is_reported_as_too_long(ending):
     items += d.expire(0.5) if ending == "silence" else d.feed(b"$", 0.01)
     assert [item.reason for item in items] == ["too-long"]
     assert len(items[0].raw) <= 256
+
+
+@pytest.mark.parametrize("megabytes", [1, 50])
+def test_bytes_with_neither_a_frame_start_nor_a_line_end_are_counted(tmp_path, megabytes):
+    """A controller that sends only bytes that are neither '$' nor a line end:
+    the journal keeps a sample and counts every byte (``left_out``), and past
+    the ceiling the round is a link fault, as for any other noise."""
+    import socket
+    import threading
+    from bench.protocol import BENCH, ResponseTimeout, Session, Timeouts
+    from bench.protocol.link import Link
+    ours, theirs = socket.socketpair()
+    sent = megabytes * 1024 * 1024
+
+    def flood():
+        chunk = b"x" * 65536
+        try:
+            for _ in range(sent // len(chunk)):
+                theirs.sendall(chunk)
+        except OSError:
+            pass                  # the bench stopped reading (a flooded link) and closed its end
+    flooding = threading.Thread(target=flood, daemon=True)
+    flooding.start()
+    with JournalWriter(tmp_path / "j.jsonl") as journal:
+        recorder = Recorder(journal, Oracle())
+        session = Session(Link.from_socket(ours, "socketpair"), "lightning-dice", role=BENCH,
+                          timeouts=Timeouts(byte=0.05, frame=0.5, response=0.25, retries=2),
+                          observer=recorder.on_frame)
+        flooded = False
+        try:
+            session.receive(2.0 if megabytes < 10 else 30.0)
+        except LinkFlooded:
+            flooded = True
+        except ResponseTimeout:
+            pass
+        recorder.on_round_end(1, "flooded" if flooded else None)
+    ours.close()
+    flooding.join(timeout=30)
+    theirs.close()
+    record = json.loads((tmp_path / "j.jsonl").read_text())
+    kept = sum(len(row[5]) for row in record["wire"] if row[1] == "rejected")
+    counted = kept + record.get("left_out", {}).get("bytes", 0)
+    assert flooded == (sent > CEILING_BYTES)
+    assert counted == session.stats["rx_bytes"], (kept, record.get("left_out"))   # every byte taken in
+    if flooded:
+        assert CEILING_BYTES * 0.9 < counted <= sent
+    else:
+        assert counted == sent
+    assert (tmp_path / "j.jsonl").stat().st_size < 3 * KEPT_BYTES

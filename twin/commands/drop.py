@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from tablebench_io.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar, echo
 
 from tablebench_io.commandline import add_list_option
 from twin.commands._runs import add_series_arguments
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         unsettled += not result.settled
         faces.update(result.faces)
         if args.json:
-            print(result.to_json(), flush=True)
+            echo(result.to_json())
         else:
             if result.no_roll:
                 why = ", ".join(f"die {i + 1} {d.reason} ({d.tilt_deg:.0f} deg)"
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
                 verdict = " ".join(map(str, result.faces))
             settle = f"at rest after {result.settle_time_s:.2f} s" if result.settled else \
                 f"NOT settled within {result.settle_time_s:.1f} s"
-            print(f"seed {seed}: {verdict}  (loaded {' '.join(map(str, result.loaded))}; {settle})", flush=True)
+            echo(f"seed {seed}: {verdict}  (loaded {' '.join(map(str, result.loaded))}; {settle})")
     if not args.json and args.count > 1:
         share = ", ".join(f"{f}: {faces[f]}" for f in range(1, 7))
         print(f"{args.count} drops: {no_roll} no roll ({100 * no_roll / args.count:.2f}%), "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tablebench_io.progress import bar as progress_bar
+from tablebench_io.progress import bar as progress_bar, echo
 
 from tablebench_io.commandline import add_list_option
 from twin.commands._runs import add_series_arguments
@@ -44,13 +44,13 @@ def run(args: argparse.Namespace) -> int:
         result = spin(design, seed)
         invalid += not result.valid
         if args.json:
-            print(result.to_json(), flush=True)
+            echo(result.to_json())
         elif result.valid:
-            print(f"seed {seed}: {result.number}  (left the track at {result.leave_angle_deg:.1f} deg "
-                  f"after {result.track_time_s:.1f} s, {result.ball_revolutions:.1f} revolutions; "
-                  f"at rest after {result.spin_time_s:.1f} s)", flush=True)
+            echo(f"seed {seed}: {result.number}  (left the track at {result.leave_angle_deg:.1f} deg "
+                 f"after {result.track_time_s:.1f} s, {result.ball_revolutions:.1f} revolutions; "
+                 f"at rest after {result.spin_time_s:.1f} s)")
         else:
-            print(f"seed {seed}: invalid spin: {result.invalid_reason}", flush=True)
+            echo(f"seed {seed}: invalid spin: {result.invalid_reason}")
     if args.count > 1:
         print(f"twin spin: {args.count} spins, {invalid} invalid", file=sys.stderr)
 

@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"twin validate: {args.design} is a {kind} design: use "
                       f"{'--drops' if kind == 'tower' else '--spins'}", file=sys.stderr)
                 return 2
+            if args.report:
+                _writable_folder(args.report)        # before the campaign, not after it
             outcome = validate(args.design, args.drops or args.spins or 2000, kind=kind, workers=args.workers,
                                engine=args.engine, ray_address=args.ray_address, seed=args.seed,
                                confidence=args.confidence, results=args.results, report=args.report,
@@ -100,5 +102,20 @@ def run(args: argparse.Namespace) -> int:
         except (TwinError, ValueError) as err:
             print(f"twin validate: {err}", file=sys.stderr)
             return 2
+        except OSError as err:          # a results file or report folder that cannot be written
+            print(f"twin validate: {err.filename or ''}: cannot write: {err.strerror or err}", file=sys.stderr)
+            return 2
+        if args.results is None:
+            print(f"twin validate: the runs are kept in {outcome.results_path} (a later run resumes from "
+                  "them; --results FILE keeps them elsewhere)", file=sys.stderr)
         emit(json.dumps(outcome.to_json(), indent=2) if args.json else _text(outcome))
         return 0 if outcome.passed else 1
+
+
+def _writable_folder(folder: str) -> None:
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise TwinError(f"--report {folder}: cannot make the folder: {err.strerror or err}") from None
+    if not os.access(folder, os.W_OK):
+        raise TwinError(f"--report {folder}: the folder is not writable")
