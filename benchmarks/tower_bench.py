@@ -17,6 +17,11 @@ Realism: the no-roll (cocked) rate with a 99% Wilson interval on each
 shipped design, a chi-square of the faces, and how often the loaded top
 face stays up (1/6 for a fair tower). Not a timed test: docs/tower.md
 records the figures.
+
+``--campaign-only``: the realism campaigns alone, resumable (``--results``),
+with another checkout's twin (``--twin``, the before figures) or with the
+independent check of every die not flat (``--check``), and with
+``--baseline`` the speed of this checkout against another, side by side.
 """
 
 from __future__ import annotations
@@ -223,11 +228,12 @@ print(time.process_time() - c0)
 """
 
 
-def side_by_side(baseline: Path, rounds: int, batch: int) -> dict:
+def side_by_side(baseline: Path, rounds: int, batch: int, design: str = "standard") -> dict:
     """CPU seconds per drop of this checkout and of ``baseline`` (another
     checkout of the project, e.g. ``git worktree add --detach /tmp/base main``),
-    each drawing its own standard design, the same seeds in alternating
-    order, one process each at a time: the ratio is what the change costs."""
+    each drawing its own copy of the shipped ``design``, the same seeds in
+    alternating order, one process each at a time: the ratio is what the
+    change costs."""
     import subprocess
 
     ours, theirs = [], []
@@ -236,14 +242,15 @@ def side_by_side(baseline: Path, rounds: int, batch: int) -> dict:
         for root in ((ROOT, baseline) if r % 2 == 0 else (baseline, ROOT)):
             # Run in the checkout itself: "-c" puts the working folder first on
             # sys.path, ahead of the editable install of this one.
-            out = subprocess.run([sys.executable, "-c", _SIDE_BY_SIDE, str(root / "fixtures/towers/standard.yaml"),
+            out = subprocess.run([sys.executable, "-c", _SIDE_BY_SIDE, str(root / f"fixtures/towers/{design}.yaml"),
                                   *map(str, seeds)], cwd=root, capture_output=True, text=True, timeout=900, check=True)
             used, cpu = out.stdout.split()[-2:]
             if not Path(used).resolve().is_relative_to(Path(root).resolve()):
                 raise RuntimeError(f"the side-by-side run in {root} imported {used}")
             (ours if root == ROOT else theirs).append(batch / float(cpu))
     ratios = [a / b for a, b in zip(ours, theirs)]
-    return {"rounds": rounds, "batch": batch, "drops_per_cpu_s": ours, "baseline_drops_per_cpu_s": theirs,
+    return {"design": design, "rounds": rounds, "batch": batch, "drops_per_cpu_s": ours,
+            "baseline_drops_per_cpu_s": theirs,
             "median_ratio": statistics.median(ratios), "ratios": ratios}
 
 
@@ -359,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--campaign-only", action="store_true",
                         help="only the realism campaigns (and --baseline): no speed, overhead or speed-up")
     parser.add_argument("--rounds", type=int, default=6, help="side-by-side rounds with --baseline")
+    parser.add_argument("--speed-design", default="standard", help="the shipped tower timed side by side")
     parser.add_argument("--start", type=int, default=0, help="the campaigns' first seed")
     parser.add_argument("--results", type=Path, metavar="DIR",
                         help="keep each campaign's drops here, a JSON line each; a campaign run again resumes")
@@ -436,13 +444,15 @@ def _print_realism(r: dict) -> None:
 def realism_only(args, standard: Path) -> int:
     summary: dict = {}
     if args.baseline:
-        summary["side_by_side"] = sbs = side_by_side(args.baseline, args.rounds, args.batch)
-        print(f"side by side with {args.baseline} ({sbs['rounds']} rounds of {sbs['batch']} drops, one process): "
+        summary["side_by_side"] = sbs = side_by_side(args.baseline, args.rounds, args.batch, args.speed_design)
+        print(f"side by side with {args.baseline} ({sbs['design']}, {sbs['rounds']} rounds of {sbs['batch']} drops, "
+              f"one process): "
               f"median ratio {sbs['median_ratio']:.3f} (ratios {', '.join(f'{r:.3f}' for r in sbs['ratios'])}); "
               f"drops/CPU s {statistics.median(sbs['drops_per_cpu_s']):.1f} against "
               f"{statistics.median(sbs['baseline_drops_per_cpu_s']):.1f}", flush=True)
-        summary["stability_cost"] = cost = stability_cost(standard, range(30000, 30000 + 2 * args.batch))
-        print(f"rest trial: {100 * cost['share']:.1f}% of the CPU of {cost['drops']} drops "
+        timed = TOWERS / f"{args.speed_design}.yaml"
+        summary["stability_cost"] = cost = stability_cost(timed, range(30000, 30000 + 2 * args.batch))
+        print(f"rest trial: {100 * cost['share']:.1f}% of the CPU of {cost['drops']} {timed.stem} drops "
               f"({cost['tried']} of them tried)", flush=True)
     towers = (args.twin or ROOT) / "fixtures" / "towers"
     runs = [(towers / "standard.yaml", args.campaign or 0), (towers / "narrow-tray.yaml", args.narrow),

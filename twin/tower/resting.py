@@ -6,17 +6,17 @@ so such a rest must be one a real die keeps. ``holds`` reads what presses on
 a die from PyBullet's contact points and the forces its solver applied there:
 the body, where (the force-weighted centre of its contact points) and how
 hard, so that a report can say "held by the wall at (x, y, z) with 0.05 N".
-``TILTS`` is the disturbance the drop applies before it accepts such a rest
+``try_rest`` is the disturbance a drop applies before it accepts such a rest
 (``twin.tower.dropping``): gravity tilted by ``TILT_DEG`` towards each of
-eight directions in turn, as a tray that is not quite level or a knock on the
-table would tilt it. A rest that stays put under every one is kept exactly as
-it lay; one that gives way falls on.
+eight directions in turn, each from the rest as it lay, as a tray not quite
+level or a knock on the table would tilt it. A rest that stands every tilt
+is kept exactly as it lay; one that gives way falls on.
 
-Earlier the twin nudged every cocked die towards the side its contacts said
+Before, the twin nudged every cocked die towards the side its contacts said
 it would fall to. That knocked over rests a real die keeps (a die leaning
 36 deg on another, which holds under a 4 deg tilt, ended flat), so the
-no-roll rate was an undercount by construction. A tilt in every direction
-needs no guess at which way a die falls.
+no-roll rate was an undercount by construction. A tilt every way needs no
+guess at which way a die falls, and changes nothing that stands.
 """
 
 from __future__ import annotations
