@@ -335,13 +335,13 @@ def independent_check(path: Path, records: list[dict], padding_m: float = 0.0) -
                        unit="drop", file=sys.stderr):
         result = DropResult.from_dict(record)
         verdicts = check_rest(design, result, padding_m=padding_m)
-        if not all(v.held for v in verdicts):          # the few that fail: how far from standing
+        if not all(v.stands_tilts for v in verdicts):   # the few that fail: how far from standing
             verdicts = check_rest(design, result, holding_tilt=True, padding_m=padding_m)
         for verdict in verdicts:
             dice += 1
-            level += verdict.level
-            tilted += verdict.held
-            if not verdict.held:
+            level += verdict.held
+            tilted += verdict.stands_tilts
+            if not verdict.stands_tilts:
                 die = result.dice[verdict.die]
                 exceptions.append({"seed": result.seed, "die": verdict.die + 1, "twin": die.reason,
                                    "tilt_deg": round(die.tilt_deg, 1), "check": verdict.describe(),

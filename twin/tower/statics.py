@@ -24,7 +24,8 @@ more friction than the cone allows); the friction coefficient is the product
 of the two materials' (Bullet's rule, docs/tower.md). A linear program
 (``scipy.optimize.linprog``) asks for non-negative pyramid weights whose
 forces and moments balance the die's weight. The die is held when they exist
-under level gravity and under gravity tilted ``TILT_DEG`` towards each of
+under level gravity, and stands the tilts when they also exist under gravity
+tilted ``TILT_DEG`` towards each of
 eight directions, the disturbance the twin itself applies. Rolling and
 spinning friction are left out: the check asks what rigid contacts with
 Coulomb friction can do.
@@ -68,19 +69,25 @@ class Verdict:
     """The check's verdict on one die: on the group of dice that touch it,
     which stand or fall together."""
     die: int
-    held: bool                      # held level and under every tilt
-    level: bool                     # held under level gravity
-    tilts_held: int                 # of the TILT_DIRECTIONS tilted gravities
+    held: bool                      # forces inside the friction cones hold it under level gravity
+    tilts_held: int                 # ... and under this many of the TILT_DIRECTIONS tilted gravities
     group: tuple[int, ...]          # the dice judged with it (those it touches, and theirs)
     touching: tuple[str, ...]       # what touches it ("wall", "die 2", ...), the closest first, the floor last
     contacts: tuple[Contact, ...]   # its own contacts
     holding_tilt_deg: float | None = None   # the largest tilt the group stands in every direction (when asked)
 
+    @property
+    def stands_tilts(self) -> bool:
+        """Held, and under gravity tilted ``TILT_DEG`` every way: the twin's own test of a rest."""
+        return self.held and self.tilts_held == TILT_DIRECTIONS
+
     def describe(self) -> str:
         what = ", ".join(self.touching) or "nothing"
-        verdict = ("held" if self.held else "held level only" if self.level else "NOT held")
+        verdict = ("held, stands the tilts" if self.stands_tilts else "held level only" if self.held else "NOT held")
         tilt = "" if self.holding_tilt_deg is None else f", stands a {self.holding_tilt_deg:.1f} deg tilt"
         return f"die {self.die + 1}: {verdict} ({self.tilts_held}/{TILT_DIRECTIONS} tilts; touching {what}{tilt})"
+
+
 def rotation(q: Sequence[float]) -> np.ndarray:
     """The rotation matrix of a quaternion (x, y, z, w)."""
     x, y, z, w = (float(v) for v in q)
@@ -430,8 +437,7 @@ def check_poses(design: TowerDesign, poses, dice: Sequence[int], holding_tilt: b
             name = f"die {other + 1}" if c.other == "die" else c.other
             gaps[name] = min(gaps.get(name, math.inf), c.gap_m)
         touching = tuple(sorted(gaps, key=lambda k: (k == "floor", gaps[k])))
-        verdicts.append(Verdict(i, level and tilts == TILT_DIRECTIONS, level, tilts, group, touching, tuple(mine),
-                                holding))
+        verdicts.append(Verdict(i, level, tilts, group, touching, tuple(mine), holding))
     return verdicts
 
 
