@@ -16,19 +16,26 @@ boxes near it, are measured against the other body; where the gap between
 the surfaces is at most ``CONTACT_GAP_M`` they touch, pushing along the line
 between the closest points. The tray's floor, walls and lid, the shaft and
 the obstacles come from the design's own layout (``twin.tower.world.layout``),
-the other dice from their poses (held still: each die is judged on its own).
+the other dice from their poses. Of the points where one body presses on a
+die along one normal only the corners of their hull are kept (``_patches``).
 
 Forces. At each contact the force lies in its friction cone, approximated
 from inside by a pyramid of ``CONE_SIDES`` sides (so the check never grants
 more friction than the cone allows); the friction coefficient is the product
-of the two materials' (Bullet's rule, docs/tower.md). A linear program
-(``scipy.optimize.linprog``) asks for non-negative pyramid weights whose
-forces and moments balance the die's weight. The die is held when they exist
-under level gravity, and stands the tilts when they also exist under gravity
-tilted ``TILT_DEG`` towards each of
-eight directions, the disturbance the twin itself applies. Rolling and
-spinning friction are left out: the check asks what rigid contacts with
-Coulomb friction can do.
+of the two materials' (Bullet's rule, docs/tower.md). Where the materials
+resist rolling and turning (the felt), the body pressing on a die may also
+apply a torque up to those coefficients times its push. A linear program
+(``scipy.optimize.linprog``, HiGHS) asks for forces that balance the weight
+of every die of a group of dice that touch each other (they stand or fall
+together; a die pushed by another pushes it back). A die is ``held`` when
+they exist under level gravity, and ``stands_tilts`` when they also exist
+under gravity tilted ``TILT_DEG`` towards each of eight directions, the
+disturbance the twin itself applies.
+
+Why a linear program: the forces at many contacts of a die at rest are not
+determined by statics alone (a die on four corners can share its weight in
+many ways); the question is only whether some admissible share exists, which
+is a feasibility problem over a polyhedral cone, exactly what an LP answers.
 """
 
 from __future__ import annotations
