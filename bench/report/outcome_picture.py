@@ -49,15 +49,9 @@ def _usable_design(header: dict):
 
 def tray_picture(design, detail: dict) -> bytes:
     """The tray from above, from a drop's recorded result (``DropResult.to_dict``)."""
-    from twin.tower import DieRest, DropResult
+    from twin.tower import DropResult
     from twin.tower.picture import tray_png
-    dice = tuple(DieRest(face=int(d["face"]), flat=bool(d["flat"]), reason=d.get("reason"),
-                         tilt_deg=float(d.get("tilt_deg", 0.0)), position_m=tuple(d["position_m"]),
-                         orientation_xyzw=tuple(d["orientation_xyzw"])) for d in detail["dice"])
-    result = DropResult(faces=tuple(detail["faces"]), dice=dice, no_roll=bool(detail["no_roll"]),
-                        settled=bool(detail.get("settled", True)), settle_time_s=float(detail.get("settle_time_s", 0)),
-                        seed=int(detail["seed"]), loaded=tuple(detail.get("loaded") or ()),
-                        design=str(detail.get("design", "")))
+    result = DropResult.from_dict(detail)
     with tempfile.TemporaryDirectory() as folder:
         return tray_png(design, result, Path(folder) / "tray.png").read_bytes()
 

@@ -22,7 +22,7 @@ def red_pixels(path: Path) -> int:
 
 def test_a_cocked_die_is_marked_red_and_flat_dice_are_not(tmp_path):
     narrow = load_design(TOWERS / "narrow-tray.yaml")
-    _seed, _loaded, cocked = stage(narrow, cocked_die=0, against="wall")
+    _seed, _loaded, cocked = stage(narrow, cocked_die=0, against="wall", start_seed=93000)   # 93026
     _seed, _loaded, flat = stage(narrow, faces=(2, 3, 4))     # no 1: its pip is red
     tray_png(narrow, cocked, tmp_path / "cocked.png")
     tray_png(narrow, flat, tmp_path / "flat.png")
@@ -46,7 +46,7 @@ def test_the_side_view_has_a_frame_per_recorded_pose_and_shows_the_dice_moving(t
 
 def test_the_gif_marks_the_deciding_die_and_gives_the_verdict_on_its_last_frame_only(tmp_path):
     narrow = load_design(TOWERS / "narrow-tray.yaml")
-    result, trace = drop_traced(narrow, 1)                     # two dice held not flat: a no roll
+    result, trace = drop_traced(narrow, 93088)                 # two dice held not flat: a no roll
     assert result.no_roll
     path = drop_gif(narrow, result, trace, tmp_path / "drop.gif")
     with Image.open(path) as gif:

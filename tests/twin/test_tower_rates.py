@@ -3,7 +3,7 @@
 
 Sample sizes: 1500 standard drops (4500 faces) put a 95% Wilson interval
 (the confidence of 58 Pa. Code 810a.5) for the no-roll rate under 2%, and give a chi-square at 99% the power to see
-one face off by about 2 points; the narrow tray's rate is tens of percent,
+one face off by about 2 points; the narrow tray's rate is over ten percent,
 so 150 drops place it far above. The benchmark (benchmarks/tower_bench.py)
 measures many more drops, at 99%."""
 
@@ -40,8 +40,8 @@ def test_every_standard_drop_settles_in_the_tray(standard_campaign):
 
 
 def test_the_standard_tower_cocks_a_die_rarely_but_not_never(standard_campaign):
-    # Only rests a die truly holds count (docs/tower.md): about one drop in
-    # a thousand on the standard tower, measured over 4,000 by the benchmark.
+    # Only rests that stand a 2 deg tilt every way count (docs/tower.md):
+    # about one drop in 400 on the standard tower, measured over 20,000 by the benchmark.
     cocked = sum(r.no_roll for r in standard_campaign)
     rate = wilson_interval(cocked, len(standard_campaign), RATE_CONFIDENCE)
     assert cocked >= 1 and rate.high < 0.02, rate
@@ -50,7 +50,9 @@ def test_the_standard_tower_cocks_a_die_rarely_but_not_never(standard_campaign):
 def test_the_narrow_tray_cocks_dice_far_more_often_than_the_standard_one(standard_campaign, narrow_campaign):
     standard = wilson_interval(sum(r.no_roll for r in standard_campaign), len(standard_campaign))
     narrow = wilson_interval(sum(r.no_roll for r in narrow_campaign), len(narrow_campaign))
-    assert narrow.low > 10 * standard.high, (narrow, standard)
+    # At true size about 12% against 0.25% (docs/tower.md); the intervals of
+    # 150 and 1,500 drops (about 9% low, 1% high) still keep them 5 times apart.
+    assert narrow.low > 5 * standard.high, (narrow, standard)
     reasons = Counter(d.reason for r in narrow_campaign for d in r.dice if not d.flat)
     assert set(reasons) <= {"wall", "die", "edge"} and reasons["die"] > 0
 

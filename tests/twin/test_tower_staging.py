@@ -24,7 +24,8 @@ def standard():
 
 
 def test_a_staged_die_cocked_against_the_wall_is_a_replayable_no_roll(narrow):
-    seed, loaded, result = stage(narrow, cocked_die=1, against="wall")
+    # Die 2 against the wall comes about once in a thousand drops from seed 0; from 93100, at 93126.
+    seed, loaded, result = stage(narrow, cocked_die=1, against="wall", start_seed=93100)
     die = result.dice[1]
     assert not die.flat and die.reason == "wall" and die.tilt_deg > narrow.physics.flat_tilt_deg
     assert result.settled and result.no_roll            # 625b.2(d)(5)

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             echo(result.to_json())
         else:
             if result.no_roll:
-                why = ", ".join(f"die {i + 1} {d.reason} ({d.tilt_deg:.0f} deg)"
+                why = "; ".join(f"die {i + 1} not flat ({d.tilt_deg:.0f} deg), {d.describe_hold()}"
                                 for i, d in enumerate(result.dice) if not d.flat)
                 verdict = "NO ROLL: " + (why or "not settled")
             else:

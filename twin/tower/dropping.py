@@ -5,13 +5,21 @@ The round follows 58 Pa. Code 625b.2(d): the dice wait in the compartment
 obstacles ((c)(3)), come to rest in the tray ((d)(4)); a die that is not flat
 on the tray's bottom makes the drop a "no roll" ((d)(5)).
 
+A rest with a die not flat is taken only if it stands a small disturbance
+(``twin.tower.resting.try_rest``: gravity tilted 2 deg every way, each from
+the rest as it lay); one that stands is reported exactly as it lay, one that
+gives way falls on and rests again.
+
 Determinism: every drop runs in a new physics world (see ``_Engine``), with
 ``deterministicOverlappingPairs=1``, and every
 random choice (the load when none is given, the dice's yaw and place in the
-compartment) comes from ``numpy.random.default_rng(seed)``. The same design,
-seed and load therefore give the same drop after any other drops and in any
-process. A drop is bounded by ``physics.max_time_s`` of simulated time and
-stops as soon as all dice have been at rest for ``physics.rest_for_s``.
+compartment) comes from ``numpy.random.default_rng(seed)``. The disturbance
+goes back to the rest through a state saved in the same world, the same
+steps in the same order in every process. The same design, seed and load
+therefore give the same drop after any other drops and in any process. A
+drop is bounded by ``physics.max_time_s`` of simulated time (and at most
+``MAX_TRIALS`` disturbances) and stops as soon as all dice have been at rest
+for ``physics.rest_for_s``.
 """
 
 from __future__ import annotations
@@ -26,13 +34,11 @@ from twin.physics_engine import pybullet as pb
 
 from twin.errors import DesignError
 from twin.tower.design import TowerDesign
-from twin.tower.resting import TILT_S, nudge, support
-from twin.tower.world import DOOR_PARKED, World, die_vertices, build, place_dice
+from twin.tower.resting import GRAVITY, Hold, holds, try_rest
+from twin.tower.world import DOOR_PARKED, World, build, place_dice
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
-MAX_NUDGES = 4               # a drop whose rests keep giving way is reported as it lies after these
-MOVED_M = 0.002              # a nudged rest holds if no die moved more than 2 mm ...
-MOVED_COS = math.cos(math.radians(3.0) / 2)   # ... or turned more than 3 degrees
+MAX_TRIALS = 4               # a drop whose rests keep giving way is reported as it lies after these
 YAW_SPREAD_DEG = 15.0
 
 
@@ -41,12 +47,27 @@ class DieRest:
     """One die at the end of a drop."""
     face: int                  # the face nearest to up
     flat: bool                 # flat on the tray's bottom, 625b.2(d)(5)
-    reason: str | None         # what holds it when not flat: "wall", "die", or "edge" (nothing); None when flat
+    reason: str | None         # what holds it when not flat: "wall" (or an obstacle), "die", or "edge"
+                               # (nothing but the floor touches it); None when flat
     tilt_deg: float            # angle between the up face's normal and vertical
     position_m: tuple[float, float, float]
     orientation_xyzw: tuple[float, float, float, float]
-    supported: bool = True     # not flat: its holder pushes back on the side it would fall to
-    held_at_m: tuple[float, float, float] | None = None   # not flat: where its holder pushes on it
+    supported: bool = True     # not flat: the rest stood gravity tilted 2 deg every way (twin.tower.resting)
+    held_at_m: tuple[float, float, float] | None = None   # not flat: where its strongest holder but the floor
+                                                          # presses on it
+    held_by: tuple[Hold, ...] = ()   # not flat: every body touching it, its push and where, from the engine
+
+    def describe_hold(self) -> str:
+        """What holds a die that is not flat, in words: its strongest holder
+        but the floor, where and how hard it pushes."""
+        beside = [h for h in self.held_by if h.kind != "floor"]
+        if not beside:
+            return "nothing but the floor touches it"
+        h = beside[0]
+        what = f"die {h.die + 1}" if h.kind == "die" else f"the {h.kind}"
+        x, y, z = (1000 * v for v in h.at_m)
+        text = f"held by {what} at ({x:.1f}, {y:.1f}, {z:.1f}) mm with {h.push_n:.3f} N"
+        return text if self.supported else text + ", but it did not stand the tilts"
 
 
 @dataclass(frozen=True)
@@ -59,12 +80,14 @@ class DropResult:
     seed: int
     loaded: tuple[int, int, int]   # top faces as placed in the compartment (625b.2(d)(6))
     design: str = ""
+    gave_way: int = 0          # rests with a die not flat that gave way under the tilts before this one
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["dice"] = [dict(asdict(r), position_m=[round(v, 5) for v in r.position_m],
                           orientation_xyzw=[round(v, 5) for v in r.orientation_xyzw],
-                          held_at_m=None if r.held_at_m is None else [round(v, 5) for v in r.held_at_m])
+                          held_at_m=None if r.held_at_m is None else [round(v, 5) for v in r.held_at_m],
+                          held_by=[h.to_dict() for h in r.held_by])
                      for r in self.dice]
         for r in d["dice"]:
             r["tilt_deg"] = round(r["tilt_deg"], 3)
@@ -74,6 +97,21 @@ class DropResult:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DropResult":
+        """A result from ``to_dict`` (a journal's or a campaign file's record);
+        fields a record made before them lacks take their defaults."""
+        def rest(r: dict) -> DieRest:
+            return DieRest(face=int(r["face"]), flat=bool(r["flat"]), reason=r.get("reason"),
+                           tilt_deg=float(r.get("tilt_deg", 0.0)), position_m=tuple(r["position_m"]),
+                           orientation_xyzw=tuple(r["orientation_xyzw"]), supported=bool(r.get("supported", True)),
+                           held_at_m=None if r.get("held_at_m") is None else tuple(r["held_at_m"]),
+                           held_by=tuple(Hold.from_dict(h) for h in r.get("held_by") or ()))
+        return cls(faces=tuple(d["faces"]), dice=tuple(rest(r) for r in d["dice"]), no_roll=bool(d["no_roll"]),
+                   settled=bool(d.get("settled", True)), settle_time_s=float(d.get("settle_time_s", 0.0)),
+                   seed=int(d["seed"]), loaded=tuple(d.get("loaded") or ()), design=str(d.get("design", "")),
+                   gave_way=int(d.get("gave_way", 0)))
 
 
 @dataclass
@@ -173,32 +211,26 @@ def _flat(design: TowerDesign, pos, orn) -> bool:
     return pos[2] < design.dice.edge_m * 0.7 and up_face(design, orn)[1] <= design.physics.flat_tilt_deg
 
 
-def _moved(before, after) -> bool:
-    for (pos, orn), (pos0, orn0) in zip(after, before):
-        if sum((a - b) ** 2 for a, b in zip(pos, pos0)) > MOVED_M ** 2:
-            return True
-        if abs(sum(a * b for a, b in zip(orn, orn0))) < MOVED_COS:
-            return True
-    return False
-
-
-def _classify(design: TowerDesign, world: World) -> tuple[DieRest, ...]:
+def _classify(design: TowerDesign, world: World, supported: Sequence[bool] | None = None) -> tuple[DieRest, ...]:
+    """The dice as they lie now. A die not flat is described by what the
+    engine says presses on it (``holds``); ``supported`` says, per die,
+    whether the rest stood the tilts (all True when none gave way)."""
     client = world.client
     rests = []
-    for die in world.dice:
+    for i, die in enumerate(world.dice):
         pos, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
         face, tilt = up_face(design, orn)
         flat = _flat(design, pos, orn)
-        reason, holder_side, held_at = None, True, None
+        reason, held_at, held_by, stood = None, None, (), True
         if not flat:
-            # What holds it up on the side it would fall to: a wall, an
-            # obstacle or another die; "edge" when nothing does (balanced in
-            # the open, or propped only from beside).
-            held = support(world, die, die_vertices(design.dice.edge_m, design.dice.corner_radius_m))
-            holder_side, held_at = held.supported, held.at
-            reason = (("wall" if held.holder == "obstacle" else held.holder) if held.supported
-                      and held.holder in ("wall", "obstacle", "die") else "edge")
-        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn), holder_side, held_at))
+            held_by = holds(world, die)
+            beside = [h for h in held_by if h.kind != "floor"]
+            # What keeps it from lying flat: the strongest push but the floor's;
+            # "edge" when nothing but the floor touches it.
+            reason = ("die" if beside[0].kind == "die" else "wall") if beside else "edge"
+            held_at = beside[0].at_m if beside else None
+            stood = True if supported is None else bool(supported[i])
+        rests.append(DieRest(face, flat, reason, tilt, tuple(pos), tuple(orn), stood, held_at, held_by))
     return tuple(rests)
 
 
@@ -214,7 +246,6 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     hold_steps = round(design.compartment.hold_s / dt)
     max_steps = hold_steps + math.ceil(p.max_time_s / dt)
     rest_steps = round(p.rest_for_s / dt)
-    tilt_steps = round(TILT_S / dt)
     frame_every = max(1, round(frame_every_s / dt))
     max_move2 = (p.rest_linear_mps * p.rest_for_s) ** 2
     tray_top = design.body.bottom_z_m
@@ -264,17 +295,12 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
     min_cos = math.cos(p.rest_angular_radps * p.rest_for_s / 2)   # |q0.q1| of the largest turn
     anchor_n = 0
 
-    def settle(pushes=(), push_until: int = 0) -> bool:
-        """Step until every die has rested for rest_for_s in the tray, or time
-        runs out; ``pushes`` (die, force) act on the dice until step ``push_until``."""
+    def settle() -> bool:
+        """Step until every die has rested for rest_for_s in the tray, or time runs out."""
         nonlocal n, anchor_n
         anchor: list | None = None
         while n < max_steps:
             for _ in range(CHECK_EVERY_STEPS):
-                if n < push_until:
-                    for die, force in pushes:
-                        pb.applyExternalForce(die, -1, force, position(die, physicsClientId=client)[0],
-                                              pb.WORLD_FRAME, physicsClientId=client)
                 step(physicsClientId=client)
                 n += 1
                 if trace is not None:
@@ -299,34 +325,38 @@ def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
         return False
 
     settled = settle()
-    # A rest with a die not flat must survive a nudge towards the die's fall
-    # (twin.tower.resting): a die that moves goes on falling until it truly
-    # rests. Flat dice need no check, so most drops pay nothing for it.
-    nudges = 0
-    shape = die_vertices(design.dice.edge_m, design.dice.corner_radius_m)
-    while settled and nudges < MAX_NUDGES:
-        cocked = [die for die in dice if not _flat(design, *position(die, physicsClientId=client))]
-        if not cocked:
+    # A rest with a die not flat must stand a small disturbance before it is
+    # taken (625b.2(d)(5) makes it a no roll): one that stands is kept as it
+    # lay; one that gives way falls on under plain gravity until it rests
+    # again, and is tried again. After MAX_TRIALS the rest is reported as it
+    # lay, its dice that moved marked as not standing. Drops whose dice all
+    # lie flat (nearly all on a fair tower) pay nothing for this.
+    supported: list[bool] | None = None
+    gave_way = 0
+    for attempt in range(1, MAX_TRIALS + 1):
+        if not settled or all(_flat(design, *position(die, physicsClientId=client)) for die in dice):
             break
-        before = [position(die, physicsClientId=client) for die in dice]
-        rng = np.random.default_rng([int(seed), nudges])
-        pushes = [(die, nudge(world, die, support(world, die, shape), rng)) for die in cocked]
-        nudges += 1
         rest_n = anchor_n
-        settled = settle(pushes, n + tilt_steps)
-        if settled and not _moved(before, [position(die, physicsClientId=client) for die in dice]):
-            anchor_n = rest_n       # it rested all along: the rest began before the nudge
+        gave, steps = try_rest(world, dt, lambda pose: _flat(design, *pose), keep_rest=attempt == MAX_TRIALS)
+        n += steps
+        if gave is None:
+            anchor_n = rest_n           # it rested all along: the rest began before the tilts
             break
+        if attempt == MAX_TRIALS:
+            anchor_n, supported = rest_n, [not g for g in gave]
+            break
+        gave_way += 1
+        settled = settle()
     if trace is not None and (not trace.times_s or trace.times_s[-1] != n * dt):
         record(n)
 
-    rests = _classify(design, world)
+    rests = _classify(design, world, supported)
     settle_time = (anchor_n - hold_steps) * dt if settled else p.max_time_s
     faces = tuple(r.face for r in rests)
     no_roll = (not settled) or not all(r.flat for r in rests)     # 625b.2(d)(5)
     return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
                       settle_time_s=settle_time, seed=int(seed), loaded=faces_loaded,
-                      design=design.name)
+                      design=design.name, gave_way=gave_way)
 
 
 def drop(design: TowerDesign, seed: int, loaded: Sequence[int] | None = None) -> DropResult:

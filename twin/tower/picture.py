@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from twin.tower.design import TowerDesign
 from twin.tower.dropping import DropResult, Trace
-from twin.tower.resting import convex_hull
+from twin.tower.statics import convex_hull
 from twin.tower.world import layout
 
 # Pip places on a face, in units of a quarter of the edge from its centre.
@@ -161,9 +161,8 @@ def tray_png(design: TowerDesign, result: DropResult, path: str | Path, px_per_m
         xs, ys = [p[0] for p in outline_px], [p[1] for p in outline_px]
         boxes.append((min(xs), min(ys), max(xs), max(ys)))
         anchors.append(min(outline_px, key=lambda p: p[1]))
-        state = (f"NOT FLAT, {rest.tilt_deg:.0f} deg ({rest.face} nearest up): "
-                 + (f"held by the {rest.reason}" if rest.supported and rest.reason != "edge"
-                    else "nothing holds it on its falling side") if cocked else f"{rest.face}, flat")
+        state = (f"NOT FLAT, {rest.tilt_deg:.0f} deg ({rest.face} nearest up): {rest.describe_hold()}"
+                 if cocked else f"{rest.face}, flat")
         footer_y = height - footer + i * line
         draw.rectangle([margin, footer_y + 3, margin + 12, footer_y + 15], fill=DIE_COLOURS[i % len(DIE_COLOURS)],
                        outline=(0, 0, 0))

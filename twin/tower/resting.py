@@ -1,54 +1,69 @@
-"""Whether a die that is not flat truly rests, and what holds it.
+"""What holds a die at rest, read from the engine's own contacts, and the
+disturbance that tells a rest that holds from one that does not.
 
-A die tilted on the tray's floor turns about the edge or corner it stands
-on; gravity pulls its centre of mass over that pivot, towards its *falling
-side*. It can only rest if something on that side pushes back: a wall it
-leans on, or another die it lies against or on. A body beside it (a wall
-whose face lies flush with the die's side, its normal across the fall) or
-nothing at all (an edge balanced in the open) cannot hold it. In Bullet such
-dice can still stand still for seconds: torsional friction at a flush wall
-contact, scaled by the normal force of penetration recovery, resists
-exactly the turn of the fall (see docs/tower.md). So a not-flat rest is a
-claim to verify: ``support`` names the holder and says whether it is on the
-falling side, and ``nudge`` gives a die a small turn towards its fall, which
-a held die shrugs off and a falsely resting one does not.
+A die that comes to rest not flat makes the drop a no roll (625b.2(d)(5)),
+so such a rest must be one a real die keeps. ``holds`` reads what presses on
+a die from PyBullet's contact points and the forces its solver applied there:
+the body, where (the force-weighted centre of its contact points) and how
+hard, so that a report can say "held by the wall at (x, y, z) with 0.05 N".
+``try_rest`` is the disturbance a drop applies before it accepts such a rest
+(``twin.tower.dropping``): gravity tilted by ``TILT_DEG`` towards each of
+eight directions in turn, each from the rest as it lay, as a tray not quite
+level or a knock on the table would tilt it. A rest that stands every tilt
+is kept exactly as it lay; one that gives way falls on.
+
+Before, the twin nudged every cocked die towards the side its contacts said
+it would fall to. That knocked over rests a real die keeps (a die leaning
+36 deg on another, which holds under a 4 deg tilt, ended flat), so the
+no-roll rate was an undercount by construction. A tilt every way needs no
+guess at which way a die falls, and changes nothing that stands.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable
 
 import numpy as np
 from twin.physics_engine import pybullet as pb
 
-from twin.tower.world import World
+from twin.tower.world import World, die_core
 
-PIVOT_BAND_M = 0.001        # contacts within 1 mm of the lowest one carry the die's weight
-SHAPE_BAND_M = 0.00005      # the die's own hull points this close to its lowest one are its base
-UPWARD = 0.5                # a contact whose push is within 60 deg of up is one the die stands on
-BALANCED_M = 0.0003         # a centre of mass this close above its pivot leans nowhere
-INSIDE_M = 0.001            # inside its base by 1 mm: a face lies on that base
-WEDGED_SHARE = 0.8          # off the floor: contacts that can carry 80% of the weight hold the die
-HOLD_MIN = 0.25             # a holder's push must turn the die back with at least a quarter of its lever
-NUDGE_RADPS = 1.0           # the nudge: a turn of 1 rad/s towards the fall (lifting a die that leans at
-                            # 40 deg back over its edge needs about 2 rad/s, at 30 deg about 5)
-TILT_DEG = 3.0              # then gravity tilted 3 deg towards the fall (a die on felt slides from ~22 deg)
-TILT_S = 0.25
+GRAVITY = 9.81
+CHECK_EVERY_STEPS = 4       # during a tilt, the dice are looked at every 4 steps (1/60 s at 240 Hz)
+TILT_DEG = 2.0              # the disturbance: gravity tilted 2 deg (a die on felt slides from ~11 deg) ...
+TILT_DIRECTIONS = 8         # ... towards each of 8 directions 45 deg apart, one after the other ...
+TILT_S = 0.3                # ... for 0.3 s each, from the rest as it lay
+MOVED_M = 0.003             # a rest gave way if a point of a die moved more than 3 mm (solver jitter at rest
+                            # moves one up to ~2 mm in 0.3 s; a die that tips or slides passes 3 mm well
+                            # within it), or a die became flat or stopped being flat
 
 
 @dataclass(frozen=True)
-class Support:
-    """What holds one die, read from its contacts at rest."""
-    holder: str | None          # "wall", "die", "obstacle", "floor" (a flat base) or None
-    supported: bool             # the holder pushes back on the falling side
-    fall_axis: tuple[float, float, float]   # the axis gravity turns the die about (unit, or zeros); for a
-                                            # die balanced against a holder, the way it falls without it
-    at: tuple[float, float, float] | None = None   # where the holder pushes (its strongest contact)
+class Hold:
+    """One body pressing on a die at rest, from the engine's contact points."""
+    kind: str                       # "floor", "wall" (a tray or shaft wall, the lid), "obstacle" or "die"
+    die: int | None                 # which die (0-based) when ``kind`` is "die"
+    at_m: tuple[float, float, float]        # the force-weighted centre of its contact points on the die
+    force_n: tuple[float, float, float]     # the force it applies to the die (normal and friction), N
+    points: int                     # how many contact points the engine keeps between them
+
+    @property
+    def push_n(self) -> float:
+        return float(math.sqrt(sum(f * f for f in self.force_n)))
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "die": self.die, "at_m": [round(v, 5) for v in self.at_m],
+                "force_n": [round(v, 5) for v in self.force_n], "points": self.points}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Hold":
+        return cls(str(d["kind"]), None if d.get("die") is None else int(d["die"]),
+                   tuple(float(v) for v in d["at_m"]), tuple(float(v) for v in d["force_n"]), int(d["points"]))
 
 
-def _kind(world: World, body: int) -> str:
+def kind_of(world: World, body: int) -> str:
     if body == world.floor:
         return "floor"
     if body in world.dice:
@@ -58,160 +73,91 @@ def _kind(world: World, body: int) -> str:
     return "wall"
 
 
-def convex_hull(points: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Convex hull (monotone chain) of 2-D points, counter-clockwise; one
-    or two points when that is all there is."""
-    pts = sorted(set(points))
-    if len(pts) < 3:
-        return pts
+def holds(world: World, die: int) -> tuple[Hold, ...]:
+    """Every body touching ``die``, with the force the solver applied through
+    it on the last step, strongest first; summed with gravity, a die at rest
+    balances to within the solver's tolerance.
 
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower, upper = [], []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    hull = lower[:-1] + upper[:-1]
-    return hull if len(hull) >= 2 else pts[:1]
-
-
-def _nearest_on(hull: list[tuple[float, float]], q: tuple[float, float]) -> tuple[tuple[float, float], bool]:
-    """The point of ``hull`` (a point, a segment or a polygon) nearest to
-    ``q``, and whether ``q`` lies inside it by more than ``INSIDE_M``."""
-    qx, qy = q
-    if len(hull) == 1:
-        return hull[0], False
-    best, best_d2, inside = hull[0], math.inf, len(hull) >= 3
-    for i in range(len(hull) if len(hull) >= 3 else 1):
-        (ax, ay), (bx, by) = hull[i], hull[(i + 1) % len(hull)]
-        ex, ey = bx - ax, by - ay
-        length2 = ex * ex + ey * ey
-        t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((qx - ax) * ex + (qy - ay) * ey) / length2))
-        px, py = ax + t * ex, ay + t * ey
-        d2 = (qx - px) ** 2 + (qy - py) ** 2
-        if d2 < best_d2:
-            best, best_d2 = (px, py), d2
-        # Counter-clockwise: inside is to the left of every edge, by a margin.
-        if length2 and (ex * (qy - ay) - ey * (qx - ax)) / math.sqrt(length2) < INSIDE_M:
-            inside = False
-    return best, inside
-
-
-def support(world: World, die: int, shape) -> Support:
-    """The holder of ``die`` (whose hull points in its own frame are
-    ``shape``) and whether it is on the die's falling side.
-
-    The base is the upward-pushing contacts within ``PIVOT_BAND_M`` of the
-    lowest one: a face, an edge or a corner. Seen from above, the die leans from the point
-    of its base nearest to its centre of mass (the pivot) towards the centre
-    of mass. A contact holds the die when its push turns the die about the
-    pivot against gravity's turn."""
+    Asked for the contacts of ``die``, PyBullet lists each as if ``die`` were
+    body A: the normal force along ``contactNormalOnB``, from the other body
+    towards the die. The friction forces keep the order of Bullet's own
+    contact pair, whose first body is the one made first (the lower id):
+    against a wall or the floor, made before the dice, the friction on the
+    die is minus the reported one; against a die made later, plus."""
     client = world.client
-    com, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
-    com = np.array(com)
-    contacts = [(c[2], np.array(c[5]), np.array(c[7]))
-                for c in pb.getContactPoints(bodyA=die, physicsClientId=client)]
-    if not contacts:
-        return Support(None, False, (0.0, 0.0, 0.0))
-    if all(body != world.floor for body, _, _ in contacts):
-        # Off the floor: lying on a die, or wedged between bodies that press
-        # it from both sides. It is held if the pushes and the friction they
-        # allow (Bullet's combined friction is the product of the two) can
-        # carry its weight.
-        friction = pb.getDynamicsInfo(die, -1, physicsClientId=client)[1]
-        weight = pb.getDynamicsInfo(die, -1, physicsClientId=client)[0] * 9.81
-        carry, strongest = 0.0, (0.0, None, None)
-        for c in pb.getContactPoints(bodyA=die, physicsClientId=client):
-            mu = friction * pb.getDynamicsInfo(c[2], -1, physicsClientId=client)[1]
-            nz, force = c[7][2], c[9]
-            carry += force * (max(0.0, nz) + mu * math.sqrt(max(0.0, 1 - nz * nz)))
-            strongest = max(strongest, (force, _kind(world, c[2]), tuple(c[5])), key=lambda fk: fk[0])
-        if carry >= WEDGED_SHARE * weight:
-            return Support(strongest[1], True, (0.0, 0.0, 0.0), strongest[2])
-    if any(body == world.floor for body, _, _ in contacts):
-        # On the floor it stands on its lowest face, edge or corner: its
-        # contacts with the floor, and its shape's lowest points (a contact
-        # manifold may hold only a few points, at one end of an edge).
-        rot = np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)
-        points = np.asarray(shape) @ rot.T + com
-        lowest = float(points[:, 2].min())
-        base = [(world.floor, p) for p in points[points[:, 2] <= lowest + SHAPE_BAND_M]]
-        base += [(body, p) for body, p, _ in contacts if body == world.floor]
-    else:
-        # On another body: the contacts that push up, the lowest of them.
-        under = [(b, p, n) for b, p, n in contacts if n[2] > UPWARD] or contacts
-        lowest = min(p[2] for _, p, _ in under)
-        base = [(b, p) for b, p, _ in under if p[2] <= lowest + PIVOT_BAND_M]
-    base_kind = _kind(world, base[0][0])
-    hull = convex_hull((float(p[0]), float(p[1])) for _, p in base)
-    nearest, inside = _nearest_on(hull, (float(com[0]), float(com[1])))
-    if inside:          # its centre of mass above a face it lies on: that base holds it
-        return Support(base_kind, True, (0.0, 0.0, 0.0), tuple(float(v) for v in base[0][1]))
-    pivot = np.array([nearest[0], nearest[1], lowest])
-    lean = com - pivot
-    lean[2] = 0.0
-    if np.linalg.norm(lean) < BALANCED_M:
-        # Balanced above an edge or a corner: it tips over the edge at the
-        # least touch. A holder on one side (a wall its upper edge touches)
-        # catches it that way; the nudge then goes the other way, where
-        # nothing does, and the rest stands only if the die does not fall.
-        points = np.array([p[:2] for _, p in base])
-        if len(points) >= 2:
-            _, spread, axes = np.linalg.svd(points - points.mean(axis=0), full_matrices=False)
-            if spread[0] > 0.005 and spread[-1] < 0.2 * spread[0]:   # an edge: tip about it
-                along = np.array([axes[0][0], axes[0][1], 0.0])
-                for sign in (1.0, -1.0):
-                    kind, best, at = _holder(world, contacts, pivot, sign * along)
-                    if best >= HOLD_MIN:
-                        return Support(kind, True, tuple(float(v) for v in -sign * along), at)
-                return Support(None, False, tuple(float(v) for v in along))
-        return Support(None, False, (0.0, 0.0, 0.0))
-    axis = np.cross(lean, (0.0, 0.0, -1.0))
-    axis /= np.linalg.norm(axis)
-    kind, best, at = _holder(world, contacts, pivot, axis)
-    return Support(kind, bool(best >= HOLD_MIN), tuple(float(v) for v in axis), at)
+    grouped: dict[int, list] = {}
+    for c in pb.getContactPoints(bodyA=die, physicsClientId=client):
+        friction = c[10] * np.asarray(c[11]) + c[12] * np.asarray(c[13])
+        force = c[9] * np.asarray(c[7]) + (friction if c[2] > die else -friction)
+        grouped.setdefault(c[2], []).append((np.asarray(c[5]), force, c[9]))
+    found = []
+    for body, contacts in grouped.items():
+        total = sum(f for _, f, _ in contacts)
+        weights = np.array([max(n, 0.0) for _, _, n in contacts])
+        points = np.array([p for p, _, _ in contacts])
+        at = points.mean(axis=0) if weights.sum() <= 0 else (weights[:, None] * points).sum(axis=0) / weights.sum()
+        kind = kind_of(world, body)
+        found.append(Hold(kind, world.dice.index(body) if kind == "die" else None,
+                          tuple(float(v) for v in at), tuple(float(v) for v in total), len(contacts)))
+    return tuple(sorted(found, key=lambda h: -h.push_n))
 
 
-def _holder(world: World, contacts, pivot: np.ndarray, axis: np.ndarray):
-    """The contact (other than the floor) that turns the die back hardest
-    about ``axis`` through ``pivot``: its kind, its share of lever, its point."""
-    best_kind, best, best_at = None, 0.0, None
-    for body, point, push in contacts:
-        if body == world.floor:         # the floor's part is the base itself, judged above
-            continue
-        arm = point - pivot
-        reach = np.linalg.norm(arm)
-        if reach < PIVOT_BAND_M:
-            continue
-        against = -float(np.dot(np.cross(arm, push), axis)) / reach
-        if against > best:
-            best_kind, best, best_at = _kind(world, body), against, tuple(float(v) for v in point)
-    return best_kind, best, best_at
+def gravity_tilted(direction: int, g: float = GRAVITY) -> tuple[float, float, float]:
+    """Gravity tilted ``TILT_DEG`` towards the ``direction``-th of
+    ``TILT_DIRECTIONS`` compass directions (0 is +x, counter-clockwise)."""
+    tilt, heading = math.radians(TILT_DEG), 2 * math.pi * direction / TILT_DIRECTIONS
+    return (g * math.sin(tilt) * math.cos(heading), g * math.sin(tilt) * math.sin(heading), -g * math.cos(tilt))
 
 
-def nudge(world: World, die: int, held: Support, rng: np.random.Generator) -> tuple[float, float, float]:
-    """Disturb ``die`` as a touch of the table would: turn it at
-    ``NUDGE_RADPS`` towards its fall (about ``held.fall_axis`` through its
-    centre; either way for a die balanced or propped from beside, about a
-    random horizontal axis when it leans nowhere), and return the sideways
-    force of gravity tilted by ``TILT_DEG`` the same way, which the caller
-    applies for ``TILT_S``. A held die is pushed into its holder; a die
-    held only by the solver's grip on a flush wall gives way."""
-    axis = np.array(held.fall_axis, dtype=float)
-    if not axis.any():
-        angle = rng.uniform(0.0, 2 * math.pi)
-        axis = np.array([math.cos(angle), math.sin(angle), 0.0])
-    elif not held.supported:
-        axis *= rng.choice((-1.0, 1.0))
-    linear, angular = pb.getBaseVelocity(die, physicsClientId=world.client)
-    pb.resetBaseVelocity(die, linear, tuple(np.array(angular) + NUDGE_RADPS * axis),
-                         physicsClientId=world.client)
-    mass = pb.getDynamicsInfo(die, -1, physicsClientId=world.client)[0]
-    towards = np.cross(axis, (0.0, 0.0, 1.0))          # the fall's direction on the floor
-    return tuple(towards * mass * 9.81 * math.sin(math.radians(TILT_DEG)))
+def moved(before, after, corners: np.ndarray) -> list[bool]:
+    """Per die: whether any of ``corners`` (points of the die in its own
+    frame, one row each) moved more than ``MOVED_M`` between two lists of
+    (position, orientation)."""
+    out = []
+    for (pos, orn), (pos0, orn0) in zip(after, before):
+        now = corners @ np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3).T + pos
+        then = corners @ np.array(pb.getMatrixFromQuaternion(orn0)).reshape(3, 3).T + pos0
+        out.append(bool(np.max(np.sum((now - then) ** 2, axis=1)) > MOVED_M ** 2))
+    return out
+
+
+def try_rest(world: World, timestep_s: float, is_flat: Callable[[tuple], bool],
+             keep_rest: bool = False) -> tuple[list[bool] | None, int]:
+    """Disturb the dice's rest as it lies: gravity tilted towards each of
+    ``TILT_DIRECTIONS`` in turn, each from the rest (a saved state), for
+    ``TILT_S``. Returns ``(None, 0)`` when the rest stood every tilt, the
+    world put back exactly as it lay, so that a rest that holds is reported
+    unchanged. Otherwise, per die whether it gave way (a point of it moved
+    more than ``MOVED_M``, or it became flat or stopped being flat:
+    ``is_flat`` of a (position, orientation)), and the steps the world went
+    on for: it is left as that tilt left it to fall on, or put back as it
+    lay with ``keep_rest`` (0 steps)."""
+    client = world.client
+    position = pb.getBasePositionAndOrientation
+    corners = np.array(die_core(world.edge_m, 0.0))
+    tilt_steps = round(TILT_S / timestep_s)
+    state = pb.saveState(physicsClientId=client)
+    before = [position(die, physicsClientId=client) for die in world.dice]
+    flat_before = [is_flat(pose) for pose in before]
+    try:
+        for direction in range(TILT_DIRECTIONS):
+            if direction:
+                pb.restoreState(stateId=state, physicsClientId=client)
+            pb.setGravity(*gravity_tilted(direction), physicsClientId=client)
+            for k in range(1, tilt_steps + 1):
+                pb.stepSimulation(physicsClientId=client)
+                if k % CHECK_EVERY_STEPS and k != tilt_steps:
+                    continue
+                now = [position(die, physicsClientId=client) for die in world.dice]
+                gave = [shift or is_flat(pose) != was
+                        for shift, pose, was in zip(moved(before, now, corners), now, flat_before)]
+                if any(gave):
+                    if keep_rest:
+                        pb.restoreState(stateId=state, physicsClientId=client)
+                        return gave, 0
+                    return gave, k
+        pb.restoreState(stateId=state, physicsClientId=client)
+        return None, 0
+    finally:
+        pb.setGravity(0, 0, -GRAVITY, physicsClientId=client)
+        pb.removeState(state, physicsClientId=client)

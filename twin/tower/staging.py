@@ -17,7 +17,7 @@ from twin.errors import TwinError
 from twin.tower.design import TowerDesign
 from twin.tower.dropping import DropResult, drop
 
-REASONS = ("wall", "die")          # what can hold a cocked die ("edge": nothing does)
+REASONS = ("wall", "die")          # what can hold a cocked die ("edge": nothing but the floor touches it)
 
 
 class StagingError(TwinError):
@@ -39,8 +39,9 @@ def _wanted(result: DropResult, faces: tuple[int, ...] | None, in_order: bool,
 
 def shows_cocked(result: DropResult, die: int | None = None, against: str | None = None) -> bool:
     """A settled drop with die ``die`` (any die when None) not flat and
-    truly held (``against``: by a "wall" or a "die"; None: either), and no
-    die resting where nothing holds it on its falling side."""
+    held (``against``: by a "wall" or a "die"; None: either), and every die
+    not flat resting where it stood gravity tilted every way
+    (``DieRest.supported``, twin.tower.resting)."""
     if not result.settled or any(not d.flat and not d.supported for d in result.dice):
         return False
     dice = result.dice if die is None else (result.dice[die],)

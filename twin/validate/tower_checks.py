@@ -27,7 +27,7 @@ from twin.pvalue import p_equals
 from twin.validate.verdict import Check
 
 FACES = range(1, 7)
-REASONS = {"wall": "leaning on a wall", "die": "on another die", "edge": "not held on its falling side",
+REASONS = {"wall": "leaning on a wall", "die": "on another die", "edge": "touching nothing but the floor",
            "unsettled": "drop never settled"}
 NO_ROLL_CEILING = 0.05
 TOTALS = range(3, 19)
