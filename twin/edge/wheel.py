@@ -79,8 +79,9 @@ def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_
     """The predicted pocket index (None: nothing known) of one spin at each cutoff.
     A cutoff after this spin's ball left the track is, for this spin, its leaving time."""
     launch = draw_launch(design, seed)
-    model = TrackModel(design)
-    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s, dense=True)
+    model = TrackModel(design)                      # what the player knows: the design's track
+    exit_, solution = TrackModel.for_spin(design, seed).ride(launch.ball_angle_rad, launch.ball_speed_m_s,
+                                                             dense=True)   # what happens: this spin's track
     tau = design.rotor.decay_time_s
 
     def ball(t):
