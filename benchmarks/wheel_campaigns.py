@@ -1,20 +1,22 @@
 """The spins behind docs/edge.md and docs/wheel.md: the shipped wheels, and the
 tilted wheel with its low side at four places among the deflectors.
 
-    nice -n 10 .venv/bin/python benchmarks/wheel_campaigns.py [--spins 16000] [--step 2000]
-        [--workers 2] [--engine local|ray] [--ray-address ADDR] [--only NAME ...]
+    nice -n 10 .venv/bin/python benchmarks/wheel_campaigns.py [--spins 16000] [--sweep-spins 8000]
+        [--step 2000] [--workers 2] [--engine local|ray] [--ray-address ADDR] [--only NAME ...]
 
 Each design's spins are a ``twin validate`` campaign (its resumable JSON-lines
 file under ``.twin-validate/``, the same file ``twin edge`` and ``twin validate``
 read), so this script can be stopped at any time and run again: it carries on
 where it stopped. It grows the campaigns in turn, ``--step`` spins at a time
-(2000, 4000, ... up to ``--spins``), so that if the time runs out every design
-has about as many spins as the others. After each step it appends one line to
+(2000, 4000, ...), the shipped designs (standard, and tilted with its low side
+at 0, as shipped) up to ``--spins``, the other three low sides up to
+``--sweep-spins``, so that if the time runs out the designs have about as many
+spins as each other. After each step it appends one line to
 ``benchmarks/results/wheel_campaigns.jsonl``: the design, the spins done, the
 invalid spins, and the wall-clock and CPU seconds of that step.
 
-The tilted designs are written next to that file (``designs/tilted-low-*.yaml``):
-``fixtures/wheels/tilted.yaml`` with only ``tilt.low_side_deg`` changed. The 8
+The other tilted designs are written next to that file (``designs/tilted-low-*.yaml``):
+``fixtures/wheels/tilted.yaml`` (low side 0) with only ``tilt.low_side_deg`` changed. The 8
 deflectors stand every 45 degrees from 22.5, so 0, 11.25, 22.5 and 33.75 put
 the low side (and with it the zone the ball leaves from) at four places along
 one deflector's period.
@@ -33,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 LOW_SIDES = (0.0, 11.25, 22.5, 33.75)
+SHIPPED = ("standard", "tilted-low-0")     # tilted.yaml has its low side at 0
 
 
 def tilted_variant(low_side_deg: float, folder: Path) -> Path:
@@ -49,8 +52,11 @@ def tilted_variant(low_side_deg: float, folder: Path) -> Path:
 
 
 def designs(folder: Path) -> dict[str, Path]:
-    out = {"standard": ROOT / "fixtures" / "wheels" / "standard.yaml"}
-    for low in LOW_SIDES:
+    """The shipped designs themselves (their campaigns are the ones ``twin edge
+    wheels/tilted`` reads), and the tilted wheel turned to the other low sides."""
+    out = {"standard": ROOT / "fixtures" / "wheels" / "standard.yaml",
+           "tilted-low-0": ROOT / "fixtures" / "wheels" / "tilted.yaml"}
+    for low in LOW_SIDES[1:]:
         out[f"tilted-low-{low:g}"] = tilted_variant(low, folder)
     return out
 
@@ -68,6 +74,8 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spins", type=int, default=16000)
+    parser.add_argument("--sweep-spins", type=int, default=8000,
+                        help="spins of the tilted wheels other than the shipped one (low side 0)")
     parser.add_argument("--step", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--engine", choices=("local", "ray"), default="local")
@@ -81,9 +89,13 @@ def main(argv=None) -> int:
         if unknown:
             parser.error(f"unknown design {unknown}; known: {', '.join(chosen)}")
         chosen = {n: chosen[n] for n in args.only}
-    for target in range(args.step, args.spins + args.step, args.step):
-        target = min(target, args.spins)
+    most = max(args.spins, args.sweep_spins)
+    for step_target in range(args.step, most + args.step, args.step):
         for name, path in chosen.items():
+            limit = args.spins if name in SHIPPED else args.sweep_spins
+            target = min(step_target, limit)
+            if step_target - args.step >= limit:
+                continue
             plan = Plan("wheel", str(path), path.read_text(encoding="utf-8"), 0, target)
             results = default_results_path(plan)
             engine = make_engine(args.engine, args.workers, args.ray_address)

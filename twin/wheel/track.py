@@ -233,6 +233,7 @@ class LeavingMap:
     FINE = 7200              # table points a turn (0.05 degrees)
     COARSE = 72              # search points a turn (5 degrees): where the leaving is first looked for
     TURNS = 60               # the most turns looked ahead
+    CHUNK = 4                # turns searched at once
 
     def __init__(self, model: TrackModel):
         self.model = model
@@ -293,11 +294,17 @@ class LeavingMap:
         if self._margin(np.array([theta0]), theta0, e0)[0] <= 0:
             return 0.0, theta0
         step = self.period / self.COARSE
-        coarse = theta0 + step * np.arange(self.COARSE * self.TURNS + 1)
-        below = np.nonzero(self._margin(coarse, theta0, e0) <= 0)[0]
-        if below.size == 0:
+        first = None
+        for chunk in range(0, self.TURNS, self.CHUNK):      # a few turns at a time: most rides end soon
+            coarse = theta0 + step * np.arange(self.COARSE * chunk, self.COARSE * (chunk + self.CHUNK) + 1)
+            below = np.nonzero(self._margin(coarse, theta0, e0) <= 0)[0]
+            if below.size:
+                first = int(below[0]) + self.COARSE * chunk
+                break
+        if first is None:
             return self.model.max_time, float(coarse[-1])
-        first = int(below[0])
+        coarse = theta0 + step * np.arange(max(0, first - 2), first + 1)
+        first = min(first, 2)
         # the first fine crossing after the last coarse point above it, one coarse step
         # back as well (a dip between two coarse points is smooth at this scale)
         lo = coarse[max(0, first - 2)]
@@ -312,8 +319,9 @@ class LeavingMap:
         return self._time(theta0, theta_leave, e0), theta_leave
 
     def _time(self, theta0: float, theta1: float, e0: float) -> float:
-        """The integral of r / v from theta0 to theta1 (Simpson's rule, about a degree a step)."""
-        n = max(2, 2 * int(math.ceil((theta1 - theta0) / (self.period / 720))))
+        """The integral of r / v from theta0 to theta1 (Simpson's rule, at most 5 degrees a step:
+        1/v is smooth along the track, its error is about a microsecond a ride)."""
+        n = max(2, 2 * int(math.ceil((theta1 - theta0) / (2 * self.period / self.COARSE))))
         theta = np.linspace(theta0, theta1, n + 1)
         inv_v = 1.0 / np.sqrt(np.maximum(self._energy(theta, theta0, e0), 1e-12))
         h = (theta1 - theta0) / n
