@@ -114,11 +114,12 @@ def text_of(outcome) -> str:
              f"left out); observer: {cam.mode}, frame {cam.frame_s:.4g} s, {cam.angle_res_deg:g} deg, window "
              f"{cam.window_s:g} s, rotor seen from {cam.rotor_lead_s:g} s before the launch",
              f"{'cutoff':>7} {'payout':16} {'bet':>3} {'edge':>7}  {100 * outcome.confidence:g}% interval   "
-             f"{'house':>7} {'fit/held':>9} informed  predicted at"]
+             f"{'house':>7} {'fit/held':>9} informed  predicted at  bets"]
     for r in outcome.rows:
         e = r.edge
         lines.append(f"{r.cutoff_s:6.2f}s {r.payout:16} {r.numbers:3d} {_pct(e.edge)}  {_pct(e.low)} {_pct(e.high)}  "
-                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s")
+                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s"
+                     f"  {r.strategy}" + (f" ({100 * r.bet_share:.0f}% of spins)" if r.bet_share < 1 else ""))
     for p in outcome.payouts:
         safe = outcome.safe_call(p.key)
         if p.key == outcome.verdict.payout:

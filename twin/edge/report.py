@@ -2,7 +2,8 @@
 
 The chart (matplotlib) shows the edge of each payout table against the
 cutoff with its interval, the house edge of the same bets as a dashed line,
-zero, and the latest safe call time.
+zero, and the latest safe call time (the main payout's with its interval from
+resampling, shaded).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def wheel_chart(outcome) -> bytes:
         safe = outcome.safe_call(payout.key)
         if safe is not None:
             ax.axvline(safe, color=colour, linestyle=":", linewidth=1)
+        v = outcome.verdict
+        if v is not None and v.payout == payout.key and v.resamples and v.interval_s[1] is not None:
+            low = 0.0 if v.interval_s[0] is None else v.interval_s[0]
+            ax.axvspan(low, v.interval_s[1], color=colour, alpha=0.12,
+                       label=f"latest safe call, {100 * v.level:g}% interval")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel("cutoff: seconds after the launch when betting closes")
     ax.set_ylabel(f"player's expected return, % ({100 * outcome.confidence:g}% interval)")
@@ -58,19 +64,29 @@ def write_report(outcome, folder: Path, command: str) -> Path:
         image = base64.b64encode(wheel_chart(outcome)).decode("ascii")
         verdicts = "".join(
             f"<li>{html.escape(p.label)} ({p.clause}): latest safe call "
-            f"{'none: even at the launch the interval reaches zero' if outcome.safe_call(p.key) is None else f'{outcome.safe_call(p.key):g} s after the launch'}</li>"
+            + (html.escape(outcome.verdict.text()) if p.key == outcome.verdict.payout else
+               'none: even at the launch the interval reaches zero' if outcome.safe_call(p.key) is None
+               else f'{outcome.safe_call(p.key):g} s after the launch') + "</li>"
             for p in outcome.payouts)
+        if outcome.call_time_s is not None:
+            shown = outcome.verdict.shows_safe(outcome.call_time_s)
+            verdicts += (f"<li><b>'No more bets' at {outcome.call_time_s:g} s: "
+                         f"{'shown safe' if shown else 'NOT shown safe'}</b></li>")
         rows = "".join(
             f"<tr><td>{r.cutoff_s:g}</td><td>{html.escape(r.payout)}</td><td>{r.numbers}</td>"
             f"<td>{_pct(r.edge.edge)}</td><td>{_pct(r.edge.low)} to {_pct(r.edge.high)}</td>"
             f"<td>{_pct(r.edge.house_edge)}</td><td>{r.edge.fit_runs} / {r.edge.runs}</td>"
-            f"<td>{100 * r.informed:.0f}%</td><td>{r.seen_at_s:g}</td></tr>" for r in outcome.rows)
+            f"<td>{100 * r.informed:.0f}%</td><td>{r.seen_at_s:g}</td><td>{html.escape(r.strategy)}</td>"
+            f"<td>{100 * r.bet_share:.0f}%</td></tr>" for r in outcome.rows)
         body = (f'<img alt="edge against cutoff" src="data:image/png;base64,{image}">'
                 f"<h2>Latest safe \"no more bets\" (617c.3(c))</h2><ul>{verdicts}</ul>"
-                "<p>The latest cutoff up to which the upper end of the edge's interval stays below zero.</p>"
+                "<p>The latest cutoff up to which the upper end of the edge's interval stays below zero; its "
+                "interval, from resampling the spins, is how far other spins could move it. A call time is shown "
+                "safe when it is no later than the latest safe call and the low end of that interval.</p>"
                 "<h2>Per cutoff</h2><table><tr><th>cutoff s</th><th>payout</th><th>numbers bet</th><th>edge</th>"
                 f"<th>{100 * outcome.confidence:g}% interval</th><th>house edge</th><th>spins fit / held out</th>"
-                f"<th>informed</th><th>predicted at s</th></tr>{rows}</table>")
+                f"<th>informed</th><th>predicted at s</th><th>the player's bets</th><th>spins bet</th></tr>"
+                f"{rows}</table>")
     else:
         t = outcome.tower
         bets = ", ".join(f"{k} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1]))
