@@ -122,3 +122,16 @@ def scatter_groups(records: list[dict], design, start: str, by: str,
     for label, chosen in groups:
         out.append(group(label, [o for _, o in offsets(chosen, design.pockets, start)]))
     return out
+
+
+def chart(groups: list[Group], what: str) -> str:
+    """SVG: the spins per pocket past (``what``: from where), one panel per group but the first (all spins)."""
+    from tablebench_io import charts
+    order = list(range(-9, POCKETS - 9))
+    panels = []
+    for g in groups[1:]:
+        by_signed = {signed(o): c for o, c in enumerate(g.counts)}
+        panels.append((f"{g.label}: {g.spins} spins, concentration {g.concentration:.2f}",
+                       [by_signed.get(o, 0) for o in order], g.spins / POCKETS, False))
+    return charts.counts_small_multiples(panels, [str(o) if o % 5 == 0 else "" for o in order],
+                                         xlabel=f"pockets past, {what}", ylabel="spins", width_in=10.0)
