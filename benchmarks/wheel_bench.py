@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import math
 import statistics
 import sys
 import time
@@ -51,7 +52,7 @@ def spins_to_flag(design, tilt_deg: float, most: int, every: int, confidence: fl
 
     from twin.stats import largest_empty_arc, uniformity
     from twin.wheel.spin import draw_launch
-    from twin.wheel.track import TrackModel
+    from twin.wheel.track import LeavingMap, TrackModel
 
     design = dataclasses.replace(design, tilt=dataclasses.replace(design.tilt, angle_deg=tilt_deg))
     if quiet:
@@ -61,9 +62,12 @@ def spins_to_flag(design, tilt_deg: float, most: int, every: int, confidence: fl
     arc_200 = None
     for seed in range(most):
         launch = draw_launch(design, seed)
-        exit_, _ = TrackModel.for_spin(design, seed).ride(launch.ball_angle_rad, launch.ball_speed_m_s)
-        angles.append(exit_.angle_deg)
-        times.append(exit_.time_s)
+        # the leaving map: the track's own model solved along the angle, 20 times faster
+        # than the ride and the same to 0.01 degrees (tests/twin/test_wheel_track.py)
+        time_s, angle = LeavingMap(TrackModel.for_spin(design, seed)).leave(launch.ball_angle_rad,
+                                                                               launch.ball_speed_m_s)
+        angles.append(math.degrees(angle) % 360.0)
+        times.append(time_s)
         n = seed + 1
         if n == 200:
             arc_200 = round(360.0 - arc_holding_all(angles), 1)
