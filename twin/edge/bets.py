@@ -109,7 +109,7 @@ def shares(offset: np.ndarray, classes: np.ndarray, count: int) -> np.ndarray:
 
 def rank_table(share: np.ndarray) -> np.ndarray:
     """rank[c, o]: the place of offset o among class c's offsets, most likely first
-    (ties to the smaller offset, as ``best_offsets``)."""
+    (ties to the smaller offset)."""
     order = np.lexsort((np.broadcast_to(np.arange(POCKETS), share.shape), -share), axis=1)
     rank = np.empty_like(order)
     np.put_along_axis(rank, order, np.arange(POCKETS)[None, :].repeat(share.shape[0], axis=0), axis=1)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from twin.edge import bets
-from twin.edge.bets import POCKETS, Spins, Strategy
+from twin.edge.bets import POCKETS, Spins
 from twin.edge.estimate import Edge, scaled_hits_edge
 from twin.edge.observer import Camera, Estimate, observe
 from twin.edge.payouts import StraightPayout
