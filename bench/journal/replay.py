@@ -28,7 +28,8 @@ from bench.errors import BenchError
 from bench.journal.chain import VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.play.plant import file_digest
-from bench.protocol import Codec, FrameError, Message
+from bench.adapters.registry import AdapterError, get_adapter
+from bench.protocol import BENCH, Codec, FrameError, Message
 from bench.journal.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
@@ -52,6 +53,7 @@ class ReplayOutcome:
     failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
     ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.journal.ending``)
     status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
+    expected_head: str | None = None   # the head hash kept apart, if one was given
 
     @property
     def intact(self) -> bool:
@@ -66,6 +68,42 @@ class ReplayOutcome:
     @property
     def passed(self) -> bool:
         return self.intact and self.oracle is not None and self.exit_status == Exit.OK
+
+    @property
+    def anchors(self) -> list[str]:
+        """What, kept apart from the journal, vouches for it: its head hash
+        ("head", matched), or seals checked with the bench key to the end
+        ("seal"). Without either, a journal rewritten and its chain computed
+        again reads the same: a pass then stands on the journal's word alone."""
+        found = ["head"] if self.expected_head and self.chain.ok else []
+        s = self.seals
+        if s.checked and s.sealed and s.ok and s.final and not s.unsealed_records:
+            found.append("seal")
+        return found
+
+    @property
+    def verdict(self) -> str:
+        """pass, fail, or caution: a pass nothing kept apart vouches for (``anchors``)."""
+        if not self.passed:
+            return "fail"
+        return "pass" if self.anchors else "caution"
+
+    def to_json(self) -> dict:
+        """What ``bench replay --json`` says of the journal (the session's summary is added beside it)."""
+        chain, oracle = self.chain, self.oracle
+        return {
+            "journal": chain.path, "head": chain.head, "expected_head": self.expected_head,
+            "chain": {"records": chain.records, "ok": chain.ok, "ended": chain.ended, "torn_tail": chain.torn_tail,
+                      "problems": [{"line": p.line, "what": p.what} for p in chain.problems]},
+            "seals": self.seals.to_json(), "anchors": self.anchors,
+            "decode_problems": list(self.decode_problems), "structure_problems": list(self.structure_problems),
+            "notes": list(self.notes), "redecoded": self.redecoded,
+            "rounds_judged": len(oracle.rounds) if oracle is not None else 0,
+            "violations": [{"round": v.round, "clause": v.clause, "frame": v.frame, "message": v.message}
+                           for v in (oracle.violations if oracle is not None else ())],
+            "failed_rounds": {str(k): v for k, v in sorted(self.failed_rounds.items())},
+            "ending": self.ending, "status": int(self.exit_status), "passed": self.passed, "verdict": self.verdict,
+        }
 
 
 def _records(path):
@@ -152,6 +190,29 @@ def _message(data: dict) -> _Recorded:
     return message
 
 
+def _codec_from(header: dict, game: str, notes: list[str], where: str):
+    """What decodes the session's raw bytes again: the codec of the adapter
+    the header names (``bench.adapters``), or the bench's own protocol for a
+    journal that names none. An adapter that is not installed here stops the
+    replay: the evidence of a verdict must stand on the bytes, and only the
+    adapter can read them."""
+    name = header.get("adapter")
+    if name is None:
+        return Codec(game)
+    recorded = header.get("adapter_version")
+    if not isinstance(name, str):
+        raise BenchError(f"{where}: adapter: {name!r} is not an adapter's name")
+    try:
+        adapter = get_adapter(name)
+    except AdapterError:
+        raise BenchError(f"{where}: adapter: the session spoke {name} {recorded or ''}, which is not installed "
+                         "here; install it to replay this journal (bench adapters lists those installed)") from None
+    if recorded is not None and str(recorded) != str(adapter.version):
+        notes.append(f"the session spoke {name} {recorded}; its frames are decoded again with {name} "
+                     f"{adapter.version}, the version installed here")
+    return adapter.codec(game, BENCH)
+
+
 class _Judge:
     """Takes the journal's records one by one (a ``verify_journal`` visitor):
     the header sets up the oracle; each frame the oracle judged live is
@@ -196,8 +257,8 @@ class _Judge:
             rules = _rules_from(header, self.notes, self.submission)
         except (BenchError, LookupError, TypeError, ValueError) as err:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
+        self.codec = _codec_from(header, game, self.notes, f"{self.path}: line {number}")
         self.header = header
-        self.codec = Codec(game)
         self.oracle = Oracle(game, rules, response_timeout=reply_s)
 
     def _place(self, number: int, record: dict) -> None:
@@ -334,7 +395,8 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
                         else judge.last_mono)
     notes = judge.notes
     outcome = ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
-                            seals.report, judge.structure_problems, judge.failed_rounds)
+                            seals.report, judge.structure_problems, judge.failed_rounds,
+                            expected_head=expected_head)
     _verdict(outcome, judge)
     return outcome
 
@@ -392,6 +454,8 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     if not plants:
         raise BenchError(f"--round {round_no}: the journal has no plant reading for round {round_no}")
     record = plants[-1]
+    # With a camera in the loop the round's reading is what the recogniser read; the physics gives the truth.
+    record = {**record, **((record.get("detail") or {}).get("camera") or {}).get("truth", {})}
     if header.get("plant") not in ("tower", "wheel"):
         raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
     for drawing in (gif, png):
@@ -458,7 +522,11 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  round {round_no} failed: {failure}")
     lines.append(f"session: {outcome.ending}, exit status {outcome.status} as the run had"
                  + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
-    lines.append("PASS" if outcome.passed else "FAIL")
+    if outcome.passed and not outcome.anchors:
+        lines.append("PASS, NOT ANCHORED: nothing kept apart vouches for this journal (no --head HASH; no seal "
+                     "checked with --pubkey)")
+    else:
+        lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
 
 

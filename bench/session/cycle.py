@@ -99,6 +99,7 @@ class RoundCycle:
         self.current_round: int | None = None
         self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
+        self.probed: dict[int, str] = {}           # the controller's round -> the probe staged in it
         self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
 
     # -- talking to the controller ---------------------------------------
@@ -159,11 +160,16 @@ class RoundCycle:
                 failure = str(err)
             except LinkError as err:
                 failure = failure_text(PROTOCOL, str(err))
+            # A probe round says so in its record: a report keeps its staged outcome out of the return.
+            probe = self.probes.get(self.rounds_done + 1)
+            staged = {"probe": probe.name} if probe and self.current_round is not None else {}
+            if staged:
+                self.probed[self.current_round] = probe.name
             if voided:
                 self._after_void(self.current_round or 0)
-                self.on_round_end(self.current_round or 0, failure, void=True)
+                self.on_round_end(self.current_round or 0, failure, void=True, **staged)
             else:
-                self.on_round_end(self.current_round or 0, failure)
+                self.on_round_end(self.current_round or 0, failure, **staged)
             self.rounds_done += 1
             progress()
             if failure is not None and not voided and self.rounds_done < rounds:

@@ -249,7 +249,7 @@ def test_cli_json_lines_and_a_self_contained_report(tmp_path):
     assert verdict["verdict"] and verdict["payout"] == "lightning" and verdict["spins"] == 8
     assert "latest_safe_call_s" in verdict and len(verdict["latest_safe_call_interval_s"]) == 2
     page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
-    assert 'src="data:image/png;base64,' in page
+    assert 'src="data:image/svg+xml;base64,' in page
     again = _edge(LEVEL, "--runs", "8", "--workers", "1", "--cutoff-s", "0,6", "--payout", "lightning", "--json",
                   "--results", str(tmp_path / "r.jsonl"), cwd=tmp_path)
     assert again.stdout.splitlines()[:-1] == done.stdout.splitlines()[:-1]   # resumed: nothing run twice, same figures
