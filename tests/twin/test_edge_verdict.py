@@ -46,7 +46,7 @@ def test_the_estimates_own_verdict_line_the_main_tables_interval_and_judgement()
     v = wheel_verdict(outcome(**line))
     figures = dict(v.figures)
     assert figures["Lightning, 29 to 1 (617c.3(f))"] == "1.25 s after the launch; interval 0.75 to 1.5 s"
-    assert figures["Classic straight up, 35 to 1 (617a.4)"] == "0.5 s after the launch"
+    assert figures["classic, 35 to 1 (617a.4)"] == "0.5 s after the launch"
     # the exit status judges the main table; the page says the same
     shown = wheel_verdict(outcome(**line, call_time_s=0.75, call_time_shown_safe=True))
     assert shown.state == "pass" and "the table judged" in shown.headline
