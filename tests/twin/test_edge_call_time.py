@@ -21,7 +21,7 @@ from twin.wheel import load_design
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL = ROOT / "fixtures" / "wheels" / "standard.yaml"
-SPINS = 4000
+SPINS = 16000
 CUTOFFS = [0.0, 2.0]
 
 
@@ -68,9 +68,9 @@ def test_the_verdict_line_and_the_call_times_exit_status(tmp_path, predictable, 
         assert verdict["latest_safe_call_s"] == 2.0 and verdict["latest_safe_call_interval_s"] == [2.0, 2.0]
     else:              # the pocket is known at 2 s: only the launch is safe, and surely so
         assert verdict["latest_safe_call_s"] == 0.0 and verdict["latest_safe_call_interval_s"] == [0.0, 0.0]
-    text = edge(tmp_path, "--call-time-s", "2")
-    assert text.returncode == done.returncode
-    assert ("'no more bets' at 2 s: shown safe" if shown else "NOT shown safe") in text.stdout
+    if not shown:                  # the text says what the line says (once: each run resamples anew)
+        text = edge(tmp_path, "--call-time-s", "2")
+        assert text.returncode == 1 and "'no more bets' at 2 s: NOT shown safe" in text.stdout
 
 
 def test_too_few_spins_to_show_a_call_safe_is_not_shown():
