@@ -29,7 +29,7 @@ Feature: The Lightning Roulette wheel (58 Pa. Code § 617c.3(a))
   @617c.3.a
   Scenario: The ball can come to rest in every pocket of the wheel
     Given the wheel design "standard.yaml"
-    When the ball leaves the track as in spin 0 and the rotor is turned one pocket further for each of 37 drops
+    When the ball leaves the track as in spin 0 and the rotor is turned a third of a pocket further for each of 111 drops
     Then the ball comes to rest in each of the 37 pockets
 
   @617c.3.a

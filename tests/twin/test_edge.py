@@ -3,6 +3,7 @@ predict wins more; the observer's errors shrink to nothing with a perfect
 camera; bad input is refused with one line. Fixed seeds, small campaigns:
 the figures for the shipped designs are in benchmarks/edge_bench.py."""
 
+import dataclasses
 import json
 import math
 import subprocess
@@ -16,10 +17,11 @@ from twin.edge.estimate import latest_safe_cutoff, scaled_hits_edge
 from twin.edge.observer import Camera, observe
 from twin.edge.payouts import TOWER_BETS, straight_payouts, tower_odds
 from twin.edge.tower import FAIR_RETURN, tower_edge
-from twin.edge.wheel import choose_numbers, edge_at_cutoff, predict_spin, predicted_pocket
+from twin.edge import bets
+from twin.edge.wheel import predict_spin, predicted_pocket
 from twin.wheel import load_design
 from twin.wheel.spin import draw_launch, rotor_at
-from twin.wheel.track import TrackModel
+from twin.wheel.track import LeavingMap, TrackModel
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL = str(ROOT / "fixtures/wheels/standard.yaml")
@@ -43,23 +45,55 @@ def test_tower_paytable_house_edges_match_fair_dice():
     assert all(e < 0 for e in edges.values())
 
 
+def _spins(offsets, informed=None, place=None):
+    offsets = np.asarray(offsets, dtype=int)
+    n = offsets.size
+    informed = np.ones(n, dtype=bool) if informed is None else np.asarray(informed)
+    place = np.zeros(n, dtype=int) if place is None else np.asarray(place)
+    return bets.Spins(offsets, informed, np.zeros(n, dtype=int), place)
+
+
+def _edge_of(fit, held, pays=30):
+    strategy, _, _, kept = bets.choose(fit, pays)
+    got = bets.measure(fit, held, strategy, kept)
+    return strategy, scaled_hits_edge(got.hits, got.bets, pays / strategy.numbers, 0.99, 30 / 37 - 1, len(fit)), got
+
+
 def test_a_player_who_knows_nothing_wins_the_house_edge_and_a_predictor_wins():
     rng = np.random.default_rng(1)
-    payout = straight_payouts()["lightning"]
-    blind = edge_at_cutoff(list(rng.integers(0, 37, 2000)), list(rng.integers(0, 37, 2000)), payout, 0.99, 0, 0)
-    assert blind.edge.low < payout.house_edge < blind.edge.high
-    assert blind.edge.high < 0
+    blind_fit, blind_held = _spins(rng.integers(0, 37, 2000), np.zeros(2000, bool)), _spins(rng.integers(0, 37, 2000),
+                                                                                            np.zeros(2000, bool))
+    strategy, blind, _ = _edge_of(blind_fit, blind_held)
+    assert blind.low < 30 / 37 - 1 < blind.high and blind.high < 0
     # the ball lands within two pockets of the predicted one half the time
     def near(n):
         return [int(o) if rng.random() < 0.5 else int(rng.integers(0, 37)) for o in rng.integers(-2, 3, n) % 37]
-    sharp = edge_at_cutoff(near(2000), near(2000), payout, 0.99, 4, 1)
-    assert sharp.numbers <= 6 and sharp.edge.low > 0.5
+    strategy, sharp, _ = _edge_of(_spins(near(2000)), _spins(near(2000)))
+    assert strategy.numbers <= 6 and sharp.low > 0.5
 
 
-def test_with_nothing_to_predict_the_player_is_not_talked_into_a_few_numbers():
-    # a few numbers chosen on a lucky fit have a wide interval that alone would decide a verdict
-    chosen = [choose_numbers(list(np.random.default_rng(s).integers(0, 37, 2000)), 30)[0] for s in range(30)]
-    assert min(chosen) > 3 and sum(k == 18 for k in chosen) >= 25
+def test_with_nothing_to_predict_the_player_is_not_talked_into_a_few_numbers_or_a_lucky_class():
+    # a few numbers, or a few spins of one class, chosen on a lucky fit have a wide interval
+    # that alone would decide a verdict
+    chosen = []
+    for s in range(12):
+        rng = np.random.default_rng(s)
+        fit = _spins(rng.integers(0, 37, 2000), place=rng.integers(0, 3, 2000))
+        chosen.append(bets.choose(fit, 30)[0])
+    assert min(c.numbers for c in chosen) > 3 and sum(c.numbers == 18 for c in chosen) >= 9
+    assert not any(c.skip for c in chosen)
+
+
+def test_a_player_who_may_skip_bets_only_where_the_ball_is_predictable():
+    rng = np.random.default_rng(3)
+    def spins(n):
+        place = rng.integers(0, 3, n)
+        scattered = rng.integers(0, 37, n)
+        tight = rng.integers(-1, 2, n) % 37
+        return _spins(np.where((place == 1) & (rng.random(n) < 0.4), tight, scattered), place=place)
+    strategy, edge, got = _edge_of(spins(3000), spins(3000))
+    assert strategy.condition == "place" and strategy.skip
+    assert 0.25 < got.bets / got.spins < 0.45 and edge.low > 0
 
 
 def test_latest_safe_cutoff_is_where_the_interval_first_reaches_zero():
@@ -70,8 +104,16 @@ def test_latest_safe_cutoff_is_where_the_interval_first_reaches_zero():
     assert latest_safe_cutoff([0, 2], [edges[3], edges[0]]) is None
 
 
+def _truth(design, seed):
+    """The pocket under the point where the spin's ball really leaves the track."""
+    launch = draw_launch(design, seed)
+    exit_, _ = TrackModel.for_spin(design, seed).ride(launch.ball_angle_rad, launch.ball_speed_m_s)
+    phi, _ = rotor_at(design, launch, exit_.time_s)
+    return round(-(exit_.angle_rad - phi) / (2 * math.pi / 37)) % 37
+
+
 def test_a_perfect_camera_sees_the_state_and_negative_noise_is_refused():
-    design = load_design(LEVEL)
+    design = dataclasses.replace(load_design(LEVEL), track_noise=None)   # the player's model is then exact
     launch = draw_launch(design, 3)
     model = TrackModel(design)
     exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s, dense=True)
@@ -81,7 +123,6 @@ def test_a_perfect_camera_sees_the_state_and_negative_noise_is_refused():
         return y[0], y[1]
 
     def rotor(t):
-        angle, speed = rotor_at(design, launch, 0.0)
         tau = design.rotor.decay_time_s
         return (launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - np.exp(-t / tau)),
                 launch.rotor_speed_rad_s * np.exp(-t / tau))
@@ -94,23 +135,17 @@ def test_a_perfect_camera_sees_the_state_and_negative_noise_is_refused():
         assert est.ball_angle_rad == pytest.approx(theta[0], abs=1e-6)
         assert est.ball_speed_m_s == pytest.approx(v[0], rel=1e-6)
         # the track model carried forward lands on the pocket the ball really leaves over
-        phi, _ = rotor_at(design, launch, exit_.time_s)
-        truth = round(-(exit_.angle_rad - phi) / (2 * math.pi / 37)) % 37
-        assert predicted_pocket(design, model, est) == truth
+        assert predicted_pocket(design, LeavingMap(model), est)[0] == _truth(design, 3)
     assert observe(Camera(), 0.0, ball, rotor, model.r, rng) is None      # nothing seen at the launch
     with pytest.raises(ValueError, match="0 or more"):
         Camera(angle_res_deg=-1)
 
 
 def test_the_camera_predicts_the_leaving_pocket_better_after_a_few_turns():
-    design = load_design(LEVEL)
-    model = TrackModel(design)
+    design = dataclasses.replace(load_design(LEVEL), track_noise=None)
     errors = {1.0: [], 4.0: []}
     for seed in range(8):
-        launch = draw_launch(design, seed)
-        exit_, _ = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
-        phi, _ = rotor_at(design, launch, exit_.time_s)
-        truth = round(-(exit_.angle_rad - phi) / (2 * math.pi / 37)) % 37
+        truth = _truth(design, seed)
         got = predict_spin(design, seed, [1.0, 4.0], Camera())["predicted"]
         for c, p in zip((1.0, 4.0), got):
             errors[c].append(18 if p is None else min((p - truth) % 37, (truth - p) % 37))
@@ -121,13 +156,9 @@ def test_the_camera_predicts_the_leaving_pocket_better_after_a_few_turns():
 def _leaving_pocket_errors(path: str, cutoff_s: float, camera: Camera, seeds) -> list[int]:
     """Pockets between the predicted and the true pocket under the leaving point (informed spins)."""
     design = load_design(path)
-    model = TrackModel(design)
     out = []
     for seed in seeds:
-        launch = draw_launch(design, seed)
-        exit_, _ = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
-        phi, _ = rotor_at(design, launch, exit_.time_s)
-        truth = round(-(exit_.angle_rad - phi) / (2 * math.pi / 37)) % 37
+        truth = _truth(design, seed)
         p = predict_spin(design, seed, [cutoff_s], camera)["predicted"][0]
         if p is not None:
             out.append(min((p - truth) % 37, (truth - p) % 37))
@@ -140,7 +171,7 @@ def test_a_tilted_wheel_gives_its_leaving_pocket_away_after_a_second():
     level = _leaving_pocket_errors(LEVEL, 1.0, Camera(), range(30))
     tilted = _leaving_pocket_errors(TILTED, 1.0, Camera(), range(30))
     assert len(level) >= 10 and len(tilted) >= 10
-    assert np.mean(np.asarray(tilted) <= 2) > 0.7 > 0.5 > np.mean(np.asarray(level) <= 2)
+    assert np.mean(np.asarray(tilted) <= 2) > 0.6 > 0.5 > np.mean(np.asarray(level) <= 2)
 
 
 def test_the_rotor_watched_before_the_launch_is_known_better_early():
@@ -214,7 +245,9 @@ def test_cli_json_lines_and_a_self_contained_report(tmp_path):
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [x["cutoff_s"] for x in lines[:-1]] == [0.0, 6.0]
     assert all(x["runs"] == 4 and x["fit_runs"] == 4 for x in lines[:-1])     # odd seeds held out
-    assert lines[-1]["verdict"] and "lightning" in lines[-1]["latest_safe_call_s"]
+    verdict = lines[-1]
+    assert verdict["verdict"] and verdict["payout"] == "lightning" and verdict["spins"] == 8
+    assert "latest_safe_call_s" in verdict and len(verdict["latest_safe_call_interval_s"]) == 2
     page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
     assert 'src="data:image/svg+xml;base64,' in page
     again = _edge(LEVEL, "--runs", "8", "--workers", "1", "--cutoff-s", "0,6", "--payout", "lightning", "--json",

@@ -37,3 +37,18 @@ def test_too_few_spins_is_a_caution_and_not_shown_safe_fails_a_call_time():
     assert thin.state == "caution" and "too few spins" in thin.headline
     judged = wheel_verdict(outcome(latest_safe_call_s={"lightning": None, "classic": None}, call_time_s=0))
     assert judged.state == "fail"
+
+
+def test_the_estimates_own_verdict_line_the_main_tables_interval_and_judgement():
+    # what twin edge --json ends with: the main payout's call and interval, every table's point figure
+    line = dict(latest_safe_call_s=1.25, latest_safe_call_interval_s=[0.75, 1.5], payout="lightning",
+                resamples=100, spins=16000, latest_safe_call_by_payout_s={"lightning": 1.25, "classic": 0.5})
+    v = wheel_verdict(outcome(**line))
+    figures = dict(v.figures)
+    assert figures["Lightning, 29 to 1 (617c.3(f))"] == "1.25 s after the launch; interval 0.75 to 1.5 s"
+    assert figures["classic, 35 to 1 (617a.4)"] == "0.5 s after the launch"
+    # the exit status judges the main table; the page says the same
+    shown = wheel_verdict(outcome(**line, call_time_s=0.75, call_time_shown_safe=True))
+    assert shown.state == "pass" and "the table judged" in shown.headline
+    not_shown = wheel_verdict(outcome(**line, call_time_s=1.25, call_time_shown_safe=False))
+    assert not_shown.state == "fail" and "Lightning" in not_shown.headline

@@ -67,7 +67,8 @@ def test_tilted_wheel_fails_on_the_leaving_angle_and_level_wheel_passes(tmp_path
     assert "no ball left the track between" in page and "A rose of the leaving angles" in page
     images = checked_images(page)
     charts = {data for mime, data in images if mime == "image/svg+xml"}    # (a failing check's chart shows twice)
-    assert len(charts) == 4 and {"image/png", "image/gif"} <= {mime for mime, _ in images}
+    assert len(charts) == 5 and {"image/png", "image/gif"} <= {mime for mime, _ in images}
+    assert "The descent&#x27;s scatter by the rotor&#x27;s period" in page
     level = validate(LEVEL, 16, workers=2, results=tmp_path / "level.jsonl")
     assert level.passed, level.to_json()
 

@@ -62,7 +62,8 @@ def test_json_line_carries_every_field(results):
     fields = json.loads(results[0].to_json())
     assert set(fields) == {"seed", "valid", "number", "invalid_reason", "leave_angle_deg",
                            "track_time_s", "spin_time_s", "ball_revolutions",
-                           "rotor_revolutions", "settled"}
+                           "rotor_revolutions", "settled", "rotor_speed_rev_s", "leave_pocket", "hit_pocket",
+                           "hit_time_s"}
 
 
 def test_a_ball_that_cannot_settle_makes_an_invalid_spin_not_a_hang(design):

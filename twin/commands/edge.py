@@ -44,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "the ball and rotor until then (a camera's timing and angle errors) and bets the straight ups "
                     "the twin predicts, fitted on even seeds and measured on odd ones; the verdict is the latest "
                     "cutoff at which the upper end of the interval stays below zero. For a tower: the edge of a "
-                    "player who sees the loaded faces. Method: docs/edge.md. Exit status 0, or 2 for bad input.")
+                    "player who sees the loaded faces. Method: docs/edge.md. Exit status 0, or 2 for bad input; "
+                    "with --call-time-s T: 0 when T is shown safe, 1 when it is not (too few spins to show it "
+                    "counts as not shown).")
     parser.add_argument("design", help="wheel or tower design: a YAML file, or a shipped one by name "
                                        "(wheels/standard, towers/straight-chute; --list)")
     add_list_option(parser, "tower", "wheel")
@@ -80,6 +82,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--noise-seed", type=non_negative_int, default=0, metavar="S",
                         help="seed of the observer's reading errors (default 0)")
     parser.add_argument("--confidence", type=_number, default=0.99, metavar="C", help="of the intervals (default 0.99)")
+    parser.add_argument("--call-time-s", type=_number, metavar="T",
+                        help="judge 'no more bets' at T seconds after the launch (added to the cutoffs): exit 0 "
+                             "when it is shown safe at 29 to 1 (T no later than the latest safe call and the low "
+                             "end of its interval), 1 when it is not")
+    parser.add_argument("--resamples", type=non_negative_int, default=100, metavar="N",
+                        help="bootstrap draws of the spins for the latest safe call's interval (default 100; 0: none)")
     parser.add_argument("--results", metavar="FILE", help="the campaign's JSON-lines file (shared with twin validate)")
     parser.add_argument("--report", metavar="DIR", help="write DIR/index.html with the chart inline")
     parser.add_argument("--json", action="store_true", help="one JSON object a line: each cutoff, then the verdict")
@@ -106,17 +114,25 @@ def text_of(outcome) -> str:
              f"left out); observer: {cam.mode}, frame {cam.frame_s:.4g} s, {cam.angle_res_deg:g} deg, window "
              f"{cam.window_s:g} s, rotor seen from {cam.rotor_lead_s:g} s before the launch",
              f"{'cutoff':>7} {'payout':16} {'bet':>3} {'edge':>7}  {100 * outcome.confidence:g}% interval   "
-             f"{'house':>7} {'fit/held':>9} informed  predicted at"]
+             f"{'house':>7} {'fit/held':>9} informed  predicted at  bets"]
     for r in outcome.rows:
         e = r.edge
         lines.append(f"{r.cutoff_s:6.2f}s {r.payout:16} {r.numbers:3d} {_pct(e.edge)}  {_pct(e.low)} {_pct(e.high)}  "
-                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s")
+                     f"{_pct(e.house_edge)} {e.fit_runs:4d}/{e.runs:<4d} {100 * r.informed:5.0f}%  {r.seen_at_s:g} s"
+                     f"  {r.strategy}" + (f" ({100 * r.bet_share:.0f}% of spins)" if r.bet_share < 1 else ""))
     for p in outcome.payouts:
         safe = outcome.safe_call(p.key)
+        if p.key == outcome.verdict.payout:
+            lines.append(f"latest safe 'no more bets' (617c.3(c)), {p.label} ({p.clause}): {outcome.verdict.text()}")
+            continue
         lines.append(f"latest safe 'no more bets' (617c.3(c)), {p.label} ({p.clause}): "
                      + ("none: the interval reaches zero even at the launch" if safe is None
                         else f"{safe:g} s after the launch"))
-    lines.append(f"wall: campaign {outcome.campaign_s:.0f} s, predictions {outcome.predict_s:.0f} s")
+    if outcome.call_time_s is not None:
+        shown = outcome.verdict.shows_safe(outcome.call_time_s)
+        lines.append(f"'no more bets' at {outcome.call_time_s:g} s: " + ("shown safe" if shown else "NOT shown safe"))
+    lines.append(f"wall: campaign {outcome.campaign_s:.0f} s, predictions {outcome.predict_s:.0f} s, "
+                 f"resamples {outcome.resample_s:.0f} s")
     return "\n".join(lines)
 
 
@@ -127,10 +143,13 @@ def command_line(args, kind: str = "wheel") -> str:
     if kind == "wheel":            # the observer and the payouts are a wheel's
         parts += [f"--observer {args.observer}", f"--frame-s {args.frame_s:.6g}",
                   f"--angle-res-deg {args.angle_res_deg:g}", f"--window-s {args.window_s:g}",
-                  f"--rotor-lead-s {args.rotor_lead_s:g}", f"--noise-seed {args.noise_seed}"]
+                  f"--rotor-lead-s {args.rotor_lead_s:g}", f"--noise-seed {args.noise_seed}",
+                  f"--resamples {args.resamples}"]
         parts += [f"--payout {p}" for p in args.payout or ()]
         parts += [f"--{name.replace('_', '-')} {getattr(args, name):g}" for name in ("lucky_mean_count", "lucky_mean_odds")
                   if getattr(args, name) is not None]
+        if args.call_time_s is not None:
+            parts.append(f"--call-time-s {args.call_time_s:g}")
     parts.append(f"--confidence {args.confidence:g}")
     return " ".join(parts)
 
@@ -149,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
                                     lucky_mean_count=args.lucky_mean_count, lucky_mean_odds=args.lucky_mean_odds,
                                     workers=args.workers, engine=args.engine, ray_address=args.ray_address,
                                     seed=args.seed, noise_seed=args.noise_seed, confidence=args.confidence,
-                                    results=args.results, progress=True)
+                                    results=args.results, progress=True, call_time_s=args.call_time_s,
+                                    resamples=args.resamples)
             if args.report:
                 from pathlib import Path
 
@@ -160,4 +180,6 @@ def run(args: argparse.Namespace) -> int:
             return 2
         emit("\n".join(json.dumps(x, sort_keys=True) for x in outcome.lines_json()) if args.json
              else text_of(outcome) + (f"\nreport: {outcome.report_path}" if outcome.report_path else ""))
+        if args.call_time_s is not None and not outcome.verdict.shows_safe(args.call_time_s):
+            return 1
         return 0

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         elif result.valid:
             echo(f"seed {seed}: {result.number}  (left the track at {result.leave_angle_deg:.1f} deg "
                  f"after {result.track_time_s:.1f} s, {result.ball_revolutions:.1f} revolutions; "
-                 f"at rest after {result.spin_time_s:.1f} s)")
+                 f"caught in its pocket after {result.spin_time_s:.1f} s)")
         else:
             echo(f"seed {seed}: invalid spin: {result.invalid_reason}")
     if args.count > 1:

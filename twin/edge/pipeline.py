@@ -22,7 +22,8 @@ from twin.edge.observer import Camera
 from twin.edge.payouts import (DEFAULT_LUCKY_MEAN_COUNT, DEFAULT_LUCKY_MEAN_ODDS, StraightPayout,
                                straight_payouts)
 from twin.edge.tower import TowerEdge, tower_edge
-from twin.edge.wheel import CutoffEdge, default_cutoffs, predict_spin, track_time_range, wheel_edges
+from twin.edge.verdict import RESAMPLES, Verdict, verdict
+from twin.edge.wheel import CutoffEdge, default_cutoffs, ladder_of, predict_spin, track_time_range, wheel_edges
 from twin.errors import TwinError
 from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
@@ -31,9 +32,12 @@ from twin.validate.campaign import (CampaignError, Plan, appending, complete_lin
 from twin.validate.engines import _worker_start, make_engine
 from twin.validate.pipeline import design_kind
 from twin.validate.runs import TOWER, WHEEL, design_for
+from twin.wheel.track import LeavingMap, TrackModel
 
 PREDICT_BLOCK = 20       # spins per task of the prediction pool
-FORMAT = 1
+VALIDATE_PAYOUT = "lightning"      # the game's base straight up, 617c.3(f)
+MAIN_PAYOUT = VALIDATE_PAYOUT      # the verdict line's payout when it is among those asked for
+FORMAT = 2               # 2: each prediction also holds the leaving place and the rotor's speed
 
 
 class EdgeError(TwinError):
@@ -56,8 +60,11 @@ class EdgeOutcome:
     tower: TowerEdge | None = None
     campaign_s: float = 0.0
     predict_s: float = 0.0
+    resample_s: float = 0.0
     invalid: int = 0
     report_path: str | None = None
+    verdict: Verdict | None = None       # the main payout's latest safe call with its interval
+    call_time_s: float | None = None     # --call-time-s: the call time asked about
     engine: str = "local"          # how the campaign ran, for the report's provenance
     workers: int = 1
     noise_seed: int = 0
@@ -73,7 +80,12 @@ class EdgeOutcome:
         if self.kind == WHEEL:
             out["camera"] = self.camera.to_json()
             out["invalid_spins_left_out"] = self.invalid
-            out["latest_safe_call_s"] = {p.key: self.safe_call(p.key) for p in self.payouts}
+            out["resample_s"] = round(self.resample_s, 1)
+            out["latest_safe_call_by_payout_s"] = {p.key: self.safe_call(p.key) for p in self.payouts}
+            out.update(self.verdict.to_json())
+            if self.call_time_s is not None:
+                out["call_time_s"] = self.call_time_s
+                out["call_time_shown_safe"] = self.verdict.shows_safe(self.call_time_s)
         else:
             out.update(self.tower.to_json())
         if self.report_path:
@@ -87,24 +99,30 @@ class EdgeOutcome:
         return [r.to_json() for r in self.rows] + [dict(self.verdict_json(), verdict=True)]
 
 
-def check_cutoffs(design, cutoffs: list[float] | None) -> tuple[list[float], float, float]:
+def check_cutoffs(design, cutoffs: list[float] | None, call_time_s: float | None = None
+                  ) -> tuple[list[float], float, float]:
+    """The cutoffs to estimate (a call time asked about among them), checked against the design."""
     shortest, longest = track_time_range(design)
+    asked = [] if call_time_s is None else [call_time_s]
     if cutoffs is None:
-        return default_cutoffs(shortest), shortest, longest
-    for c in cutoffs:
+        cutoffs = default_cutoffs(shortest)
+        if not asked:
+            return cutoffs, shortest, longest
+    for c, field_name in [(c, "cutoff-s") for c in cutoffs] + [(c, "call-time-s") for c in asked]:
         if not c >= 0:
-            raise EdgeError(f"{design.source}: cutoff-s: {c:g} s is before the launch: a cutoff is 0 or more")
+            raise EdgeError(f"{design.source}: {field_name}: {c:g} s is before the launch: a cutoff is 0 or more")
         if c >= longest:
-            raise EdgeError(f"{design.source}: cutoff-s: {c:g} s is past the spin: the ball leaves the track "
+            raise EdgeError(f"{design.source}: {field_name}: {c:g} s is past the spin: the ball leaves the track "
                             f"{shortest:.1f}-{longest:.1f} s after the launch on this design (617c.3(c): bets "
                             "close while the ball runs)")
-    return sorted(set(cutoffs)), shortest, longest
+    return sorted(set(cutoffs) | set(asked)), shortest, longest
 
 
 def _predict_task(job) -> list[dict]:
     path, seeds, cutoffs, camera, noise_seed = job
     design = design_for(WHEEL, path, None)
-    return [predict_spin(design, s, cutoffs, camera, noise_seed) for s in seeds]
+    leaving = LeavingMap(TrackModel(design))       # the player's model of the track, built once a block
+    return [predict_spin(design, s, cutoffs, camera, noise_seed, leaving) for s in seeds]
 
 
 def predictions_path(results: Path, settings: dict) -> Path:
@@ -167,9 +185,12 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
                   lucky_mean_count: float | None = None, lucky_mean_odds: float | None = None,
                   workers: int = 1, engine: str = "local", ray_address: str | None = None, seed: int = 0,
                   noise_seed: int = 0, confidence: float = 0.99, results: str | Path | None = None,
-                  progress: bool = False, records: list[dict] | None = None) -> EdgeOutcome:
+                  progress: bool = False, records: list[dict] | None = None, call_time_s: float | None = None,
+                  resamples: int = RESAMPLES) -> EdgeOutcome:
     """The edge of a design: a wheel's per cutoff and payout, a tower's from its loaded faces.
-    ``records`` (a finished campaign's) skips running one."""
+    ``records`` (a finished campaign's) skips running one. A wheel's verdict (the main
+    payout's latest safe call) gets its interval from ``resamples`` bootstrap draws
+    (0: none); ``call_time_s`` is added to the cutoffs and judged (``Verdict.shows_safe``)."""
     path = shipped_design(design)
     kind = design_kind(path)
     loaded = design_for(kind, path, None)
@@ -177,7 +198,9 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
         raise EdgeError(f"confidence must be in [0.5, 1), got {confidence}")
     if kind == WHEEL:
         camera = camera or Camera()
-        cutoffs, _, _ = check_cutoffs(loaded, cutoffs)
+        if resamples < 0:
+            raise EdgeError(f"resamples must be 0 or more, got {resamples}")
+        cutoffs, _, _ = check_cutoffs(loaded, cutoffs, call_time_s)
         try:
             table = straight_payouts(DEFAULT_LUCKY_MEAN_COUNT if lucky_mean_count is None else lucky_mean_count,
                                      DEFAULT_LUCKY_MEAN_ODDS if lucky_mean_odds is None else lucky_mean_odds)
@@ -188,8 +211,9 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
         if unknown:
             raise EdgeError(f"payout: unknown {', '.join(unknown)}; expected one of {', '.join(table)}")
         chosen = [table[k] for k in keys]
-    elif cutoffs:
-        raise EdgeError(f"{path}: cutoff-s: a tower has no cutoff: the player sees the loaded faces before betting")
+    elif cutoffs or call_time_s is not None:
+        raise EdgeError(f"{path}: {'call-time-s' if call_time_s is not None else 'cutoff-s'}: a tower has no cutoff: "
+                        "the player sees the loaded faces before betting")
     plan = Plan(kind, path, Path(path).read_text(encoding="utf-8"), seed, runs)
     results_path = Path(results) if results else default_results_path(plan)
     started = time.perf_counter()
@@ -211,11 +235,19 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
     outcome.predict_s = time.perf_counter() - started
     outcome.camera, outcome.cutoffs, outcome.payouts = camera, cutoffs, chosen
     outcome.invalid = len(records) - len(valid)
-    outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, confidence)
+    ladder = ladder_of(loaded, records, predictions, cutoffs)
+    outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, confidence, ladder)
+    main = next((p for p in chosen if p.key == MAIN_PAYOUT), chosen[0])
+    started = time.perf_counter()
+    with progress_bar(total=resamples, desc="resamples", unit="draw", disable=not progress or resamples == 0,
+                      dynamic_ncols=True) as bar:
+        outcome.verdict = verdict(ladder, main, confidence, outcome.safe_call(main.key), resamples,
+                                  progress=bar.update)
+    outcome.resample_s = time.perf_counter() - started
+    outcome.call_time_s = call_time_s
     return outcome
 
 
-VALIDATE_PAYOUT = "lightning"      # the game's base straight up, 617c.3(f)
 
 
 def call_time_summary(path: str, records: list[dict], results: Path, workers: int, confidence: float,
@@ -224,7 +256,7 @@ def call_time_summary(path: str, records: list[dict], results: Path, workers: in
     latest safe "no more bets" for the default observer, at the base payout."""
     outcome = estimate_edge(path, len(records), payouts=[VALIDATE_PAYOUT], workers=workers,
                             seed=records[0]["seed"] if records else 0, confidence=confidence,
-                            results=results, progress=progress, records=records)
+                            results=results, progress=progress, records=records, resamples=0)
     rows = [r for r in outcome.rows if r.payout == VALIDATE_PAYOUT]
     return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": "29 to 1 (617c.3(f))",
             "observer": outcome.camera.to_json(),

@@ -31,10 +31,12 @@ METHOD = {
               "An ideal player watches the ball and the rotor on camera until the call (their passages past a mark, "
               "or every frame, to the camera's timing and angle resolution), predicts where the ball leaves the "
               "track with the twin's own track model, and bets the straight ups most likely around the pocket under "
-              "it, the descent's scatter learnt on the even seeds; the edge is what those bets won on the odd "
-              "seeds, with its interval. A call is shown safe when the upper end of that interval stays below "
-              "zero up to it: shown on the twin, which has none of a real wheel's wear, vibration or rotor bias, "
-              "so a real wheel may be more predictable than this."),
+              "it (sorting spins by rotor speed and leaving place, skipping what it cannot predict, where that "
+              "pays), the descent's scatter learnt on the even seeds; the edge is what those bets won on the odd "
+              "seeds, with its interval. The latest call up to which the upper end of that interval stays below "
+              "zero has an interval of its own, from resampling the spins; a call time is shown safe when it is "
+              "no later than both. Shown on the twin, whose track's noise is an assumption, so a real wheel may "
+              "be more predictable than this."),
     "tower": ("Method (tower)",
               "A player who sees the faces loaded on top (625b.2(d)(6)) learns on the even seeds how often each "
               "loaded face ends on each resting face, and on every odd-seed drop bets the bet of the base "
@@ -64,13 +66,15 @@ def _interval_words(interval) -> str:
     return ""
 
 
-def _call_time_judged(verdict: dict, safe) -> bool | None:
+def _call_time_judged(verdict: dict, safe, payout: str | None = None) -> bool | None:
     """Is the call time given (``--call-time-s``) shown safe? The estimate's
-    own word if it says; else shown safe when it is no later than the latest
-    safe call (too few spins to show any call safe: not shown)."""
-    told = verdict.get("call_time_safe")
+    own word if it says (``call_time_shown_safe``, for its main payout, the one
+    its exit status judges; other tables are then not judged: None); else shown
+    safe when it is no later than the latest safe call (too few spins to show
+    any call safe: not shown)."""
+    told = verdict.get("call_time_shown_safe", verdict.get("call_time_safe"))
     if isinstance(told, bool):
-        return told
+        return told if payout is None or verdict.get("payout") in (None, payout) else None
     when = verdict.get("call_time_s")
     if when is None:
         return None
@@ -79,12 +83,17 @@ def _call_time_judged(verdict: dict, safe) -> bool | None:
 
 def wheel_verdict(outcome) -> Verdict:
     v = outcome.verdict_json()
-    safe_calls = v.get("latest_safe_call_s")
+    # the verdict line: the main payout's call (``payout``) with its interval, every
+    # table's point figure in ``latest_safe_call_by_payout_s``
+    safe_calls = v.get("latest_safe_call_by_payout_s", v.get("latest_safe_call_s"))
+    intervals = v.get("latest_safe_call_interval_s")
+    if isinstance(intervals, (list, tuple)) and v.get("payout"):
+        intervals = {v["payout"]: intervals} if v.get("resamples") else {}
     runs = v.get("spins", outcome.runs)
     figures, reasons, shown = [], [], {}
     for p in outcome.payouts:
         safe = _per_payout(safe_calls, p.key)
-        interval = _interval_words(_per_payout(v.get("latest_safe_call_interval_s"), p.key))
+        interval = _interval_words(_per_payout(intervals, p.key))
         shown[p.key] = safe
         figures.append((f"{p.label} ({p.clause})",
                         ("none shown safe" if safe is None else f"{safe:g} s after the launch")
@@ -97,15 +106,17 @@ def wheel_verdict(outcome) -> Verdict:
                        "call is shown safe; not unsafe, too few spins to show it (docs/edge.md, “How many spins”)")
     call = v.get("call_time_s")
     if call is not None:
-        judged = {p.key: _call_time_judged(dict(v, latest_safe_call_s=shown[p.key]), shown[p.key])
+        judged = {p.key: _call_time_judged(dict(v, latest_safe_call_s=shown[p.key]), shown[p.key], p.key)
                   for p in outcome.payouts}
         figures.insert(0, ("call time judged", f"{call:g} s after the launch"))
-        failing = [p.label for p in outcome.payouts if not judged[p.key]]
+        failing = [p.label for p in outcome.payouts if judged[p.key] is False]
         if failing:
             return Verdict(FAIL, f"FAIL: \"no more bets\" at {call:g} s is not shown safe "
                                  f"({', '.join(failing)})", reasons, figures)
-        return Verdict(PASS, f"PASS: \"no more bets\" at {call:g} s is shown safe for every payout table",
-                       reasons, figures)
+        tables = [p.label for p in outcome.payouts if judged[p.key]]
+        return Verdict(PASS, f"PASS: \"no more bets\" at {call:g} s is shown safe "
+                             + ("for every payout table" if len(tables) == len(outcome.payouts) else
+                                f"({', '.join(tables)}, the table judged)"), reasons, figures)
     known = [(shown[p.key], p) for p in outcome.payouts if shown[p.key] is not None]
     if not known:
         return Verdict(CAUTION, f"No call time shown safe at {runs} spins: too few spins to judge", reasons, figures)
@@ -151,7 +162,13 @@ def wheel_chart(outcome) -> str:
         safe = outcome.safe_call(payout.key)
         if safe is not None:
             marks.append((safe, f"latest safe call, {payout.key}: {safe:g} s", charts.SERIES[k % len(charts.SERIES)]))
-    call = outcome.verdict_json().get("call_time_s")
+    v = outcome.verdict_json()
+    low, high = (v.get("latest_safe_call_interval_s") or (None, None)) if v.get("resamples") else (None, None)
+    if high is not None:              # the main payout's call, as far as other spins could move it
+        marks.append((0.0 if low is None else low, f"its interval ({v.get('payout')}): from "
+                      f"{'none' if low is None else f'{low:g} s'}", charts.EXPECT))
+        marks.append((high, f"to {high:g} s", charts.EXPECT))
+    call = v.get("call_time_s")
     if call is not None:
         marks.append((call, f"call time judged: {call:g} s", charts.EXPECT))
     return charts.curves_with_intervals(
@@ -213,12 +230,13 @@ def _cutoff_table(outcome) -> str:
         f"<tr><td class=num>{r.cutoff_s:g}</td><td>{esc(r.payout)}</td><td class=num>{r.numbers}</td>"
         f"<td class=num>{_pct(r.edge.edge)}</td>{interval(r)}<td class=num>{_pct(r.edge.house_edge)}</td>"
         f"<td class=num>{r.edge.fit_runs} / {r.edge.runs}</td><td class=num>{100 * r.informed:.0f}%</td>"
-        f"<td class=num>{r.seen_at_s:g}</td></tr>" for r in outcome.rows)
+        f"<td class=num>{r.seen_at_s:g}</td><td>{esc(r.strategy)}</td><td class=num>{100 * r.bet_share:.0f}%</td>"
+        "</tr>" for r in outcome.rows)
     return ("<h2>Every cutoff</h2><p>An interval wholly below zero (green) shows the house keeps its edge at that "
             "cutoff; one reaching zero (amber) does not show it; one above zero (red) shows the player wins.</p>"
             "<table><tr><th>cutoff (s)</th><th>payout</th><th>numbers bet</th><th>edge</th>"
             f"<th>{conf} interval</th><th>house edge</th><th>spins fit / held out</th><th>informed</th>"
-            f"<th>predicted at (s)</th></tr>{rows}</table>")
+            f"<th>predicted at (s)</th><th>the player's bets</th><th>spins bet</th></tr>{rows}</table>")
 
 
 def _tower_figures(outcome) -> str:

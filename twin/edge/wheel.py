@@ -2,20 +2,16 @@
 
 For each spin and cutoff the player's estimate of the ball and rotor
 (``twin.edge.observer``) is carried forward with the twin's own track model
-to where the ball will leave the track, and the rotor (coasting down with the
-design's decay time) to where it will be then: the pocket under the leaving
-point. The descent over the deflectors scatters the ball from there; its
-scatter, together with the observer's error, is learnt as the distribution
-of the offset (in pockets, on the rotor) from that predicted pocket to the
-pocket the ball came to rest in, over the *fit* spins (even seeds). The
-player bets one unit on each of the k most likely offsets from the predicted
-pocket (the offsets' shares smoothed over +-2 pockets), k (1-18) chosen by
-repeated cross-validation within the fit spins (``choose_numbers``); the
-edge is measured on the other spins (odd seeds), so it is what the strategy
-won, not what its fit promised.
-With nothing seen (cutoff 0, or fewer than two sightings) the predicted
-pocket is the rotor's pocket 0 and the offsets are the pockets themselves:
-on a fair wheel the edge is then the house edge of the bets, as it must be.
+(the design's track: the player does not know the spin's own irregularities,
+``twin.wheel.track.Warp``) to where the ball will leave the track, and the
+rotor (coasting down with the design's decay time) to where it will be then:
+the pocket under the leaving point is the prediction. The descent over the
+deflectors scatters the ball from there; how the player learns that scatter
+and bets on it is ``twin.edge.bets``: learnt on the *fit* spins (even seeds),
+measured on the other spins (odd seeds), so the edge is what the strategy
+won, not what its fit promised. With nothing seen (cutoff 0, or fewer than
+two sightings) the predicted pocket is the rotor's pocket 0: on a fair wheel
+the edge of betting then is the house edge of the bets, as it must be.
 
 Invalid spins are left out: a dealer spins again and the bets stand.
 """
@@ -26,48 +22,27 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
+from twin.edge import bets
+from twin.edge.bets import POCKETS, Spins
 from twin.edge.estimate import Edge, scaled_hits_edge
-from twin.edge.observer import POCKETS, Camera, Estimate, observe
+from twin.edge.observer import Camera, Estimate, observe
 from twin.edge.payouts import StraightPayout
 from twin.wheel.spin import draw_launch
-from twin.wheel.track import TrackModel
+from twin.wheel.track import LeavingMap, TrackModel
 
-MAX_NUMBERS = 18        # half the wheel: more straight ups cannot beat the house
-PREDICTOR_RTOL = 1e-7   # the player's integration; the twin's own is 1e-9 (a leaving time moves < 1 ms)
 SPEED_SCAN = 9          # launch speeds and angles tried to bound the track times of a design
 ANGLE_SCAN = 8
-SMOOTHING = (1 / 9, 2 / 9, 3 / 9, 2 / 9, 1 / 9)   # offsets -2..2 pockets
-CV_REPEATS = 10         # random halvings of the fit spins when choosing how many numbers to bet
-CV_SEED = 617           # their seed: the choice is the same in every run
 
 
-def _leaving_from(model: TrackModel, theta: float, v: float, horizon: float) -> tuple[float, float]:
-    """Time from now and unwrapped angle at which a ball at (theta, v) leaves the track."""
-    if model.wall_push(theta, v) <= 0:
-        return 0.0, theta
-
-    def leaves(_t, y):
-        return model.wall_push(y[0], y[1])
-    leaves.terminal = True
-    leaves.direction = -1
-    sol = solve_ivp(model.rhs, (0.0, horizon), [theta, v], method="DOP853", rtol=PREDICTOR_RTOL,
-                    atol=1e-9, events=leaves)
-    if sol.t_events[0].size:
-        return float(sol.t_events[0][0]), float(sol.y_events[0][0][0])
-    return float(sol.t[-1]), float(sol.y[0, -1])
-
-
-def predicted_pocket(design, model: TrackModel, est: Estimate) -> int:
-    """The rotor pocket (index in ``design.pockets``) under the point where the
-    ball is predicted to leave the track, when it leaves."""
-    dt, theta_leave = _leaving_from(model, est.ball_angle_rad, est.ball_speed_m_s,
-                                    design.simulation.max_track_time_s)
+def predicted_pocket(design, leaving: LeavingMap, est: Estimate) -> tuple[int, float]:
+    """The rotor pocket (index in ``design.pockets``) under the point where the ball
+    is predicted to leave the track, when it leaves; and that point (stator degrees)."""
+    dt, theta_leave = leaving.leave(est.ball_angle_rad, est.ball_speed_m_s)
     tau = design.rotor.decay_time_s
     rotor_then = est.rotor_angle_rad + est.rotor_speed_rad_s * tau * (1 - math.exp(-dt / tau))
     beta = theta_leave - rotor_then           # the ball's angle in the rotor's frame
-    return int(round(-beta / (2 * math.pi / POCKETS))) % POCKETS
+    return int(round(-beta / (2 * math.pi / POCKETS))) % POCKETS, math.degrees(theta_leave) % 360.0
 
 
 def noise_rng(noise_seed: int, seed: int, cutoff_s: float) -> np.random.Generator:
@@ -75,12 +50,16 @@ def noise_rng(noise_seed: int, seed: int, cutoff_s: float) -> np.random.Generato
     return np.random.default_rng([noise_seed, seed, round(cutoff_s * 1000), 617])
 
 
-def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_seed: int = 0) -> dict:
-    """The predicted pocket index (None: nothing known) of one spin at each cutoff.
-    A cutoff after this spin's ball left the track is, for this spin, its leaving time."""
+def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_seed: int = 0,
+                 leaving: LeavingMap | None = None) -> dict:
+    """One spin's predictions at each cutoff: the predicted pocket index (None:
+    nothing known), where the ball is expected to leave the track (degrees) and
+    the rotor's speed as timed (rev/s). A cutoff after this spin's ball left the
+    track is, for this spin, its leaving time."""
     launch = draw_launch(design, seed)
-    model = TrackModel(design)
-    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s, dense=True)
+    leaving = leaving or LeavingMap(TrackModel(design))       # what the player knows: the design's track
+    exit_, solution = TrackModel.for_spin(design, seed).ride(launch.ball_angle_rad, launch.ball_speed_m_s,
+                                                             dense=True)   # what happens: this spin's track
     tau = design.rotor.decay_time_s
 
     def ball(t):
@@ -91,11 +70,20 @@ def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_
         angle = launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - np.exp(-t / tau))
         return angle, launch.rotor_speed_rad_s * np.exp(-t / tau)
 
-    predicted = []
+    predicted, places, speeds = [], [], []
     for c in cutoffs:
-        est = observe(camera, min(c, exit_.time_s), ball, rotor, model.r, noise_rng(noise_seed, seed, c))
-        predicted.append(None if est is None else predicted_pocket(design, model, est))
-    return {"seed": seed, "track_time_s": round(exit_.time_s, 6), "predicted": predicted}
+        est = observe(camera, min(c, exit_.time_s), ball, rotor, leaving.model.r, noise_rng(noise_seed, seed, c))
+        if est is None:
+            predicted.append(None)
+            places.append(None)
+            speeds.append(None)
+            continue
+        pocket, place = predicted_pocket(design, leaving, est)
+        predicted.append(pocket)
+        places.append(round(place, 3))
+        speeds.append(round(abs(est.rotor_speed_rad_s) / (2 * math.pi), 5))
+    return {"seed": seed, "track_time_s": round(exit_.time_s, 6), "predicted": predicted, "leave_deg": places,
+            "rotor_rev_s": speeds}
 
 
 def track_time_range(design) -> tuple[float, float]:
@@ -103,11 +91,10 @@ def track_time_range(design) -> tuple[float, float]:
     (speeds by angles): bounds a cutoff before any spin is run."""
     launch = design.launch
     times = []
-    model = TrackModel(design)
+    leaving = LeavingMap(TrackModel(design))
     for speed in np.linspace(*launch.ball_speed_rev_s, SPEED_SCAN):
         for angle in np.linspace(launch.ball_angle_deg[0], launch.ball_angle_deg[1], ANGLE_SCAN, endpoint=False):
-            exit_, _ = model.ride(math.radians(angle), speed * 2 * math.pi * model.r)
-            times.append(exit_.time_s)
+            times.append(leaving.leave(math.radians(angle), speed * 2 * math.pi * leaving.model.r)[0])
     return min(times), max(times)
 
 
@@ -129,109 +116,95 @@ class CutoffEdge:
     cutoff_s: float
     payout: str
     numbers: int                 # straight ups bet per spin (k)
-    edge: Edge
+    edge: Edge                   # per unit staked, on the held-out spins bet
     informed: float              # share of held-out spins where the player had seen enough
     seen_at_s: float             # the cutoff whose prediction the player bets on (at most cutoff_s)
+    strategy: str = "all spins alike"
+    bet_share: float = 1.0       # share of held-out spins bet on (the rest skipped)
 
     def to_json(self) -> dict:
         return {"cutoff_s": self.cutoff_s, "payout": self.payout, "numbers_bet": self.numbers,
                 "informed_share": round(self.informed, 4), "prediction_at_s": self.seen_at_s,
-                **self.edge.to_json()}
+                "strategy": self.strategy, "bet_share": round(self.bet_share, 4), **self.edge.to_json()}
 
 
-def smoothed(offsets: list[int]) -> np.ndarray:
-    """Share of each offset, smoothed over neighbouring pockets (the descent's
-    scatter is smooth round the wheel; raw counts of a few hundred spins are not)."""
-    counts = np.bincount(np.asarray(offsets, dtype=int), minlength=POCKETS).astype(float)
-    spread = sum(w * np.roll(counts, s) for s, w in zip(range(-2, 3), SMOOTHING))
-    return spread / max(1.0, spread.sum())
+@dataclass(frozen=True)
+class Ladder:
+    """Every cutoff's spins, fit and held out, as arrays (what ``twin.edge.verdict`` resamples)."""
+    cutoffs: list[float]
+    fit: list[Spins]             # one per cutoff; the same spins in the same order at every cutoff
+    held: list[Spins]
+
+    def take(self, fit_index: np.ndarray, held_index: np.ndarray) -> "Ladder":
+        return Ladder(self.cutoffs, [f.take(fit_index) for f in self.fit], [h.take(held_index) for h in self.held])
 
 
-def best_offsets(offsets: list[int], k: int) -> list[int]:
-    share = smoothed(offsets)
-    return sorted(range(POCKETS), key=lambda o: (-share[o], o))[:k]
+def place_bin(design, leave_deg: float) -> int:
+    """Which third of the deflectors' spacing the ball is expected to leave the track in
+    (measured from a deflector; the spacing is 360 degrees / their count)."""
+    bowl = design.bowl
+    count = max(1, len(bowl.deflectors))
+    first = bowl.deflectors[0].angle_deg if bowl.deflectors else 0.0
+    spacing = 360.0 / count
+    return min(bets.BINS - 1, int(((leave_deg - first) % spacing) / spacing * bets.BINS))
 
 
-def choose_numbers(fit: list[int], pays: float) -> tuple[int, float, float]:
-    """How many straight ups to bet, by two-fold cross-validation within the fit
-    spins, repeated over ``CV_REPEATS`` random halvings (seeded), and the
-    one-standard-error rule: the most numbers whose cross-validated return is
-    within one standard error of the best. The in-sample best always looks
-    like one number (its count is the luckiest), which then does worst on new
-    spins; one halving alone still picks one to three numbers by luck now and
-    then, and their wide interval decides a verdict without any prediction
-    behind it; and with nothing to predict every k is as good as another, and
-    the most numbers give the steadiest return (the tightest interval).
-    Returns k, its cross-validated return and that return's standard error
-    (over the fit spins: the repeats add no spins)."""
-    values = np.asarray(fit, dtype=int)
-    n = values.size
-    if n < 2:
-        return MAX_NUMBERS, -math.inf, math.inf
-    rng = np.random.default_rng(CV_SEED)
-    returns: dict[int, list[np.ndarray]] = {k: [] for k in range(1, MAX_NUMBERS + 1)}
-    for _ in range(CV_REPEATS):
-        order = rng.permutation(n)
-        halves = (values[order[:n // 2]], values[order[n // 2:]])
-        for train, test in (halves, halves[::-1]):
-            ranked = best_offsets(list(train), MAX_NUMBERS)
-            for k, got in returns.items():
-                got.append(np.where(np.isin(test, ranked[:k]), pays / k - 1, -1.0))
-    means, errors = {}, {}
-    for k, got in returns.items():
-        pooled = np.concatenate(got)
-        means[k] = float(pooled.mean())
-        errors[k] = float(pooled.std(ddof=1) / math.sqrt(n))
-    best = max(means, key=lambda k: (means[k], -k))
-    k = max(k for k in means if means[k] >= means[best] - errors[best])
-    return k, means[k], errors[k]
+def ladder_of(design, records: list[dict], predictions: dict[int, dict], cutoffs: list[float]) -> Ladder:
+    """The spins at every cutoff: even seeds fit, odd seeds held out. The rotor's
+    speed is binned at the fit spins' terciles of each cutoff."""
+    valid = [r for r in records if r["valid"]]
+    index_of = {n: i for i, n in enumerate(design.pockets)}
+    groups = ([r for r in valid if r["seed"] % 2 == 0], [r for r in valid if r["seed"] % 2 == 1])
+    fit_list, held_list = [], []
+    for j in range(len(cutoffs)):
+        speeds = [predictions[r["seed"]]["rotor_rev_s"][j] for r in groups[0]]
+        known = [x for x in speeds if x is not None]
+        edges = np.quantile(known, [1 / 3, 2 / 3]) if known else np.array([0.0, 0.0])
+        out = []
+        for group in groups:
+            pred = [predictions[r["seed"]] for r in group]
+            informed = np.array([p["predicted"][j] is not None for p in pred], dtype=bool)
+            off = np.array([offset(index_of[r["number"]], p["predicted"][j]) for r, p in zip(group, pred)], dtype=int)
+            rotor = np.array([0 if p["rotor_rev_s"][j] is None else int(np.searchsorted(edges, p["rotor_rev_s"][j]))
+                              for p in pred], dtype=int)
+            place = np.array([0 if p["leave_deg"][j] is None else place_bin(design, p["leave_deg"][j]) for p in pred],
+                             dtype=int)
+            out.append(Spins(off.reshape(-1), informed.reshape(-1), rotor.reshape(-1), place.reshape(-1)))
+        fit_list.append(out[0])
+        held_list.append(out[1])
+    return Ladder(list(cutoffs), fit_list, held_list)
 
 
-def edge_at_cutoff(fit: list[int], held_out: list[int], payout: StraightPayout, confidence: float,
-                   cutoff_s: float, informed: float, seen_at_s: float | None = None) -> CutoffEdge:
-    """Choose the bets on the fit offsets, measure them on the held-out offsets."""
+def ladder_edges(ladder: Ladder, payout: StraightPayout, confidence: float, conditions=bets.CONDITIONS
+                 ) -> list[CutoffEdge]:
+    """Every cutoff's edge at one payout. A player betting at a cutoff may bet on
+    the prediction made at any earlier cutoff of the ladder (near the leaving point
+    the ball's speed is hard to time, so a later estimate is not always a better
+    one); which one is chosen on the fit spins: the latest whose cross-validated
+    return is within one standard error of the best."""
     pays = 1 + payout.odds
-    k, _, _ = choose_numbers(fit, pays)
-    chosen = set(best_offsets(fit, k))
-    hits = sum(1 for o in held_out if o in chosen)
-    edge = scaled_hits_edge(hits, len(held_out), pays / k, confidence, payout.house_edge, len(fit))
-    return CutoffEdge(cutoff_s, payout.key, k, edge, informed, cutoff_s if seen_at_s is None else seen_at_s)
+    chosen = [bets.choose(fit, pays, conditions) for fit in ladder.fit]
+    out = []
+    for j, c in enumerate(ladder.cutoffs):
+        best = max(range(j + 1), key=lambda i: (chosen[i][1], i))
+        floor = chosen[best][1] - chosen[best][2]
+        use = max(i for i in range(j + 1) if chosen[i][1] >= floor)
+        strategy, _, _, kept = chosen[use]
+        fit, held = ladder.fit[use], ladder.held[use]
+        got = bets.measure(fit, held, strategy, kept)
+        edge = scaled_hits_edge(got.hits, got.bets, pays / strategy.numbers, confidence, payout.house_edge, len(fit))
+        informed = float(held.informed.mean()) if len(held) else 0.0
+        out.append(CutoffEdge(c, payout.key, strategy.numbers, edge, informed, ladder.cutoffs[use], strategy.label,
+                              got.bets / max(1, got.spins)))
+    return out
 
 
 def wheel_edges(design, records: list[dict], predictions: dict[int, dict], cutoffs: list[float],
-                payouts: list[StraightPayout], confidence: float) -> list[CutoffEdge]:
-    """Every (cutoff, payout) edge from the campaign's spin records and the predictions.
-
-    A player betting at a cutoff may bet on the prediction made at any earlier
-    cutoff of the ladder (near the leaving point the ball's speed is hard to
-    time and the leaving moment very sensitive to it, so a later estimate is
-    not always a better one); which one is chosen on the fit spins: the latest
-    whose cross-validated return is within one standard error of the best, so
-    the edge never falls with the cutoff except by the held-out spins' noise."""
-    valid = [r for r in records if r["valid"]]
-    index_of = {n: i for i, n in enumerate(design.pockets)}
-    fit_of, held_of, informed_of = [], [], []
-    for j in range(len(cutoffs)):
-        fit, held, informed = [], [], 0
-        for r in valid:
-            pred = predictions[r["seed"]]["predicted"][j]
-            o = offset(index_of[r["number"]], pred)
-            if r["seed"] % 2 == 0:
-                fit.append(o)
-            else:
-                held.append(o)
-                informed += pred is not None
-        fit_of.append(fit)
-        held_of.append(held)
-        informed_of.append(informed / max(1, len(held)))
+                payouts: list[StraightPayout], confidence: float, ladder: Ladder | None = None) -> list[CutoffEdge]:
+    """Every (cutoff, payout) edge from the campaign's spin records and the predictions."""
+    ladder = ladder or ladder_of(design, records, predictions, cutoffs)
     out = []
     for payout in payouts:
-        scores = [choose_numbers(fit, 1 + payout.odds)[1:] for fit in fit_of]
-        for j, c in enumerate(cutoffs):
-            best = max(range(j + 1), key=lambda i: (scores[i][0], i))
-            floor = scores[best][0] - scores[best][1]
-            use = max(i for i in range(j + 1) if scores[i][0] >= floor)
-            out.append(edge_at_cutoff(fit_of[use], held_of[use], payout, confidence, c, informed_of[use],
-                                      cutoffs[use]))
+        out += ladder_edges(ladder, payout, confidence)
     order = {p.key: i for i, p in enumerate(payouts)}
     return sorted(out, key=lambda e: (e.cutoff_s, order[e.payout]))

@@ -100,6 +100,14 @@ def _wheel_charts(outcome, design) -> dict[str, Picture]:
         c.data["observed"], c.data["expected"], [f"{s[0]}…{s[-1]}" for s in c.data["sectors"]],
         title="sectors of neighbouring pockets", xlabel="sector (first … last pocket)", ylabel="valid spins",
         failed=c.passed is False), f"Sectors: {c.finding}.")
+    if outcome.records and "leave_pocket" in outcome.records[0]:      # campaigns run before the scatter was kept lack it
+        from twin.wheel.scatter import chart, scatter_groups
+        groups = scatter_groups(outcome.records, design, "leave", "rotor")
+        out["scatter"] = picture_of(chart(groups, "from the pocket under the leaving point to the resting pocket"),
+                                    "The descent's scatter by the rotor's period: how many pockets on (in the ball's "
+                                    "direction on the rotor) the ball came to rest from the pocket under the point "
+                                    f"where it left the track; concentration over all spins {groups[0].concentration:.2f} "
+                                    "(0: the leaving pocket tells nothing of the resting one; docs/wheel.md).")
     c = checks["invalid_spin_rate"]
     from twin.stats import wilson_interval
     from twin.validate.wheel_checks import INVALID_CEILING

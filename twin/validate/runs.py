@@ -69,7 +69,9 @@ def wheel_run(design, seed: int) -> dict:
     result = spin(design, seed)
     return {"seed": seed, "valid": result.valid, "number": result.number,
             "invalid_reason": result.invalid_reason, "leave_angle_deg": result.leave_angle_deg,
-            "track_time_s": result.track_time_s, "spin_time_s": result.spin_time_s}
+            "track_time_s": result.track_time_s, "spin_time_s": result.spin_time_s,
+            "rotor_speed_rev_s": result.rotor_speed_rev_s, "leave_pocket": result.leave_pocket,
+            "hit_pocket": result.hit_pocket, "hit_time_s": result.hit_time_s}
 
 
 def block_of(kind: str, seed: int) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 
 from twin.wheel.design import WheelDesign
 from twin.wheel.track import TrackModel
-from twin.wheel.world import Frame, WheelWorld
+from twin.wheel.world import Frame, pocket_under, world_for
 
 TWO_PI = 2 * math.pi
 
@@ -43,6 +43,10 @@ class SpinResult:
     ball_revolutions: float      # of the ball on the track, stator frame
     rotor_revolutions: float     # of the rotor from launch to the end of the spin
     settled: bool
+    rotor_speed_rev_s: float = 0.0       # the rotor's speed when the ball left the track
+    leave_pocket: int | None = None      # rotor position (0 = first listed pocket) under the leaving point then
+    hit_pocket: int | None = None        # rotor position under the ball when it first touched the rotor
+    hit_time_s: float | None = None      # that moment, after the launch
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -108,27 +112,26 @@ def trace(design: WheelDesign, seed: int, record_every_s: float = 1 / 15) -> Tra
 
 def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
     launch = draw_launch(design, seed)
-    model = TrackModel(design)
+    model = TrackModel.for_spin(design, seed)
     exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s,
                                  dense=record_every_s is not None)
     leave_deg = exit_.angle_deg
+    rotor_angle, rotor_speed = rotor_at(design, launch, exit_.time_s)
+    under = {"rotor_speed_rev_s": round(abs(rotor_speed) / TWO_PI, 6),
+             "leave_pocket": pocket_under(math.cos(exit_.angle_rad), math.sin(exit_.angle_rad), rotor_angle)}
     if not exit_.left:
-        angle, _ = rotor_at(design, launch, exit_.time_s)
+        angle = rotor_angle
         result = SpinResult(seed=seed, valid=False, number=None,
                             invalid_reason="the ball did not leave the track in time",
                             leave_angle_deg=round(leave_deg, 6), track_time_s=round(exit_.time_s, 6),
                             spin_time_s=round(exit_.time_s, 6),
                             ball_revolutions=round(exit_.revolutions, 6),
                             rotor_revolutions=round(abs(angle - launch.rotor_angle_rad) / TWO_PI, 6),
-                            settled=False)
+                            settled=False, **under)
         return Trace(result, launch, solution, exit_.time_s, ())
-    rotor_angle, rotor_speed = rotor_at(design, launch, exit_.time_s)
-    world = WheelWorld(design)   # fresh per spin: a reused PyBullet world is not deterministic
-    try:
-        descent = world.descend(exit_.angle_rad, exit_.speed_m_s, rotor_angle, rotor_speed,
-                                record_every_s=record_every_s)
-    finally:
-        world.close()
+    world = world_for(design)    # restored to its state as built: the same as a new world
+    descent = world.descend(exit_.angle_rad, exit_.speed_m_s, rotor_angle, rotor_speed,
+                            record_every_s=record_every_s)
     total = exit_.time_s + descent.time_s
     rotor_turns = abs(descent.rotor_angle_rad - launch.rotor_angle_rad) / TWO_PI
     reason = None
@@ -140,5 +143,7 @@ def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
     result = SpinResult(seed=seed, valid=descent.settled, number=number, invalid_reason=reason,
                         leave_angle_deg=round(leave_deg, 6), track_time_s=round(exit_.time_s, 6),
                         spin_time_s=round(total, 6), ball_revolutions=round(exit_.revolutions, 6),
-                        rotor_revolutions=round(rotor_turns, 6), settled=descent.settled)
+                        rotor_revolutions=round(rotor_turns, 6), settled=descent.settled, **under,
+                        hit_pocket=descent.first_hit_pocket,
+                        hit_time_s=None if descent.first_hit_s is None else round(exit_.time_s + descent.first_hit_s, 6))
     return Trace(result, launch, solution, exit_.time_s, descent.frames)
