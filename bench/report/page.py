@@ -296,6 +296,28 @@ def _return(facts: SessionFacts) -> str:
     return "<h2>Return to player</h2>" + text + chart + table
 
 
+def _coverage(facts: SessionFacts) -> str:
+    """The outcome classes the rounds showed (bench.rules.coverage) and the
+    verdict on the Lucky draws (bench.oracle.lucky_draw)."""
+    s = facts.summary
+    if s.coverage is None and s.lucky_draw is None:
+        return ""
+    out = ["<h2>Outcome classes and the Lucky draw</h2>"]
+    if s.coverage is not None:
+        covered = [f"{esc(c.title)} (round {s.coverage.covered[c.id]})" for c in s.coverage.classes
+                   if c.id in s.coverage.covered]
+        missing = s.coverage.missing()
+        out.append(f"<p>{esc(s.coverage.line().capitalize().removesuffix('...'))}.</p>")
+        if covered:
+            out.append(f"<details><summary>covered</summary><p>{'; '.join(covered)}</p></details>")
+        if missing:
+            out.append("<ul>" + "".join(f"<li>{esc(c.title)}: {esc(why)}</li>" for c, why in missing) + "</ul>")
+    if s.lucky_draw is not None:
+        verdict = s.lucky_draw
+        out.append(f"<p class={'fail' if verdict.verdict == 'fail' else 'pass'}>{esc(verdict.line())}</p>")
+    return "".join(out)
+
+
 def _latencies(facts: SessionFacts) -> str:
     lat = facts.latencies
     if not lat:
@@ -364,6 +386,7 @@ def render(facts: SessionFacts) -> str:
         _violations(facts, pictures),
         _unplayed(facts, pictures),
         _return(facts),
+        _coverage(facts),
         _latencies(facts),
         _rounds(facts),
         _integrity(facts),

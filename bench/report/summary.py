@@ -1,8 +1,10 @@
 """What a session comes to: a summary for a person, JUnit XML for CI.
 
-The summary gives the rounds played, no rolls, violations by clause, and the
+The summary gives the rounds played, no rolls, violations by clause, the
 observed return against the exact RTP of the wagers actually placed (the
-exact figure from ``bench.rules``, weighted by stake).
+exact figure from ``bench.rules``, weighted by stake), the outcome classes
+the session covered (``bench.rules.coverage``) and, in a lightning game, the
+verdict on its Lucky draws (``bench.oracle.lucky_draw``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from fractions import Fraction
 
 from bench.errors import RulesError
 from bench.rules import get_game
+from bench.rules.coverage import Coverage, coverage
 
 
 @dataclass
@@ -30,6 +33,8 @@ class Summary:
     incomplete_rounds: list[int] = field(default_factory=list)
     failures: dict[int, str] = field(default_factory=dict)
     played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
+    coverage: Coverage | None = None                  # the outcome classes the rounds showed
+    lucky_draw: object = None                         # bench.oracle.lucky_draw.DrawVerdict (lightning games)
 
     @property
     def observed_rtp(self) -> Fraction | None:
@@ -46,6 +51,8 @@ class Summary:
                 "expected_rtp": float(self.expected_rtp) if self.expected_rtp is not None else None,
                 "violations_by_clause": dict(self.violations_by_clause),
                 "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
+                "coverage": self.coverage.to_json() if self.coverage else None,
+                "lucky_draw": self.lucky_draw.to_json() if self.lucky_draw else None,
                 "passed": self.passed}
 
 
@@ -66,7 +73,9 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=list(oracle.rounds))
+                   failures=dict(failures), played=list(oracle.rounds),
+                   coverage=coverage(game, rules, [(r.round, r.throws, r.lucky) for r in oracle.rounds]),
+                   lucky_draw=getattr(oracle, "lucky_draw", None))
 
 
 def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -114,6 +123,10 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
             lines.append(f"    ... and {len(summary.violations) - 10} more in the journal")
     else:
         lines.append("  violations: none")
+    if summary.coverage is not None:
+        lines.append(f"  {summary.coverage.line()}")
+    if summary.lucky_draw is not None:
+        lines.append(f"  {summary.lucky_draw.line()}")
     for round_no, failure in sorted(summary.failures.items()):
         lines.append(f"  round {round_no} failed: {failure}")
     if reason:

@@ -26,7 +26,7 @@ from bench.protocol.link import open_link
 from bench.oracle import Oracle
 from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
-from bench.play.probes import probe_schedule
+from bench.play.coverage import CoveragePlan
 from bench.protocol import BENCH, Session, Timeouts
 from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
 from bench.session.out_folder import claimed
@@ -56,7 +56,7 @@ class SessionConfig:
     emulator_args: tuple[str, ...] = ()
     phases: Phases = field(default_factory=Phases)
     players: PlayerMix | None = None       # default: CoveringPlayers (the layout covered every round)
-    probes: bool = True                    # stage the edge cases of bench.play.probes in early rounds
+    probes: bool = True                    # stage the game's outcome classes (bench.play.coverage) from round 2
     probe_wagers: bool = True              # place the wagers of bench.play.probe_wagers every round
     stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
     progress: bool = True
@@ -126,9 +126,8 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
     # reply deadline (Phases.reply_s) is what bounds a slow controller.
     env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
     failures: dict[int, str] = {}
-    cycle_probes = probe_schedule(config.game, config.rounds) if config.probes else {}
-    if config.plant == "recorded":
-        cycle_probes = {}      # recorded outcomes cannot be staged
+    # Recorded outcomes cannot be staged.
+    plan = CoveragePlan(config.game, rules, seed) if config.probes and config.plant != "recorded" else None
     started = time.monotonic()
     stopped = reason = None
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
@@ -147,7 +146,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
-            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
+            realtime=config.realtime, staging=[c.id for c in plan.classes] if plan else None,
             **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
@@ -165,11 +164,12 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                            players=config.players or CoveringPlayers(config.game, rules),
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
-                           probes=cycle_probes, probe_unlawful=config.probe_wagers,
+                           plan=plan, probe_unlawful=config.probe_wagers,
                            stop=(lambda: bool(oracle.violations or failures)) if config.stop_at_first_finding
                            else (lambda: False))
         bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
                                                desc=f"{config.game}", leave=False))
+        stack.callback(cycle.close)
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         try:
             env.run()
