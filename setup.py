@@ -16,7 +16,8 @@ setup(
     packages=find_packages(include=["bench", "bench.*", "twin", "twin.*", "tablebench_io", "tablebench_io.*"]) + sorted(SHIPPED),
     package_dir=SHIPPED,
     package_data={
-        "tablebench_fixtures": ["towers/*.yaml", "wheels/*.yaml", "submissions/*.yaml", "games/*.yaml"],
+        "tablebench_fixtures": ["towers/*.yaml", "wheels/*.yaml", "submissions/*.yaml", "games/*.yaml",
+                                "staged-seeds.json"],
         "tablebench_features": ["*.feature"],
     },
 )

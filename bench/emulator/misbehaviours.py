@@ -15,6 +15,8 @@ import random
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
 from bench.rules import describe
+from bench.rules.coverage import ClassCoverage
+from bench.rules.submission import default_rules
 from bench.rules.dice_ology import DiceOlogy
 from bench.rules.lightning_dice import LightningDice
 from bench.rules.lightning_roulette import STRAIGHT_ODDS, LightningRoulette
@@ -417,12 +419,16 @@ class LuckyWinAtBaseOdds(Policy):
     def settle(self, ctrl, round_, wagers):
         returned = super().settle(ctrl, round_, wagers)
         for w, _ in _lucky_winners(round_, wagers, returned):
-            if round_.pocket is not None:
-                base = STRAIGHT_ODDS
-            else:
-                base, _ = ctrl.game.decide(w.bet, round_.dice, ctrl.rules)
-            returned[w.id] = w.stake * (base + 1)
+            returned[w.id] = w.stake * (_base_odds(ctrl, round_, w) + 1)
         return returned
+
+
+def _base_odds(ctrl, round_: Round, wager: Wager) -> int:
+    """The paytable's odds of a winning wager, as if its bet were not Lucky."""
+    if round_.pocket is not None:
+        return STRAIGHT_ODDS
+    odds, _ = ctrl.game.decide(wager.bet, round_.dice, ctrl.rules)
+    return odds
 
 
 def _covers(game: str, bet: str, outcome) -> bool:
@@ -775,8 +781,6 @@ class EvenMoneyHalfBackOnZero(Policy):
 
 def _class_rounds(game: str, class_id: str) -> int | None:
     """The rounds a session needs to see a class of the controller's draw with 99% chance."""
-    from bench.rules.coverage import ClassCoverage
-    from bench.rules.submission import default_rules
     judge = ClassCoverage(game, default_rules(game, describe(game).default_paytable))
     found = [c for c in judge.classes if c.id == class_id]
     return judge.rounds_needed(found[0]) if found else None
@@ -851,11 +855,7 @@ class LuckyBeyondThirdAtBase(Policy):
         late = {x.bet for x in round_.lucky[3:]}
         for w, _ in _lucky_winners(round_, wagers, returned):
             if w.bet in late:
-                if round_.pocket is not None:
-                    base = STRAIGHT_ODDS
-                else:
-                    base, _ = ctrl.game.decide(w.bet, round_.dice, ctrl.rules)
-                returned[w.id] = w.stake * (base + 1)
+                returned[w.id] = w.stake * (_base_odds(ctrl, round_, w) + 1)
         return returned
 
 
@@ -930,8 +930,8 @@ class TotalEighteenNeverLucky(Policy):
 
     @classmethod
     def rounds_needed(cls, game):
+        # What the bench's report says it needs: the oracle's own figure (asked by the mutation bench only).
         from bench.oracle.lucky_draw import judge
-        from bench.rules.submission import default_rules
         rules = default_rules(game)
         return judge(rules.lucky, describe(game).lucky_draw_clauses, []).needs
 

@@ -20,9 +20,13 @@ draw of a no-roll round repeated in the next. This module judges the draws:
   and its p-value.
 
 A session too short to judge says so: the verdict gives the rounds the
-family needs to find one position that is never Lucky, the bias the issue
-of a stuck RNG most often takes, and the smallest shift of a position's
-Lucky rate it would find with 80% power.
+family needs to find one position that is never Lucky, and the smallest
+shift of a position's Lucky rate it would find with 80% power.
+
+The distributions are scipy.stats's (exact, tested; ``twin.stats`` for the
+pooled chi-square and Holm's correction), imported when a session is judged,
+not when an oracle is made: scipy.stats takes seconds to import, and replay
+makes an oracle for every journal it reads.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -80,9 +80,15 @@ class PhysicsPlant:
         except OSError as err:
             raise BenchError(f"{design_path}: cannot read the design: {err.strerror}") from None
         self.design_path = design_path
-        self.session_seed = session_seed
+        self.staging(session_seed, self.digest, memo)
+
+    def staging(self, session_seed: int, digest: str, memo: SeedMemo | None = None) -> None:
+        """Where the plant's staged seeds come from: the session seed picks the
+        sweep's start point; the catalogue is kept by the design's digest."""
+        self.session_seed, self.digest = session_seed, digest
         self.memo = memo or SeedMemo()
         self._catalogue: Catalogue | None = None
+        self._cancelled = threading.Event()
 
     @staticmethod
     def load_design(path: str):
@@ -104,7 +110,12 @@ class PhysicsPlant:
             variant, start = variant_start(self.session_seed)
             self._catalogue = Catalogue(f"{self.name}:{self.digest}:sweep:{variant}", start, self.wanted,
                                         lambda seed: self.shows(self.simulate(seed)), self.memo)
+            self._catalogue.cancelled = self._cancelled.is_set
         return self._catalogue
+
+    def cancel(self) -> None:
+        """The session is ending: a sweep in progress stops (a staged throw then falls back to an ordinary one)."""
+        self._cancelled.set()
 
     def staged_seed(self, key: str) -> tuple[int, object] | None:
         """A seed that shows ``key`` and its result, from the catalogue (swept

@@ -44,8 +44,11 @@ class PlantWorker:
         return future.result()
 
     def close(self, timeout: float = 30.0) -> None:
-        """Stop the thread after the reading in hand (a sweep in progress is
-        saved where it got to)."""
+        """Stop the thread after the reading in hand; a sweep in progress stops
+        and is saved where it got to."""
+        cancel = getattr(self.plant, "cancel", None)
+        if cancel is not None:
+            cancel()
         self._jobs.put(None)
         self._thread.join(timeout)
         self.plant.close()

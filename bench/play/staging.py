@@ -14,8 +14,11 @@ same session seed always finds the same seeds.
 The catalogue is kept between sessions (``SeedMemo``, by the design's
 digest), and nothing is taken on trust: the plant simulates a catalogued
 seed again when it uses it and sweeps afresh if it no longer shows its
-outcome (a changed twin). The sweep runs on the plant's own thread
-(``bench.play.plant_worker``), never on the link's.
+outcome (a changed twin). The shipped designs come with their catalogues
+already swept (``fixtures/staged-seeds.json``, written by
+``benchmarks/staging_bench.py --sweeps --write``), so that a first session
+on them stages at once; a test checks they still hold. The sweep runs on
+the plant's own thread (``bench.play.plant_worker``), never on the link's.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
+import tablebench_fixtures
+
 STAGING_START_SEED = 1_000_000   # staged sweeps start here, apart from the session's own draws
 VARIANTS = 3                     # sweep start points: a session uses variant (session seed mod VARIANTS)
 VARIANT_SPAN = 1_000_000         # seeds between two start points
@@ -35,33 +40,43 @@ SAVE_EVERY = 200                 # seeds swept between two writes of the memo
 
 class SeedMemo:
     """The catalogues kept between sessions, one JSON file
-    (``$XDG_CACHE_HOME/tablebench/staged-seeds.json``). Two sessions may write
-    it at once: each write replaces the file whole, and of two sweeps of one
-    catalogue the longer is kept."""
+    (``$XDG_CACHE_HOME/tablebench/staged-seeds.json``), over those shipped
+    for the shipped designs (read only). Two sessions may write it at once:
+    each write replaces the file whole, and of two sweeps of one catalogue
+    the longer is kept, unless the shorter starts afresh (``replace``)."""
 
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, shipped: Path | None | bool = True):
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         self.path = Path(path) if path else Path(base) / "tablebench" / "staged-seeds.json"
+        if shipped is True:
+            shipped = tablebench_fixtures.staged_seeds()
+        self.shipped = shipped or None
 
-    def _load(self) -> dict:
+    @staticmethod
+    def _read(path: Path | None) -> dict:
         try:
-            data = json.loads(self.path.read_text())
+            data = json.loads(path.read_text()) if path else {}
             return data if isinstance(data, dict) else {}
         except (OSError, ValueError):
             return {}
 
+    def _load(self) -> dict:
+        return self._read(self.path)
+
     def get(self, key: str) -> dict | None:
-        value = self._load().get(key)
-        if (isinstance(value, dict) and isinstance(value.get("next"), int)
-                and isinstance(value.get("found"), dict)
-                and all(isinstance(s, int) for s in value["found"].values())):
-            return value
+        for data in (self._load(), self._read(self.shipped)):
+            value = data.get(key)
+            if (isinstance(value, dict) and isinstance(value.get("next"), int)
+                    and isinstance(value.get("found"), dict)
+                    and all(isinstance(s, int) for s in value["found"].values())):
+                return value
         return None
 
-    def put(self, key: str, state: dict) -> None:
+    def put(self, key: str, state: dict, *, replace: bool = False) -> None:
         data = self._load()
         kept = data.get(key)
-        if isinstance(kept, dict) and isinstance(kept.get("next"), int) and kept["next"] > state["next"]:
+        if (not replace and isinstance(kept, dict) and isinstance(kept.get("next"), int)
+                and kept["next"] > state["next"]):
             return            # another session swept further: its catalogue holds ours
         data[key] = state
         try:
@@ -88,6 +103,7 @@ class Catalogue:
         self.next = kept["next"] if kept else start
         self.found: dict[str, int] = dict(kept["found"]) if kept else {}
         self._unsaved = 0
+        self.cancelled: Callable[[], bool] = lambda: False     # the session is over: stop sweeping
 
     @property
     def exhausted(self) -> bool:
@@ -115,8 +131,9 @@ class Catalogue:
 
     def seed_for(self, key: str) -> int | None:
         """The first seed that shows ``key``, sweeping on (in the caller's
-        thread) until it is found; None if the budget runs out first."""
-        while key not in self.found and not self.exhausted:
+        thread) until it is found; None if the budget runs out first, or the
+        sweep is cancelled."""
+        while key not in self.found and not self.exhausted and not self.cancelled():
             self.step()
         return self.found.get(key)
 
@@ -124,11 +141,15 @@ class Catalogue:
         """A catalogued seed no longer shows its outcome (the twin changed):
         sweep again from the start."""
         self.next, self.found = self.start, {}
-        self.save()
+        self.memo.put(self.memo_key, self.state(), replace=True)
+        self._unsaved = 0
+
+    def state(self) -> dict:
+        return {"next": self.next, "found": dict(sorted(self.found.items()))}
 
     def save(self) -> None:
-        if self._unsaved or not self.found:
-            self.memo.put(self.memo_key, {"next": self.next, "found": dict(sorted(self.found.items()))})
+        if self._unsaved:
+            self.memo.put(self.memo_key, self.state())
         self._unsaved = 0
 
 

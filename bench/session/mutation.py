@@ -22,7 +22,8 @@ from bench.rules import game_names
 from bench.session.runner import SessionConfig, _rules, run_session
 
 GAMES = tuple(sorted(game_names()))    # the built-in games
-REPLY_S = 1.5      # wall seconds for each reply: a held-back message costs this much once
+REPLY_S = 3.0      # wall seconds for each reply (the default): a held-back message costs this much once;
+                   # less made trials on a loaded machine fail on a slow reply instead of the breach
 
 
 @dataclass(frozen=True)

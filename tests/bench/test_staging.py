@@ -81,7 +81,7 @@ def test_the_catalogue_sweeps_once_and_a_later_session_takes_it_from_the_memo(tm
         simulated.append(seed)
         return [f"n:{seed % 7}"] + (["odd:*"] if seed % 2 else [])
 
-    memo = SeedMemo(tmp_path / "memo.json")
+    memo = SeedMemo(tmp_path / "memo.json", shipped=None)
     wanted = [f"n:{i}" for i in range(7)] + ["odd:0", "odd:1"]
     first = Catalogue("k", 100, wanted, shows, memo)
     assert first.seed_for("n:3") == 101 and simulated == [100, 101]     # the sweep goes only as far as asked
@@ -99,7 +99,7 @@ def test_the_plant_sweeps_again_when_a_catalogued_seed_no_longer_shows_its_outco
         wanted = ("n:0", "n:1", "n:2")
 
         def __init__(self):
-            self.session_seed, self.digest, self.memo, self._catalogue = 0, "d", SeedMemo(tmp_path / "m.json"), None
+            self.staging(0, "digest", SeedMemo(tmp_path / "m.json", shipped=None))
             self.shift = 0
 
         def simulate(self, seed):
@@ -154,3 +154,22 @@ def test_a_controller_that_gives_up_at_the_documented_deadline_is_never_left_wai
     acked_after = [next(r for r in wire[i + 1:] if r[0] == "tx" and r[1] == "ack")[2] - row[2]
                    for i, row in enumerate(wire) if row[0] == "rx" and row[1] == "message" and i < len(wire) - 1]
     assert acked_after and max(acked_after) < 0.5, max(acked_after)
+
+
+@pytest.mark.parametrize("kind", ("tower", "wheel"))
+def test_the_shipped_catalogue_of_the_standard_design_still_holds(kind):
+    """A first session on a shipped design stages at once from
+    fixtures/staged-seeds.json; a changed twin or design makes it stale
+    (regenerate: benchmarks/staging_bench.py --sweeps --write
+    fixtures/staged-seeds.json). Each variant is complete; every seed of the
+    first still shows its outcome."""
+    from bench.play.staging import VARIANTS
+    made = {"tower": plants.TowerPlant, "wheel": plants.WheelPlant}[kind]
+    for variant in range(VARIANTS):
+        plant = made("standard", session_seed=variant, memo=SeedMemo("/nonexistent/memo.json"))
+        catalogue = plant.catalogue
+        assert catalogue.complete and set(catalogue.found) == set(plant.wanted), (kind, variant)
+        if variant == 0:
+            for key, seed in sorted(catalogue.found.items()):
+                shown = plant.shows(plant.simulate(seed))
+                assert key in shown or key.rsplit(":", 1)[0] + ":*" in shown, (key, seed, shown)
