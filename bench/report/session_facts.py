@@ -173,6 +173,8 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
     game = replayed.header["game"]
     failures = replayed.failed_rounds
     ignore = set(facts["abandoned"]) - set(failures)
-    summary = summarise(game, oracle.rules, oracle, failures, reader.stakes, ignore_incomplete=ignore)
+    # A journal says whether its session staged outcomes (``staging``; before issue 27, ``probes``).
+    staged = bool(replayed.header.get("staging") or replayed.header.get("probes"))
+    summary = summarise(game, oracle.rules, oracle, failures, reader.stakes, ignore_incomplete=ignore, staged=staged)
     return SessionFacts(journal=str(journal), replayed=replayed, expected_head=expected_head, summary=summary,
                         stakes_by_bet=reader.stakes, **facts)

@@ -57,7 +57,8 @@ class Summary:
 
 
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
-              ignore_incomplete: set[int] = frozenset()) -> Summary:
+              ignore_incomplete: set[int] = frozenset(), staged: bool = True) -> Summary:
+    """``staged``: whether the session staged outcome classes (bench.play.coverage)."""
     staked = returned = no_rolls = 0
     for summary in oracle.rounds:
         staked += summary.staked
@@ -74,7 +75,8 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
                    failures=dict(failures), played=list(oracle.rounds),
-                   coverage=coverage(game, rules, [(r.round, r.throws, r.lucky) for r in oracle.rounds]),
+                   coverage=coverage(game, rules, [(r.round, r.throws, r.lucky) for r in oracle.rounds],
+                                     staged=staged),
                    lucky_draw=getattr(oracle, "lucky_draw", None))
 
 

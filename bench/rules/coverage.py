@@ -263,6 +263,7 @@ class Coverage:
     rounds: int = 0
     needed: dict[str, int | None] = field(default_factory=dict)   # class id -> rounds needed (a class of the draw)
     after: dict[str, str] = field(default_factory=dict)        # class id -> what must come the round before
+    staged: bool = True                                        # the session staged outcomes (not --no-probes)
 
     def missing(self) -> list[tuple[OutcomeClass, str]]:
         out = []
@@ -270,7 +271,9 @@ class Coverage:
             if cls.id in self.covered:
                 continue
             needed = self.needed.get(cls.id)
-            if needed is not None:
+            if not self.staged:
+                why = "the session staged no outcomes (--no-probes); fair throws did not show it"
+            elif needed is not None:
                 why = (f"the controller's Lucky draw did not allow it in {self.rounds} rounds; "
                        f"{needed} rounds show it with 99% chance")
             elif cls.id in self.after:
@@ -298,11 +301,12 @@ class Coverage:
 
 
 def coverage(game: str, rules, rounds: Iterable[tuple[int, Sequence, Sequence]],
-             judge: ClassCoverage | None = None) -> Coverage:
+             judge: ClassCoverage | None = None, *, staged: bool = True) -> Coverage:
     """The account of a session: ``rounds`` are (round number, its readings,
-    its Lucky Numbers) in the order played (a void round is left out)."""
+    its Lucky Numbers) in the order played (a void round is left out);
+    ``staged``: whether the session staged outcomes at all."""
     judge = judge or ClassCoverage(game, rules)
-    account = Coverage(judge.classes)
+    account = Coverage(judge.classes, staged=staged)
     before = Before()
     for number, readings, lucky in rounds:
         shown, before = judge.shown([r if isinstance(r, Seen) else Seen.of(r) for r in readings], lucky, before)

@@ -215,7 +215,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                              {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
                              if sealer else None, ending=ending, status=status, reason=reason)
     outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
-                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures))
+                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures), staged=plan is not None)
     write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)
     write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2))
     return outcome

@@ -173,3 +173,20 @@ def test_the_shipped_catalogue_of_the_standard_design_still_holds(kind):
             for key, seed in sorted(catalogue.found.items()):
                 shown = plant.shows(plant.simulate(seed))
                 assert key in shown or key.rsplit(":", 1)[0] + ":*" in shown, (key, seed, shown)
+
+
+def test_sessions_with_different_seeds_stage_a_triple_and_a_cocked_die_from_different_drops():
+    """On the tower a staged outcome is a real drop from the catalogue of the
+    sweep the session seed picks: the same triple, another drop; a die
+    cocked, another drop (and here another die)."""
+    from bench.rules.outcome_classes import Throw
+    triples, cocked = set(), set()
+    for seed in range(3):
+        plant = plants.TowerPlant("standard", session_seed=seed, memo=SeedMemo("/nonexistent/memo.json"))
+        triple = plant.read(2, 0, 3, Throw(faces=(4, 4, 4)))
+        assert sorted(triple.dice) == [4, 4, 4] and all(triple.flat) and triple.detail["staged"] == "faces 4-4-4"
+        triples.add(triple.seed)
+        no_roll = plant.read(3, 0, 3, Throw(cocked=True, pick=0))
+        assert not all(no_roll.flat)
+        cocked.add((no_roll.seed, no_roll.flat))
+    assert len(triples) == 3 and len(cocked) == 3
