@@ -395,7 +395,8 @@ class Oracle:
             return None, None
         reading, r.reading = r.reading, None
         if reading is not None:
-            r.throws.append({name: reading.get(name) for name in ("dice", "flat", "pocket") if reading.get(name) is not None})
+            r.throws.append({name: reading.get(name) for name in ("dice", "flat", "pocket")
+                             if reading.get(name) is not None})
         return r, reading
 
     def _rx_result(self, m, mono, frame):

@@ -84,8 +84,10 @@ class DrawVerdict:
         if self.verdict == "too-short":
             what = (f"a bias of one position never Lucky (Lucky in {100 * self.rate:.1f}% of rounds)"
                     if self.rate is not None else "any bias")
+            shift = (f"; these rounds find a position's Lucky rate off by {100 * self.detectable:.0f} points "
+                     "(80% power)" if self.detectable is not None and math.isfinite(self.detectable) else "")
             return (f"Lucky draw: too few rounds to detect {what}: {self.rounds} rounds judged, "
-                    f"{self.needs} needed at {100 * CONFIDENCE:g}%")
+                    f"{self.needs} needed at {100 * CONFIDENCE:g}%{shift}")
         return (f"Lucky draw: consistent with the submission over {self.rounds} rounds at {100 * CONFIDENCE:g}% "
                 f"(smallest Holm-adjusted p {smallest:.3g}); a position never Lucky would have been found")
 
@@ -234,7 +236,8 @@ def judge(distribution, clauses, draws: Sequence[tuple[Lucky, ...]]) -> DrawVerd
     tests = [DrawTest(t.part, t.name, t.clause, t.p_value, a, t.detail) for t, a in zip(tests, adjusted)]
     rates = [float(distribution.lucky_probability(bet)) for bet in distribution.positions]
     rate = min((r for r in rates if 0 < r < 1), default=None)
-    family = max(1, len(tests)) if tests else 1 + len(distribution.positions) + len(set(d for _, d in distribution.odds))
+    # Before any round, the family the first rounds will make: the count, each position, each odds group.
+    family = len(tests) if tests else 1 + len(distribution.positions) + len({d for _, d in distribution.odds})
     needs = rounds_to_find_never_lucky(rate, family) if rate else None
     verdict = DrawVerdict(rounds, "pass", tests, needs, detectable_shift(rate, rounds, family) if rate else None, rate)
     if verdict.failed:

@@ -138,7 +138,8 @@ class PhysicsPlant:
 
 class TowerPlant(PhysicsPlant):
     name = "tower"
-    wanted = tuple("faces:" + "-".join(map(str, m)) for m in MULTISETS) + tuple(f"cocked:{i}" for i in range(TOWER_COCKED))
+    wanted = (tuple("faces:" + "-".join(map(str, m)) for m in MULTISETS)
+              + tuple(f"cocked:{i}" for i in range(TOWER_COCKED)))
 
     def __init__(self, design_path: str, session_seed: int, memo: SeedMemo | None = None):
         super().__init__(design_path, session_seed, memo)

@@ -243,7 +243,7 @@ def _sequences(rng, cocked: Throw) -> list[tuple[Throw, ...]]:
     def rolls(numbers) -> list[Throw]:
         numbers = list(numbers)
         rng.shuffle(numbers)
-        return [Throw(faces=tuple(sorted(_pair(n, rng)))) for n in numbers] + [Throw(faces=tuple(sorted(_pair(7, rng))))]
+        return [Throw(faces=tuple(sorted(_pair(n, rng)))) for n in numbers + [7]]
 
     partial = lambda numbers: rng.sample(numbers, rng.randrange(0, 4))     # noqa: E731  (not every one)
     plain = [rolls(LITTLE + BIG), rolls(LITTLE + tuple(partial(BIG))), rolls(BIG + tuple(partial(LITTLE))), rolls(())]

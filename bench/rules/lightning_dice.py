@@ -237,7 +237,8 @@ LightningDice.descriptor = GameDescriptor(
     ),
     lucky_draw_clauses=lucky_draw_clauses(
         count="625b.2(d)(2)",        # "between two and four Lucky Numbers", as the submission weights them
-        positions="625b.2(g)(1)",    # "a randomly generated multiplier may be applied between two and four of the betting positions"
+        positions="625b.2(g)(1)",    # "a randomly generated multiplier may be applied between two and
+                                     # four of the betting positions"
         odds="625b.2(g)(1)",         # the multiplier is randomly generated, within (g)(3)'s ranges
         repeat="625b.2(d)(2)",       # "The random number generator shall be activated" each round
     ),
