@@ -158,7 +158,7 @@ def intervals(rows: Sequence[tuple[str, float, float | None, float | None]], *, 
     pad = 0.08 * (high - low or 1.0)
     ax.set_xlim(low - pad if low < 0 else 0.0, high + pad)
     if percent:
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.3g}%"))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.3g}%" if abs(v) < 10 else f"{100 * v:,.0f}%"))
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", color="#e4e4e4")
@@ -285,4 +285,45 @@ def rose(angles_deg: Sequence[float], *, title: str, empty_from: float | None = 
     ax.set_rlabel_position(100)
     ax.set_title(title, loc="left")
     fig.legend(handles=handles, loc="outside lower center", ncols=1, framealpha=0.92)
+    return svg_of(fig)
+
+
+# Colours of several series on one chart (e.g. payout tables): distinct, and
+# readable by most colour-blind readers (blue, vermilion, bluish green, purple).
+SERIES = ("#3f6fb5", "#c8392f", "#2a8c6a", "#7b4fa0")
+
+
+def curves_with_intervals(series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float],
+                                                 Sequence[float], float | None]],
+                          *, title: str, xlabel: str, ylabel: str, zero: str = "",
+                          marks: Sequence[tuple[float, str, str]] = (), percent: bool = True,
+                          width_in: float = 7.2, height_in: float = 3.6) -> str:
+    """Each series (label, xs, values, lows, highs, reference) as a line of
+    dots with its interval as a band, and its reference level (e.g. the house
+    edge of the same bets) as a dashed line of the same colour; a black line
+    at zero (``zero``: its legend label); vertical marks (x, label, colour)
+    for the moments a verdict names (a latest safe call, a call time judged)."""
+    fig = _figure(width_in, height_in)
+    ax = fig.add_subplot()
+    for k, (label, xs, values, lows, highs, reference) in enumerate(series):
+        colour = SERIES[k % len(SERIES)]
+        ax.fill_between(xs, lows, highs, color=colour, alpha=0.16, linewidth=0, zorder=1)
+        ax.plot(xs, values, "o-", color=colour, markersize=3.8, linewidth=1.4, zorder=3, label=label)
+        if reference is not None:
+            ax.axhline(reference, color=colour, linestyle="--", linewidth=1.0, zorder=2,
+                       label=f"house edge of the same bets, {100 * reference:.1f}%" if percent else "reference")
+    if zero:
+        ax.axhline(0.0, color=EXPECT, linewidth=1.1, zorder=2, label=zero)
+    for x, label, colour in marks:
+        ax.axvline(x, color=colour, linestyle=":", linewidth=1.6, zorder=2, label=label)
+    if percent:
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:+.0f}%"))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(color="#e4e4e4")
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title, loc="left")
+    fig.legend(loc="outside lower center", ncols=2, framealpha=0.92)
     return svg_of(fig)

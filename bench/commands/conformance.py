@@ -36,7 +36,14 @@ def register(subparsers) -> None:
     p.add_argument("--check", action="append", default=[], metavar="NAME",
                    help="run only the checks whose name starts with NAME (repeatable)")
     p.add_argument("--list", action="store_true", help="list the checks and the sections they test, and exit")
-    p.add_argument("--junit", metavar="FILE", help="write the results as a JUnit XML file")
+    p.add_argument("--junit", metavar="FILE",
+                   help="write the results as a JUnit XML file (the suite's properties: tool version, controller, "
+                        "its HELLO, time)")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write the conformance report: one self-contained HTML page (verdict, provenance, each "
+                        "check by section with its time, a failure's wire log)")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON lines instead of the text: one object a check as it finishes, then the verdict")
     defaults = Timeouts()
     p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
                    help="the controller's byte timeout (default %(default)s, as documented)")
@@ -51,7 +58,12 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import json
+    import time
+    from datetime import datetime, timezone
+
     from bench.conformance.checks import CHECKS
+    from bench.conformance.report import ConformanceRun, command_line, write_report
     from bench.conformance.suite import connect, controller_url, junit, line, run_suite
     from bench.protocol import LinkError
     from bench.rules import describe
@@ -86,7 +98,20 @@ def run(args) -> int:
     def selected(check) -> bool:
         return not args.check or any(check.name.startswith(n) for n in args.check)
 
+    versions = tuple(sorted(set(args.protocol))) if args.protocol else None
+    run_record = ConformanceRun(args.controller, args.game, args.submission,
+                                None if args.submission else (args.paytable or describe(args.game).default_paytable),
+                                timeouts, versions, command=command_line())
+    hello_told = []
+
     def show(result) -> None:
+        run_record.results.append(result)
+        if args.json:
+            print(json.dumps(run_record.check_json(result), sort_keys=True), flush=True)
+            return
+        if result.hello and not hello_told:
+            hello_told.append(result.hello)
+            print(f"controller's HELLO: {ConformanceRun.hello_words(result.hello)}", flush=True)
         print(line(result), flush=True)
         if result.status == "fail" and result.wire_log:
             print("    wire log (> bench to controller, < controller to bench, seconds from the check's start):")
@@ -94,23 +119,38 @@ def run(args) -> int:
 
     try:
         with controller_url(args.controller, args.game, timeouts) as url:
+            run_record.url = url
             connect(url).close()        # a link that does not open is the user's to fix, not a failed check
-            results = run_suite(url, game=args.game, rules=rules, timeouts=timeouts,
-                                versions=tuple(sorted(set(args.protocol))) if args.protocol else None,
-                                only=selected, on_result=show)
+            if not args.json:
+                print(run_record.header(sum(len([v for v in c.versions or (versions or (1,))[:1]
+                                                 if versions is None or v in versions])
+                                            for c in CHECKS if selected(c))), flush=True)
+            run_suite(url, game=args.game, rules=rules, timeouts=timeouts, versions=versions, only=selected,
+                      on_result=show)
     except (BenchError, LinkError) as err:
         print(f"bench conformance: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
+    run_record.finished = time.time()
+    results = run_record.results
     if args.junit:
         try:
-            junit(results, args.junit)
+            junit(results, args.junit, properties=run_record.junit_properties(),
+                  timestamp=datetime.fromtimestamp(run_record.started, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))
         except OSError as err:
             print(f"bench conformance: {args.junit}: cannot write the JUnit file: {err}", file=sys.stderr)
             return Exit.BAD_INPUT
-    failed = [r for r in results if r.counts]
-    optional = [r for r in results if r.status == "fail" and not r.counts]
-    passed = sum(1 for r in results if r.status == "pass")
-    skipped = sum(1 for r in results if r.status == "skip")
-    print(f"{passed} passed, {len(failed)} failed, {len(optional)} optional failed, {skipped} skipped "
-          f"({sum(r.seconds for r in results):.1f} s)")
-    return Exit.VIOLATION if failed else Exit.OK
+    status = Exit.OK if run_record.passed else Exit.VIOLATION
+    report = None
+    if args.report:
+        try:
+            report = str(write_report(run_record, args.report))
+        except OSError as err:
+            print(f"bench conformance: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
+            return Exit.BAD_INPUT
+    if args.json:
+        print(json.dumps(run_record.verdict_json(int(status), report), sort_keys=True))
+    else:
+        print("\n".join(run_record.summary_lines()))
+        if report:
+            print(f"report: {report}")
+    return status

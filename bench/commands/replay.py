@@ -38,10 +38,16 @@ def register(subparsers) -> None:
                         "(default: the copy the journal carries)")
     p.add_argument("--report", metavar="FILE",
                    help="write the session report (one self-contained HTML page, as bench run writes it) to FILE")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of the text: the chain, seals and what vouches for the "
+                        "journal, every violation, the session's summary (probe rounds apart), the verdict "
+                        "(pass, fail, or caution: a pass with no --head and no seal checked)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    import json
+
     from bench.journal.keys import trusted_fingerprint
     from bench.journal.replay import describe, replay, resimulate
 
@@ -50,8 +56,9 @@ def run(args) -> int:
         return Exit.BAD_INPUT
     try:
         pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
-        if args.report:
-            from bench.report.page import read_session, write_facts_report
+        facts = None
+        if args.report or args.json:        # the summary (and the page) need the journal read once more
+            from bench.report.page import read_session
             facts = read_session(args.journal, args.head, redecode=args.redecode, submission=args.submission,
                                  pubkey=pubkey)
             outcome = facts.replayed
@@ -61,13 +68,22 @@ def run(args) -> int:
     except (BenchError, OSError) as err:
         print(f"bench replay: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
-    print(describe(outcome))
+    said = outcome.to_json() if args.json else None
+    if said is not None:
+        said["summary"] = facts.summary.to_json()
+    else:
+        print(describe(outcome))
     if args.report:
+        from bench.report.page import write_facts_report
         try:
-            print(f"report: {write_facts_report(facts, args.report)}")
+            written = write_facts_report(facts, args.report)
         except OSError as err:
             print(f"bench replay: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
             return Exit.BAD_INPUT
+        if said is not None:
+            said["report"] = str(written)
+        else:
+            print(f"report: {written}")
     status = outcome.exit_status
     if args.round is not None:
         try:
@@ -79,9 +95,14 @@ def run(args) -> int:
             print(f"bench replay: --round {args.round}: the journal's record of it cannot be simulated: {err!r}",
                   file=sys.stderr)
             return Exit.BAD_INPUT
-        print(told)
-        for drawn in (args.gif, args.png):
-            if drawn and same:
-                print(f"drawn: {drawn}")
+        drawn = [d for d in (args.gif, args.png) if d and same]
+        if said is not None:
+            said["resimulated"] = {"round": args.round, "same": same, "told": told, "drawn": drawn}
+        else:
+            print(told)
+            for picture in drawn:
+                print(f"drawn: {picture}")
         status = status or (Exit.OK if same else Exit.VIOLATION)
+    if said is not None:
+        print(json.dumps(said, indent=2, sort_keys=True))
     return status

@@ -38,6 +38,7 @@ class Result:
     detail: str
     seconds: float
     wire_log: str = ""
+    hello: dict | None = None    # the controller's HELLO, if it answered one (the report's provenance)
 
     @property
     def id(self) -> str:
@@ -121,8 +122,10 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
         pass
     finally:
         link.close()
+    hello = next((a.message.as_dict() for a in wire.arrivals if a.message is not None and a.message.type == "HELLO"),
+                 None)
     return Result(check, version, status, detail, time.monotonic() - started,
-                  wire.wire_log() if status == FAIL else "")
+                  wire.wire_log() if status == FAIL else "", hello)
 
 
 def _leave_quiet(wire: Wire) -> None:
@@ -173,11 +176,20 @@ def run_suite(url: str, *, game: str, rules, timeouts: Timeouts = Timeouts(), ve
     return results
 
 
-def junit(results: list[Result], path: str, *, suite: str = "bench conformance") -> None:
+def junit(results: list[Result], path: str, *, suite: str = "bench conformance",
+          properties: dict[str, str] | None = None, timestamp: str | None = None) -> None:
+    """``properties``: the suite's provenance (tool version, controller, its
+    HELLO, time: ``bench.conformance.report.ConformanceRun.junit_properties``)."""
     failures = sum(1 for r in results if r.status == FAIL)
     skipped = sum(1 for r in results if r.status == SKIP)
     root = ElementTree.Element("testsuite", name=suite, tests=str(len(results)), failures=str(failures),
                                skipped=str(skipped), time=f"{sum(r.seconds for r in results):.3f}")
+    if timestamp:
+        root.set("timestamp", timestamp)
+    if properties:
+        listed = ElementTree.SubElement(root, "properties")
+        for name, value in properties.items():
+            ElementTree.SubElement(listed, "property", name=name, value=str(value))
     for r in results:
         case = ElementTree.SubElement(root, "testcase", classname=f"conformance.v{r.version}", name=r.id,
                                       time=f"{r.seconds:.3f}")

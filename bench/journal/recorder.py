@@ -99,8 +99,9 @@ class Recorder:
         # Where each frame the oracle judged is in the journal, by oracle index:
         # (the seq of the record that holds it, its index in that record's wire).
         self.frame_places: list[tuple[int, int]] = []
-        self._offered: dict[str, tuple[str, int]] = {}
+        self._offered: dict[str, tuple[str, int, object]] = {}
         self.stakes_by_bet: dict[str, int] = {}   # accepted stakes, for the exact RTP of what was played
+        self.stakes_by_round: dict[object, dict[str, int]] = {}   # the same, round by round
         self._pending: deque[tuple[FrameEvent, float]] = deque()   # frames not yet journalled, with their sim time
         self._readings: deque[dict[str, Any]] = deque()   # plant readings not yet journalled
         self._wire: list[list[Any]] = []
@@ -140,10 +141,12 @@ class Recorder:
 
     def _count_stake(self, message: Message) -> None:
         if message.type == "WAGER":
-            self._offered[message["id"]] = (message["bet"], message["stake"])
+            self._offered[message["id"]] = (message["bet"], message["stake"], message.get("round"))
         elif message.type == "ACCEPT" and message["id"] in self._offered:
-            bet, stake = self._offered.pop(message["id"])
+            bet, stake, round_no = self._offered.pop(message["id"])
             self.stakes_by_bet[bet] = self.stakes_by_bet.get(bet, 0) + stake
+            in_round = self.stakes_by_round.setdefault(round_no, {})
+            in_round[bet] = in_round.get(bet, 0) + stake
 
     def verdicts(self, violations) -> None:
         """Verdicts found outside the frames (e.g. the oracle's ``finish``)."""

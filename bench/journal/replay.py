@@ -52,6 +52,7 @@ class ReplayOutcome:
     failed_rounds: dict[int, str] = field(default_factory=dict)   # failed, voided or interrupted rounds
     ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.journal.ending``)
     status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
+    expected_head: str | None = None   # the head hash kept apart, if one was given
 
     @property
     def intact(self) -> bool:
@@ -66,6 +67,42 @@ class ReplayOutcome:
     @property
     def passed(self) -> bool:
         return self.intact and self.oracle is not None and self.exit_status == Exit.OK
+
+    @property
+    def anchors(self) -> list[str]:
+        """What, kept apart from the journal, vouches for it: its head hash
+        ("head", matched), or seals checked with the bench key to the end
+        ("seal"). Without either, a journal rewritten and its chain computed
+        again reads the same: a pass then stands on the journal's word alone."""
+        found = ["head"] if self.expected_head and self.chain.ok else []
+        s = self.seals
+        if s.checked and s.sealed and s.ok and s.final and not s.unsealed_records:
+            found.append("seal")
+        return found
+
+    @property
+    def verdict(self) -> str:
+        """pass, fail, or caution: a pass nothing kept apart vouches for (``anchors``)."""
+        if not self.passed:
+            return "fail"
+        return "pass" if self.anchors else "caution"
+
+    def to_json(self) -> dict:
+        """What ``bench replay --json`` says of the journal (the session's summary is added beside it)."""
+        chain, oracle = self.chain, self.oracle
+        return {
+            "journal": chain.path, "head": chain.head, "expected_head": self.expected_head,
+            "chain": {"records": chain.records, "ok": chain.ok, "ended": chain.ended, "torn_tail": chain.torn_tail,
+                      "problems": [{"line": p.line, "what": p.what} for p in chain.problems]},
+            "seals": self.seals.to_json(), "anchors": self.anchors,
+            "decode_problems": list(self.decode_problems), "structure_problems": list(self.structure_problems),
+            "notes": list(self.notes), "redecoded": self.redecoded,
+            "rounds_judged": len(oracle.rounds) if oracle is not None else 0,
+            "violations": [{"round": v.round, "clause": v.clause, "frame": v.frame, "message": v.message}
+                           for v in (oracle.violations if oracle is not None else ())],
+            "failed_rounds": {str(k): v for k, v in sorted(self.failed_rounds.items())},
+            "ending": self.ending, "status": int(self.exit_status), "passed": self.passed, "verdict": self.verdict,
+        }
 
 
 def _records(path):
@@ -334,7 +371,8 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
                         else judge.last_mono)
     notes = judge.notes
     outcome = ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
-                            seals.report, judge.structure_problems, judge.failed_rounds)
+                            seals.report, judge.structure_problems, judge.failed_rounds,
+                            expected_head=expected_head)
     _verdict(outcome, judge)
     return outcome
 
@@ -458,7 +496,11 @@ def describe(outcome: ReplayOutcome) -> str:
         lines.append(f"  round {round_no} failed: {failure}")
     lines.append(f"session: {outcome.ending}, exit status {outcome.status} as the run had"
                  + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
-    lines.append("PASS" if outcome.passed else "FAIL")
+    if outcome.passed and not outcome.anchors:
+        lines.append("PASS, NOT ANCHORED: nothing kept apart vouches for this journal (no --head HASH; no seal "
+                     "checked with --pubkey)")
+    else:
+        lines.append("PASS" if outcome.passed else "FAIL")
     return "\n".join(lines)
 
 

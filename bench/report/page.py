@@ -1,15 +1,21 @@
 """The session report: one self-contained HTML page a regulator can file
 and a vendor can sign, built from the session's journal alone
 (``bench.report.session_facts.read_session``). ``bench run`` writes it as
-DIR/report.html, ``bench replay JOURNAL --report FILE`` writes the same page.
+DIR/report.html, ``bench replay JOURNAL --report FILE`` writes the same page;
+a pytest run's journal (``pytest --controller``) gives it too, by scenario.
 
-At the top, the verdict and its provenance (dates, software, the journal's
-head hash, the design's and submission's SHA-256, the session seed, the
-controller's HELLO). Then the violations by clause with the regulation's
-own words for the clause, each with its round, the frames concerned decoded
-and a picture of the round's outcome; the rounds that failed, were voided or
-were no rolls; the observed return against the exact RTP of the wagers
-played; the controller's reply latencies; every round in a table.
+In the shared report frame (``tablebench_io.report_page``): the verdict
+(a pass that nothing kept apart vouches for, no head hash and no seal
+checked, is a caution, not a pass), the provenance (dates, software, the
+journal's head hash, the design's and submission's SHA-256, named as shipped
+when they are, the seeds, the controller and its HELLO). Then the violations
+by clause with the regulation's own words, one card per finding (a clause
+broken the same way for every wager of a round is one finding with a count,
+``bench.report.findings``), each with its round (and scenario), the frame
+decoded and a picture of the round's outcome; the rounds that failed, were
+voided or were no rolls, and the probe rounds whose outcome the bench staged;
+the observed return of the ordinary rounds against the exact RTP of their
+wagers; the controller's reply latencies; every round in a table.
 """
 
 from __future__ import annotations
@@ -17,11 +23,12 @@ from __future__ import annotations
 import os
 import statistics
 import logging
-from datetime import datetime, timezone
 from pathlib import Path
 
 from bench.errors import RulesError
 from bench.oracle import phase_clause
+from bench.report.findings import findings
+from bench.report.message_text import message_text
 from bench.report.outcome_picture import outcome_picture, reading_words, why_no_picture
 from bench.journal.replay import describe_seals
 from bench.report.summary import return_interval
@@ -29,8 +36,8 @@ from bench.rules import describe, get_game
 from bench.rules.regulation_text import clause_text, source_of
 from bench.report.session_facts import SessionFacts, read_session
 from tablebench_io import charts
-from tablebench_io.report_page import (code, esc, figure, page, picture_of, provenance_table, software_row,
-                              verdict_box)
+from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, figure,
+                                       file_input, picture_of, report_page, utc)
 
 log = logging.getLogger(__name__)   # unconfigured, a warning still reaches stderr (logging.lastResort)
 
@@ -43,37 +50,15 @@ def _title(game: str) -> str:
         return str(game)
 
 
-VIOLATIONS_SHOWN = 25          # a clause's violations shown one by one; the rest are counted
+FINDINGS_SHOWN = 25            # a clause's findings shown one by one; the rest are counted
 PICTURES_SHOWN = 24            # outcome pictures in one report
 ROUNDS_LISTED = 500            # rows of the every-round table
 CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
 
-def _when(wall: float | None) -> str:
-    if wall is None:
-        return "unknown"
-    return datetime.fromtimestamp(wall, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
 def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * float(x):.2f}%"
-
-
-def _value_text(value) -> str:
-    if isinstance(value, list):
-        return ", ".join(_value_text(item) for item in value)
-    if isinstance(value, dict):
-        if set(value) == {"bet", "pays"}:
-            return f"{value['bet']} pays {value['pays']} to 1"
-        return " ".join(f"{k}={_value_text(v)}" for k, v in value.items())
-    return str(value)
-
-
-def _message_text(message: dict) -> str:
-    """A decoded message as a person reads it: its type, its round first, then its fields."""
-    keys = sorted((k for k in message if k not in ("type", "seq")), key=lambda k: (k != "round", k))
-    return " ".join([str(message.get("type"))] + [f"{k}={_value_text(message[k])}" for k in keys])
 
 
 class _Pictures:
@@ -91,7 +76,8 @@ class _Pictures:
             return f'<p><a href="#outcome-{round_no}">the outcome of round {round_no}: shown above</a></p>'
         readings = self.facts.plants.get(round_no) or []
         if not readings:
-            return f"<p class=info>round {round_no}: no plant reading in the journal</p>"
+            # A pytest run's readings are its scenarios' (no plant of the bench's): said once, in the section.
+            return "" if not self.facts.plants else f"<p class=info>round {round_no}: no plant reading in the journal</p>"
         self.shown.add(round_no)
         anchor = f'id="outcome-{round_no}"'
         why_not = why_no_picture(self.facts.header)
@@ -111,7 +97,19 @@ class _Pictures:
         return f'<div class="pictures" {anchor}>' + "".join(parts) + "</div>"
 
 
-def _verdict(facts: SessionFacts) -> str:
+def anchor_words(facts: SessionFacts) -> str:
+    """What vouches for the journal, in words (the verdict box and the JSON)."""
+    anchors = facts.replayed.anchors
+    if "head" in anchors and "seal" in anchors:
+        return "the head hash kept apart and the bench key's seals"
+    if "head" in anchors:
+        return "the head hash kept apart"
+    if "seal" in anchors:
+        return "the bench key's seals, to the end"
+    return "nothing kept apart: no head hash given, no seal checked"
+
+
+def _verdict(facts: SessionFacts) -> Verdict:
     s, r = facts.summary, facts.replayed
     reasons = []
     if not r.chain.ok:
@@ -120,18 +118,36 @@ def _verdict(facts: SessionFacts) -> str:
         reasons.append(f"{len(r.decode_problems)} recorded frames do not decode as recorded")
     if s.violations:
         clauses = len(s.violations_by_clause)
+        found = findings(s.violations)
         reasons.append(f"{len(s.violations)} violation{'s' * (len(s.violations) != 1)} of "
-                       f"{clauses} clause{'s' * (clauses != 1)}: "
+                       f"{clauses} clause{'s' * (clauses != 1)} ({len(found)} distinct finding"
+                       f"{'s' * (len(found) != 1)}): "
                        + ", ".join(f"{c} ({n})" for c, n in s.violations_by_clause.most_common()))
     if facts.failures:
         reasons.append(f"{len(facts.failures)} round{'s' * (len(facts.failures) != 1)} failed: "
                        + ", ".join(map(str, sorted(facts.failures))))
     title = _title(s.game)
-    if facts.passed:
-        text = f"PASS: {s.rounds} {title} rounds, every frame compliant"
-    else:
-        text = f"FAIL: {title}, {s.rounds} rounds settled"
-    return verdict_box(facts.passed, text, reasons)
+    probes = len(s.probe_rounds)
+    rounds = f"{s.rounds} settled" + (f", {probes} of them staged probes" if probes else "")
+    figures = [("rounds", rounds)]
+    scenarios = len(set(facts.scenarios.values()))
+    if facts.pytest_run:
+        figures.insert(0, ("scenarios played", str(scenarios)))
+    figures.append(("violations", "none" if not s.violations else
+                    f"{len(s.violations)} of {len(s.violations_by_clause)} clause"
+                    f"{'s' * (len(s.violations_by_clause) != 1)}"))
+    if s.observed_rtp is not None:
+        figures.append(("observed return", f"{_pct(s.observed_rtp)} (exact {_pct(s.expected_rtp)})"))
+    figures.append(("journal vouched for by", anchor_words(facts)))
+    if not facts.passed:
+        what = f"{scenarios} scenarios" if facts.pytest_run else f"{s.rounds} rounds settled"
+        return Verdict(FAIL, f"FAIL: {title}, {what}", reasons, figures)
+    every = f"{s.rounds} {title} rounds, every frame compliant"
+    if not r.anchors:
+        reasons.append("no head hash kept apart was given (bench replay --head HASH) and no seal was checked "
+                       "(--pubkey): a journal rewritten with its hash chain computed again would read the same")
+        return Verdict(CAUTION, f"PASS, NOT ANCHORED: {every}", reasons, figures)
+    return Verdict(PASS, f"PASS: {every}", reasons, figures)
 
 
 def _recorded_by(header: dict) -> str:
@@ -143,39 +159,82 @@ def _recorded_by(header: dict) -> str:
     return ", ".join(found) or str(header.get("software") or "not recorded")
 
 
-def _provenance(facts: SessionFacts) -> str:
+def _inputs(facts: SessionFacts) -> list[Input]:
     h, chain = facts.header, facts.replayed.chain
     if facts.expected_head:
-        head_note = ("matches the head hash kept apart" if chain.head == facts.expected_head and chain.ok
-                     else "does NOT match the head hash kept apart")
+        head_note = ("(matches the head hash kept apart)" if chain.head == facts.expected_head and chain.ok
+                     else "(does NOT match the head hash kept apart)")
     else:
-        head_note = "not checked against a head hash kept apart (bench replay --head HASH)"
-    design = h.get("design")
-    rows = [
-        ("date", esc(f"{_when(facts.first_wall)} to {_when(facts.last_wall)}")),
+        head_note = "(not checked against a head hash kept apart: bench replay --head HASH)"
+    found = [Input("journal", facts.journal, chain.head, "head hash", esc(head_note))]
+    if h.get("design"):
+        found.append(file_input(f"design (a {h.get('plant') or 'plant'})", h["design"], h.get("design_sha256"),
+                                "tower", "wheel"))
+    if h.get("submission"):
+        found.append(file_input("rules submission", h["submission"], h.get("submission_sha256"), "submission"))
+    else:
+        found.append(Input("rules submission", "none: judged by the regulation's defaults"))
+    if h.get("game_file"):
+        found.append(file_input("game file", h["game_file"], h.get("game_file_sha256"), "game"))
+    return found
+
+
+def _seeds(facts: SessionFacts) -> str:
+    h = facts.header
+    if h.get("seed") is not None:
+        return (f"session seed {code(h['seed'])}: the Lucky Numbers' and every drop's or spin's seed follow from "
+                "it; each round's is in the journal")
+    told = (facts.hello or {}).get("seed")
+    if facts.pytest_run:
+        return ("none of the bench's: each scenario gives its own readings"
+                + (f"; the controller's Lucky Numbers: its HELLO says seed={esc(told)}" if told is not None else ""))
+    return "not recorded"
+
+
+def _engine(facts: SessionFacts) -> str:
+    h = facts.header
+    if facts.pytest_run:
+        return esc(f"{h.get('runner') or 'pytest --controller'}: the regulation scenarios played on the link "
+                   "(bench.scenarios.plugin), every frame judged by the oracle as it passed")
+    plant = {"tower": "the PyBullet tower twin", "wheel": "the PyBullet wheel twin",
+             "recorded": "outcomes recorded beforehand"}.get(h.get("plant"), h.get("plant") or "not recorded")
+    clock = "the wall clock (--realtime)" if h.get("realtime") else "virtual time (simpy)"
+    return esc(f"bench run: plant {plant}, the round cycle in {clock}; every frame judged by the oracle")
+
+
+def _controller(h: dict) -> str:
+    return esc(f"{h.get('controller')}" + (" (the emulated controller" + (
+        f", misbehaving: {h['misbehave']})" if h.get("misbehave") else ")") if h.get("emulated") else ""))
+
+
+def repeat_command(facts: SessionFacts) -> str:
+    """The command that judges the journal again and writes this page."""
+    check = f" --head {facts.expected_head}" if facts.expected_head else ""
+    seals = facts.replayed.seals
+    if seals.checked and seals.expected:
+        check += f" --pubkey {seals.expected}"
+    return f"bench replay {facts.journal}{check} --report report.html"
+
+
+def _provenance(facts: SessionFacts) -> Provenance:
+    h, chain = facts.header, facts.replayed.chain
+    more = [
         ("game", esc(f"{_title(h['game'])} ({h['game']}), "
                      f"paytable {h.get('paytable') or 'the regulation’s'}"
                      + (", options " + ", ".join(f"{k}={v}" for k, v in sorted((h.get('options') or {}).items()))
                         if h.get("options") else ""))),
         ("recorded by", esc(_recorded_by(h))),
-        ("report by", esc(software_row())),
-        ("journal", f"{code(facts.journal)}: {chain.records} records, hash chain "
+        ("hash chain", f"{chain.records} records, "
                     + ("intact" if chain.ok else "<b class=fail>BROKEN</b>")
                     + ("" if chain.ended else ", <b>cut off before its session-end record</b>")),
-        ("journal head", f"{code(chain.head)} ({esc(head_note)})"),
         ("seals", esc("; ".join(line.strip() for line in describe_seals(facts.replayed.seals))
                       .removeprefix("seals: "))),
-        ("session seed", code(h.get("seed"))),
-        ("plant", esc(h.get("plant"))),
-        ("design", (f"{code(design)}<br>SHA-256 {code(h.get('design_sha256'))}" if design else "none")),
-        ("submission", (f"{code(h['submission'])}<br>SHA-256 {code(h.get('submission_sha256'))}"
-                        if h.get("submission") else "none: judged by the regulation's defaults")),
-        ("controller", esc(f"{h.get('controller')}" + (" (the emulated controller" + (
-            f", misbehaving: {h['misbehave']})" if h.get("misbehave") else ")") if h.get("emulated") else ""))),
-        ("controller's HELLO", code(_message_text(facts.hello)) if facts.hello else "none recorded"),
+        ("controller", _controller(h)),
+        ("controller's HELLO", code(message_text(facts.hello)) if facts.hello else "none recorded"),
         ("phases", esc(", ".join(f"{k.removesuffix('_s')} {v:g} s" for k, v in (h.get("phases") or {}).items()))),
     ]
-    return provenance_table(rows)
+    return Provenance(date=f"{utc(facts.first_wall)} to {utc(facts.last_wall)}", inputs=_inputs(facts),
+                      seeds=_seeds(facts), engine=_engine(facts), repeat=repeat_command(facts), more=more)
 
 
 def _clause_words(clause: str) -> str:
@@ -194,8 +253,8 @@ def _frame_html(frame) -> str:
     who = "bench → controller" if frame.direction == "tx" else "controller → bench"
     return (f"<table><tr><th>frame</th><th>direction</th><th>message (decoded)</th><th>bytes on the wire</th>"
             f"<th>time</th></tr><tr><td class=num>{frame.index}</td><td>{esc(who)}</td>"
-            f"<td>{code(_message_text(frame.message))}</td><td>{code(frame.raw.rstrip())}</td>"
-            f"<td>{esc(_when(frame.wall))}<br>journal record {esc(frame.record)}, wire {frame.place}</td>"
+            f"<td>{code(message_text(frame.message))}</td><td>{code(frame.raw.rstrip())}</td>"
+            f"<td>{esc(utc(frame.wall))}<br>journal record {esc(frame.record)}, wire {frame.place}</td>"
             f"</tr></table>")
 
 
@@ -207,11 +266,41 @@ def _round_frames(facts: SessionFacts, round_no: int | None, highlight: int | No
     listed.add(round_no)
     rows = "".join(
         f"<tr{MARKED if f.index == highlight else ''}><td class=num>{f.index}</td>"
-        f"<td>{'→' if f.direction == 'tx' else '←'}</td><td>{code(_message_text(f.message))}</td></tr>"
+        f"<td>{'→' if f.direction == 'tx' else '←'}</td><td>{code(message_text(f.message))}</td></tr>"
         for f in frames)
     return (f"<details><summary>every frame the oracle judged in round {round_no} ({len(frames)})</summary>"
             f"<table><tr><th>frame</th><th></th><th>message (→ bench to controller, ← controller to bench)</th>"
             f"</tr>{rows}</table></details>")
+
+
+def _scenario_name(nodeid: str) -> str:
+    """A scenario's test id without its file: the scenario and its example."""
+    return nodeid.split("::", 1)[-1]
+
+
+def _rounds_words(rounds: list[int]) -> str:
+    if not rounds:
+        return "outside any round"
+    return f"round {rounds[0]}" if len(rounds) == 1 else "rounds " + ", ".join(map(str, rounds))
+
+
+def _finding_card(facts: SessionFacts, finding, pictures: _Pictures, listed: set[int]) -> str:
+    v = finding.first
+    where = f"round {v.round}" if v.round is not None else "outside any round"
+    scenario = facts.scenario_of(v.frame, v.round)
+    frame = facts.frames.get(v.frame) if v.frame is not None else None
+    count = (f'<span class="count">{finding.count} violations</span> like this one in {esc(where)}: '
+             if finding.count > 1 else f"<b>{esc(where)}</b>, frame {esc(v.frame)}: ")
+    head = (f"<p>{count}{esc(v.message)}</p>"
+            + (f"<p class=info>scenario {code(_scenario_name(scenario))}</p>" if scenario else ""))
+    rest = ""
+    if finding.count > 1:
+        rows = "".join(f"<tr><td class=num>{esc(x.frame)}</td><td>{esc(x.message)}</td></tr>"
+                       for x in finding.violations)
+        rest = (f"<details><summary>all {finding.count} of them, frame by frame</summary><table><tr><th>frame</th>"
+                f"<th>what the oracle found</th></tr>{rows}</table></details>")
+    return ('<div class="card">' + head + (_frame_html(frame) if frame else "") + rest
+            + _round_frames(facts, v.round, v.frame, listed) + pictures.of_round(v.round) + "</div>")
 
 
 def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
@@ -219,26 +308,37 @@ def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     if not s.violations:
         return ("<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the "
                 "protocol ask.</p>")
-    def rounds_of(clause: str) -> str:
-        return ", ".join(map(str, sorted({v.round for v in s.violations if v.clause == clause and v.round})))
+    found = findings(s.violations)
 
+    def rounds_of(clause: str) -> list[int]:
+        return sorted({v.round for v in s.violations if v.clause == clause and v.round is not None})
+
+    rows = "".join(
+        f'<tr><td><a href="#clause-{esc(c)}">{esc(c)}</a></td><td class=num>{n}</td>'
+        f"<td class=num>{sum(1 for f in found if f.clause == c)}</td><td class=num>{len(rounds_of(c))}</td>"
+        f"<td>{esc(', '.join(map(str, rounds_of(c))) or 'outside any round')}</td></tr>"
+        for c, n in s.violations_by_clause.most_common())
     out = ["<h2>Violations by clause</h2>",
-           "<table><tr><th>clause</th><th>violations</th><th>rounds</th></tr>" + "".join(
-               f'<tr><td><a href="#clause-{esc(c)}">{esc(c)}</a></td><td class=num>{n}</td>'
-               f"<td>{esc(rounds_of(c))}</td></tr>" for c, n in s.violations_by_clause.most_common()) + "</table>"]
+           "<p>One card per finding: the violations of a clause in one round that differ only in the wager "
+           "and the amounts are one finding, shown once with their count.</p>",
+           "<table><tr><th>clause</th><th>violations</th><th>findings</th><th>rounds affected</th>"
+           f"<th>which rounds</th></tr>{rows}</table>"]
+    if not facts.plants:
+        out.append("<p class=info>The journal holds no plant reading (a pytest run: each scenario gives its own "
+                   "readings), so no round's outcome is drawn.</p>")
     listed: set[int] = set()
     for clause, count in s.violations_by_clause.most_common():
-        out.append(f'<h3 id="clause-{esc(clause)}">{esc(clause)}: {count} violation{"s" * (count != 1)}</h3>')
+        mine = [f for f in found if f.clause == clause]
+        out.append(f'<h3 id="clause-{esc(clause)}">{esc(clause)}: {count} violation{"s" * (count != 1)} '
+                   f'in {len(mine)} finding{"s" * (len(mine) != 1)}, '
+                   f"{esc(_rounds_words(rounds_of(clause)))}</h3>")
         out.append(_clause_words(clause))
-        found = [v for v in s.violations if v.clause == clause]
-        for v in found[:VIOLATIONS_SHOWN]:
-            where = f"round {v.round}" if v.round is not None else "outside any round"
-            frame = facts.frames.get(v.frame) if v.frame is not None else None
-            out.append(f'<div class="violation"><p><b>{esc(where)}</b>, frame {esc(v.frame)}: {esc(v.message)}</p>'
-                       + (_frame_html(frame) if frame else "")
-                       + _round_frames(facts, v.round, v.frame, listed) + pictures.of_round(v.round) + "</div>")
-        if len(found) > VIOLATIONS_SHOWN:
-            out.append(f"<p>… and {len(found) - VIOLATIONS_SHOWN} more of {esc(clause)} in the journal.</p>")
+        for finding in mine[:FINDINGS_SHOWN]:
+            out.append(_finding_card(facts, finding, pictures, listed))
+        if len(mine) > FINDINGS_SHOWN:
+            rest = mine[FINDINGS_SHOWN:]
+            out.append(f"<p>… and {len(rest)} more findings of {esc(clause)} "
+                       f"({sum(f.count for f in rest)} violations) in the journal.</p>")
     return "\n".join(out)
 
 
@@ -254,8 +354,11 @@ def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
     for round_no in s.incomplete_rounds:
         items.append(f"<li><b>round {round_no} incomplete</b>: the journal ends before it was settled and cleared</li>")
     for round_no in no_rolls:
+        staged = s.probe_rounds.get(round_no)
         items.append(f"<li><b>round {round_no}: no roll</b>, a die not flat: every wager returned "
-                     f"({esc(phase_clause(s.game, 'no_roll'))}){pictures.of_round(round_no)}</li>")
+                     f"({esc(phase_clause(s.game, 'no_roll'))})"
+                     + (f' <span class="caution">staged probe: {esc(staged)}</span>' if staged else "")
+                     + f"{pictures.of_round(round_no)}</li>")
     if facts.abandoned:
         items.append(f"<li class=info>rounds opened after the last one and closed unplayed: "
                      f"{esc(', '.join(map(str, facts.abandoned)))}</li>")
@@ -263,37 +366,52 @@ def _unplayed(facts: SessionFacts, pictures: _Pictures) -> str:
     return "<h2>Failed, voided and no-roll rounds</h2>" + body
 
 
+def _probe_words(facts: SessionFacts) -> str:
+    probes = facts.summary.probe_rounds
+    played = {r.round: r for r in facts.summary.played}
+    items = "".join(
+        f"<li>round {n}: {esc(name)}" + (f" (staked {played[n].staked}, returned {played[n].returned})"
+                                         if n in played else "") + "</li>"
+        for n, name in sorted(probes.items()))
+    return ("<p>Left out: the probe rounds, whose outcome the bench staged to see how the controller settles a "
+            "rare case (bench.play.coverage); their return says nothing of the game's.</p>"
+            f"<ul>{items}</ul>") if probes else ""
+
+
 def _return(facts: SessionFacts) -> str:
     s = facts.summary
     observed, exact = s.observed_rtp, s.expected_rtp
-    interval = return_interval(facts.oracle.rounds, CONFIDENCE)
-    text = (f"<p>Staked {s.staked} and returned {s.returned} (minor units) over {s.rounds} rounds: observed "
-            f"return {_pct(observed)}")
+    ordinary = s.ordinary
+    interval = return_interval(ordinary, CONFIDENCE)
+    if observed is None:
+        return ("<h2>Return to player</h2><p>No ordinary round was staked: there is no return to measure.</p>"
+                + _probe_words(facts))
+    text = (f"<p>Over the {len(ordinary)} ordinary rounds: staked {s.ordinary_staked} and returned "
+            f"{s.ordinary_returned} (minor units), an observed return of {_pct(observed)}")
     if interval:
         inside = exact is not None and interval[0] <= float(exact) <= interval[1]
         text += (f" ({100 * CONFIDENCE:g}% interval {_pct(interval[0])} to {_pct(interval[1])}, rounds as the "
                  f"independent units)")
-    text += f"; the exact return of the wagers played, weighted by stake, is {_pct(exact)}"
+    text += f"; the exact return of the wagers played in them, weighted by stake, is {_pct(exact)}"
     if interval and exact is not None:
         text += (": inside the interval, as chance allows." if inside else
                  ": OUTSIDE the interval. Over a long session that points at settlement or the outcomes; "
                  "over a few rounds it can be chance.")
     text += "</p>"
-    chart = ""
-    if observed is not None:
-        chart = figure(picture_of(charts.intervals(
-            [("observed return", float(observed), *(interval or (None, None)))],
-            title="return to player", xlabel="returned / staked", reference=float(exact) if exact is not None else None,
-            reference_label="exact RTP of the wagers played"),
-            "The observed return with its interval, against the exact return of the wagers played."))
+    chart = figure(picture_of(charts.intervals(
+        [("observed return", float(observed), *(interval or (None, None)))],
+        title="return to player, ordinary rounds", xlabel="returned / staked",
+        reference=float(exact) if exact is not None else None, reference_label="exact RTP of the wagers played"),
+        "The observed return of the ordinary rounds with its interval, against the exact return of their "
+        "wagers (probe rounds left out)."))
     game, rules = get_game(s.game), facts.oracle.rules
     stakes = facts.stakes_by_bet
     rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake}</td>"
                    f"<td class=num>{_pct(game.rtp(bet, rules))}</td></tr>"
                    for bet, stake in sorted(stakes.items(), key=lambda kv: -kv[1]))
-    table = (f"<details><summary>stakes by bet ({len(stakes)} bets)</summary><table><tr><th>bet</th>"
-             f"<th>staked</th><th>exact RTP</th></tr>{rows}</table></details>") if stakes else ""
-    return "<h2>Return to player</h2>" + text + chart + table
+    table = (f"<details><summary>stakes by bet, ordinary rounds ({len(stakes)} bets)</summary><table><tr>"
+             f"<th>bet</th><th>staked</th><th>exact RTP</th></tr>{rows}</table></details>") if stakes else ""
+    return "<h2>Return to player</h2>" + text + chart + table + _probe_words(facts)
 
 
 def _coverage(facts: SessionFacts) -> str:
@@ -314,7 +432,8 @@ def _coverage(facts: SessionFacts) -> str:
             out.append("<ul>" + "".join(f"<li>{esc(c.title)}: {esc(why)}</li>" for c, why in missing) + "</ul>")
     if s.lucky_draw is not None:
         verdict = s.lucky_draw
-        out.append(f"<p class={'fail' if verdict.verdict == 'fail' else 'pass'}>{esc(verdict.line())}</p>")
+        style = {"fail": "fail", "pass": "pass"}.get(verdict.verdict, "caution")     # too-short: a caution
+        out.append(f'<p class="{style}">{esc(verdict.line())}</p>')
     return "".join(out)
 
 
@@ -350,17 +469,59 @@ def _outcome_text(outcome) -> str:
 
 def _rounds(facts: SessionFacts) -> str:
     rounds = facts.oracle.rounds
+    probes = facts.summary.probe_rounds
+    by_scenario = facts.pytest_run
+
+    def outcome(r) -> str:
+        text = "NO ROLL" if r.no_roll else esc(_outcome_text(r.outcome))
+        return text + (f' <span class="caution">staged probe: {esc(probes[r.round])}</span>'
+                       if r.round in probes else "")
+
+    def scenario(r) -> str:
+        names = facts.round_scenarios.get(r.round) or []
+        return f"<td>{'<br>'.join(code(_scenario_name(n)) for n in names) or '-'}</td>"
     rows = "".join(
-        f"<tr><td class=num>{r.round}</td><td>{'NO ROLL' if r.no_roll else esc(_outcome_text(r.outcome))}</td>"
+        f"<tr><td class=num>{r.round}</td>{scenario(r) if by_scenario else ''}<td>{outcome(r)}</td>"
         f"<td>{esc(', '.join(f'{lk.bet} pays {lk.pays}' for lk in r.lucky))}</td><td class=num>{r.wagers}</td>"
         f"<td class=num>{r.staked}</td><td class=num>{r.returned}</td><td class=num>{r.expected}</td>"
         f"<td class='num {'fail' if r.violations else ''}'>{r.violations}</td></tr>"
         for r in rounds[:ROUNDS_LISTED])
     more = (f"<p>… and {len(rounds) - ROUNDS_LISTED} more rounds in the journal.</p>"
             if len(rounds) > ROUNDS_LISTED else "")
-    return ("<h2>Every round</h2><details open><summary>rounds settled and cleared</summary><table><tr><th>round</th>"
-            "<th>outcome</th><th>Lucky Numbers</th><th>wagers</th><th>staked</th><th>returned</th>"
-            f"<th>the rules say</th><th>violations</th></tr>{rows}</table>{more}</details>")
+    note = (f"<p>Rounds {', '.join(map(str, sorted(probes)))} are probe rounds: the bench staged their outcome "
+            "(left out of the return).</p>" if probes else "")
+    return ("<h2>Every round</h2>" + note + "<details open><summary>rounds settled and cleared</summary><table><tr>"
+            "<th>round</th>" + ("<th>scenario</th>" if by_scenario else "")
+            + "<th>outcome</th><th>Lucky Numbers</th><th>wagers accepted</th><th>staked</th><th>returned</th>"
+            f"<th>the rules say</th><th>violations found</th></tr>{rows}</table>{more}</details>")
+
+
+def _scenarios(facts: SessionFacts) -> str:
+    """A pytest run's journal: the scenarios it played, by feature, with their rounds and violations."""
+    if not facts.pytest_run:
+        return ""
+    by_scenario: dict[str, list[int]] = {}
+    for round_no, names in facts.round_scenarios.items():
+        for name in names:
+            by_scenario.setdefault(name, []).append(round_no)
+    found: dict[str, int] = {}
+    for v in facts.summary.violations:
+        name = facts.scenario_of(v.frame, v.round)
+        if name:
+            found[name] = found.get(name, 0) + 1
+    features: dict[str, list[str]] = {}
+    for name in by_scenario:
+        features.setdefault(name.split("::", 1)[0], []).append(name)
+    out = [f"<h2>Scenarios</h2><p>{len(by_scenario)} scenarios of the pytest run recorded in this journal, in "
+           "the order they were played. A scenario's own verdict (a step that failed) is in the run's report "
+           "(pytest --controller-report); here is what the oracle found in its frames.</p>"]
+    for feature, names in features.items():
+        rows = "".join(
+            f"<tr><td>{code(_scenario_name(n))}</td><td>{esc(', '.join(map(str, sorted(set(by_scenario[n])))))}</td>"
+            f"<td class='num {'fail' if found.get(n) else ''}'>{found.get(n, 0)}</td></tr>" for n in names)
+        out.append(f"<h3>{esc(feature)}</h3><table><tr><th>scenario</th><th>rounds</th><th>violations found</th>"
+                   f"</tr>{rows}</table>")
+    return "\n".join(out)
 
 
 def _integrity(facts: SessionFacts) -> str:
@@ -379,19 +540,13 @@ def render(facts: SessionFacts) -> str:
     """The report's HTML, from the facts alone (same facts, same page)."""
     pictures = _Pictures(facts)
     h = facts.header
-    sections = [
-        f"<h1>Session report: {esc(_title(h['game']))}</h1>",
-        _verdict(facts),
-        _provenance(facts),
-        _violations(facts, pictures),
-        _unplayed(facts, pictures),
-        _return(facts),
-        _coverage(facts),
-        _latencies(facts),
-        _rounds(facts),
-        _integrity(facts),
-    ]
-    return page(f"bench session report: {h['game']} ({_when(facts.first_wall)})", "\n".join(sections))
+    kind = "pytest run's journal" if facts.pytest_run else "session report"
+    return report_page(
+        kind=kind, title=f"bench {kind}: {h['game']} ({utc(facts.first_wall)})",
+        heading=f"{'Pytest run' if facts.pytest_run else 'Session'}: {_title(h['game'])}",
+        verdict=_verdict(facts), provenance=_provenance(facts),
+        sections=[_violations(facts, pictures), _unplayed(facts, pictures), _scenarios(facts), _return(facts),
+                  _coverage(facts), _latencies(facts), _rounds(facts), _integrity(facts)])
 
 
 def write_session_report(journal: str | Path, path: str | Path, expected_head: str | None = None) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 from bench.journal.chain import WIRE_COLUMNS, iter_records
 from bench.journal.recorder import ORACLE_FRAMES
 from bench.journal.replay import ReplayOutcome, replay
-from bench.report.summary import Summary, summarise
+from bench.report.summary import Summary, stakes_of_rounds, summarise
 
 # A request of the bench, and the controller's replies that answer it
 # (docs/protocol.md): the latency of each kind is the time between the two on
@@ -58,6 +58,23 @@ class SessionFacts:
     stakes_by_bet: dict[str, int] = field(default_factory=dict)      # accepted stakes, for the exact RTP
     first_wall: float | None = None
     last_wall: float | None = None
+    probes: dict[int, str] = field(default_factory=dict)       # round -> the outcome staged in it
+    scenarios: dict[int, str] = field(default_factory=dict)    # a pytest run's journal: record seq -> scenario
+    round_scenarios: dict[int, list[str]] = field(default_factory=dict)   # round -> the scenarios played in it
+
+    @property
+    def pytest_run(self) -> bool:
+        """A journal of ``pytest --controller`` (scenarios, no plant of the bench's own)."""
+        return bool(self.scenarios) or str(self.header.get("runner", "")).startswith("pytest")
+
+    def scenario_of(self, frame_index: int | None, round_no: int | None) -> str | None:
+        """The scenario a violation belongs to: that of the record holding its
+        frame, else the only scenario of its round."""
+        frame = self.frames.get(frame_index) if frame_index is not None else None
+        if frame is not None and frame.record in self.scenarios:
+            return self.scenarios[frame.record]
+        played = self.round_scenarios.get(round_no) or []
+        return played[0] if len(played) == 1 else None
 
     @property
     def header(self) -> dict:
@@ -83,9 +100,11 @@ class _Reader:
         self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
         self.index = 0
         self.facts: dict = {"abandoned": [], "plants": {}, "frames": {}, "round_frames": {},
-                            "hello": None, "latencies": {}, "end": None, "first_wall": None, "last_wall": None}
-        self.stakes: dict[str, int] = {}
-        self._offered: dict[str, tuple[str, int]] = {}
+                            "hello": None, "latencies": {}, "end": None, "first_wall": None, "last_wall": None,
+                            "probes": {}, "scenarios": {}, "round_scenarios": {}}
+        self.stakes: dict[object, dict[str, int]] = {}          # round -> bet -> accepted stakes
+        self.ordinals: list[int] = []                           # the rounds in the order they were recorded
+        self._offered: dict[str, tuple[str, int, object]] = {}
         self._asked: dict[str, list[float]] = {}
         self._wagers: dict[str, float] = {}
 
@@ -96,6 +115,16 @@ class _Reader:
         if kind in ("round", "round-end") and isinstance(round_no, int):
             if record.get("abandoned"):
                 self.facts["abandoned"].append(round_no)
+            elif kind == "round":
+                self.ordinals.append(round_no)
+            if isinstance(record.get("probe"), str):
+                self.facts["probes"][round_no] = record["probe"]
+            scenario = record.get("scenario")
+            if isinstance(scenario, str):
+                self.facts["scenarios"][record.get("seq")] = scenario
+                played = self.facts["round_scenarios"].setdefault(round_no, [])
+                if scenario not in played:
+                    played.append(scenario)
         for reading in record.get("plants") or ([record] if kind == "plant" else ()):
             if isinstance(reading, dict) and isinstance(reading.get("round"), int):
                 self.facts["plants"].setdefault(reading["round"], []).append(reading)
@@ -130,7 +159,8 @@ class _Reader:
         if direction == "tx":
             if type_ == "WAGER":
                 self._wagers[str(message.get("id"))] = mono
-                self._offered[str(message.get("id"))] = (message.get("bet"), message.get("stake"))
+                self._offered[str(message.get("id"))] = (message.get("bet"), message.get("stake"),
+                                                         message.get("round"))
             elif type_ in ANSWERS:
                 self._asked.setdefault(type_, []).append(mono)
             return
@@ -141,7 +171,8 @@ class _Reader:
                 self._latency(f"WAGER → {type_}", mono - sent)
             offered = self._offered.pop(wager, None)
             if type_ == "ACCEPT" and offered and isinstance(offered[1], int):
-                self.stakes[offered[0]] = self.stakes.get(offered[0], 0) + offered[1]
+                in_round = self.stakes.setdefault(offered[2], {})
+                in_round[offered[0]] = in_round.get(offered[0], 0) + offered[1]
         elif type_ in ASKED_BY:
             request = ASKED_BY[type_]
             waiting = self._asked.get(request)
@@ -170,11 +201,34 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
         if record is not None:
             reader.record(record)
     facts = reader.facts
+    if not facts["probes"]:
+        facts["probes"] = probes_by_header(replayed.header, reader.ordinals)
     game = replayed.header["game"]
     failures = replayed.failed_rounds
     ignore = set(facts["abandoned"]) - set(failures)
+    stakes = stakes_of_rounds(reader.stakes, facts["probes"])
     # A journal says whether its session staged outcomes (``staging``; before issue 27, ``probes``).
     staged = bool(replayed.header.get("staging") or replayed.header.get("probes"))
-    summary = summarise(game, oracle.rules, oracle, failures, reader.stakes, ignore_incomplete=ignore, staged=staged)
+    summary = summarise(game, oracle.rules, oracle, failures, stakes, ignore_incomplete=ignore,
+                        probe_rounds=facts["probes"], staged=staged)
     return SessionFacts(journal=str(journal), replayed=replayed, expected_head=expected_head, summary=summary,
-                        stakes_by_bet=reader.stakes, **facts)
+                        stakes_by_bet=stakes, **facts)
+
+
+def probes_by_header(header: dict, ordinals: list[int]) -> dict[int, str]:
+    """The probe rounds of a journal whose round records do not name their
+    probe (written before they did): the header's schedule is by the
+    session's count of rounds (1-based), and each of those wrote one round
+    record, in order."""
+    schedule = header.get("probes")
+    if not isinstance(schedule, dict):
+        return {}
+    found = {}
+    for key, name in schedule.items():
+        try:
+            index = int(key) - 1
+        except (TypeError, ValueError):
+            continue
+        if 0 <= index < len(ordinals) and isinstance(name, str):
+            found[ordinals[index]] = name
+    return found

@@ -4,7 +4,11 @@ The summary gives the rounds played, no rolls, violations by clause, the
 observed return against the exact RTP of the wagers actually placed (the
 exact figure from ``bench.rules``, weighted by stake), the outcome classes
 the session covered (``bench.rules.coverage``) and, in a lightning game, the
-verdict on its Lucky draws (``bench.oracle.lucky_draw``).
+verdict on its Lucky draws (``bench.oracle.lucky_draw``). The return figures
+are of the ordinary rounds: a staged round's outcome was chosen by the bench
+(``bench.play.coverage``: a triple, a no roll, a winning pocket), so its
+return says nothing of the game's and is left out; the staged rounds are
+listed apart.
 """
 
 from __future__ import annotations
@@ -35,10 +39,26 @@ class Summary:
     played: list = field(default_factory=list)        # the oracle's RoundSummary of each round settled
     coverage: Coverage | None = None                  # the outcome classes the rounds showed
     lucky_draw: object = None                         # bench.oracle.lucky_draw.DrawVerdict (lightning games)
+    probe_rounds: dict[int, str] = field(default_factory=dict)   # round -> the outcome staged in it
+
+    @property
+    def ordinary(self) -> list:
+        """The rounds settled whose outcome was not staged: what the return is measured on."""
+        return [r for r in self.played if r.round not in self.probe_rounds]
+
+    @property
+    def ordinary_staked(self) -> int:
+        return sum(r.staked for r in self.ordinary)
+
+    @property
+    def ordinary_returned(self) -> int:
+        return sum(r.returned for r in self.ordinary)
 
     @property
     def observed_rtp(self) -> Fraction | None:
-        return Fraction(self.returned, self.staked) if self.staked else None
+        """Returned over staked in the ordinary rounds (probe rounds left out)."""
+        staked = self.ordinary_staked
+        return Fraction(self.ordinary_returned, staked) if staked else None
 
     @property
     def passed(self) -> bool:
@@ -49,6 +69,9 @@ class Summary:
                 "returned": self.returned,
                 "observed_rtp": float(self.observed_rtp) if self.observed_rtp is not None else None,
                 "expected_rtp": float(self.expected_rtp) if self.expected_rtp is not None else None,
+                "return_measured_on": {"rounds": len(self.ordinary), "staked": self.ordinary_staked,
+                                       "returned": self.ordinary_returned},
+                "probe_rounds": {str(k): v for k, v in sorted(self.probe_rounds.items())},
                 "violations_by_clause": dict(self.violations_by_clause),
                 "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
                 "coverage": self.coverage.to_json() if self.coverage else None,
@@ -56,9 +79,22 @@ class Summary:
                 "passed": self.passed}
 
 
+def stakes_of_rounds(stakes_by_round: dict, leave_out) -> dict[str, int]:
+    """Accepted stakes by bet over every round but those in ``leave_out`` (the probe rounds)."""
+    total: dict[str, int] = {}
+    for round_no, stakes in stakes_by_round.items():
+        if round_no not in leave_out:
+            for bet, stake in stakes.items():
+                total[bet] = total.get(bet, 0) + stake
+    return total
+
+
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
-              ignore_incomplete: set[int] = frozenset(), staged: bool = True) -> Summary:
-    """``staged``: whether the session staged outcome classes (bench.play.coverage)."""
+              ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None,
+              staged: bool = True) -> Summary:
+    """``stakes_by_bet``: the ordinary rounds' (``stakes_of_rounds``), for the
+    exact return of the wagers the observed return is measured on; ``staged``:
+    whether the session staged outcome classes (bench.play.coverage)."""
     staked = returned = no_rolls = 0
     for summary in oracle.rounds:
         staked += summary.staked
@@ -74,7 +110,7 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    expected_rtp=expected, violations_by_clause=Counter(v.clause for v in oracle.violations),
                    violations=list(oracle.violations),
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
-                   failures=dict(failures), played=list(oracle.rounds),
+                   failures=dict(failures), played=list(oracle.rounds), probe_rounds=dict(probe_rounds or {}),
                    coverage=coverage(game, rules, [(r.round, r.throws, r.lucky) for r in oracle.rounds],
                                      staged=staged),
                    lucky_draw=getattr(oracle, "lucky_draw", None))
@@ -111,10 +147,13 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
                    ending: str | None = None, reason: str | None = None) -> str:
     """``ending`` and ``reason``: how a session that stopped early ended (``bench.journal.ending``)."""
     pct = lambda f: "n/a" if f is None else f"{float(f) * 100:.2f}%"   # noqa: E731
+    probes = sorted(summary.probe_rounds)
     lines = [f"{summary.game}: {summary.rounds} rounds settled, {summary.no_rolls} no rolls, "
              f"staked {summary.staked}, returned {summary.returned} (minor units)",
              f"  return to player: observed {pct(summary.observed_rtp)}, exact for these wagers "
-             f"{pct(summary.expected_rtp)}"]
+             f"{pct(summary.expected_rtp)}"
+             + (f" (over {len(summary.ordinary)} ordinary rounds; probe round{'s' * (len(probes) != 1)} "
+                f"{', '.join(map(str, probes))}, staged, left out)" if probes else "")]
     if summary.violations_by_clause:
         lines.append("  violations by clause:")
         for clause, count in sorted(summary.violations_by_clause.items()):

@@ -38,12 +38,20 @@ PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
 SUMMARY = pytest.StashKey[tuple]()
 EMULATED = "emulated"
+REPORT = "bench-controller-report"      # the run report's plugin object (bench.scenarios.run_report)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # The conformance checks (bench.conformance.test_controller) are run with -m conformance in any project.
     config.addinivalue_line("markers", "conformance: a protocol conformance check of a controller "
                                        "(docs/protocol.md, section 16)")
+    report = config.getoption("--controller-report", None)
+    if report and not hasattr(config, "workerinput"):
+        if (config.getoption("numprocesses", None) or 0) > 0:
+            raise pytest.UsageError("--controller-report: the run's report is written by one process; run the "
+                                    "scenarios without -n (or with -p no:xdist)")
+        from bench.scenarios.run_report import RunReport
+        config.pluginmanager.register(RunReport(config, report), REPORT)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -71,6 +79,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cover (default): beside each scenario's wagers, every round the players cover the "
                          "layout and place the wagers a controller must refuse (bench.rules.cover, "
                          "bench.play.probe_wagers), all judged by the oracle; scenario: the scenario's wagers only")
+    group.addoption("--controller-report", metavar="FILE.html", default=None,
+                    help="write the run's report: one self-contained HTML page (the verdict, provenance, each "
+                         "failed scenario with its clause, frame and wire log, every scenario by feature)")
 
 
 def _readings(config: pytest.Config) -> dict:
@@ -192,6 +203,7 @@ class ControllerPool:
         self.connections: dict[tuple, ControllerConnection] = {}
         self.failed: dict[tuple, str] = {}
         self.key = config.getoption("--controller-key")
+        self.report = config.pluginmanager.get_plugin(REPORT)     # told of each journal, if a report is asked for
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
         key = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
@@ -216,6 +228,8 @@ class ControllerPool:
         path = self.log_dir / f"journal-{name}.jsonl"
         if path.exists():
             path.unlink()          # a new run, a new journal (as bench run does)
+        if self.report is not None:
+            self.report.journals.append(path)
         return path
 
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:

@@ -100,6 +100,8 @@ class RoundCycle:
         self.current_round: int | None = None
         self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
+        self.probed: dict[int, str] = {}           # the controller's round -> the outcome staged in it
+        self.staged: str | None = None             # what the round in play was staged with (None: not staged)
         self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
         # A physics plant works on its own thread while the link is serviced (bench.play.plant_worker).
         self.plant_worker = PlantWorker(plant) if getattr(plant, "threaded", False) else None
@@ -161,6 +163,7 @@ class RoundCycle:
         while self.rounds_done < rounds and not self.stop():
             failure = None
             self.current_round = None     # until the controller opens one: a failure before it is round 0
+            self.staged = None
             voided = False
             try:
                 yield from self._round()
@@ -172,11 +175,15 @@ class RoundCycle:
                 failure = failure_text(PROTOCOL, str(err))
             if failure is not None and self.plan is not None:
                 self.plan.interrupted()        # a round that did not finish shows nothing, breaks any run
+            # A staged round says so in its record: a report keeps its staged outcome out of the return.
+            staged = {"probe": self.staged} if self.staged and self.current_round is not None else {}
+            if staged:
+                self.probed[self.current_round] = self.staged
             if voided:
                 self._after_void(self.current_round or 0)
-                self.on_round_end(self.current_round or 0, failure, void=True)
+                self.on_round_end(self.current_round or 0, failure, void=True, **staged)
             else:
-                self.on_round_end(self.current_round or 0, failure)
+                self.on_round_end(self.current_round or 0, failure, **staged)
             self.rounds_done += 1
             progress()
             if failure is not None and not voided and self.rounds_done < rounds:
@@ -259,6 +266,7 @@ class RoundCycle:
                 # round is chosen once the Lucky Numbers are known (bench.play.coverage).
                 if staging and step.attempt == 0:
                     stage = self.plan.stage(session_round, self.lucky)
+                    self.staged = ", then ".join(throw.describe() for throw in stage) if stage else None
                 throw = stage[step.attempt] if stage and step.attempt < len(stage) else None
                 answer = self._read(round_no, step.attempt, throw)
                 readings.append(answer)

@@ -31,7 +31,7 @@ from bench.protocol import BENCH, Session, Timeouts
 from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
 from bench.session.out_folder import claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
-from bench.report.summary import Summary, summarise, write_junit
+from bench.report.summary import Summary, stakes_of_rounds, summarise, write_junit
 from bench.journal.recorder import Recorder, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
@@ -214,8 +214,10 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
                              float(env.now), time.monotonic() - started, rules,
                              {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
                              if sealer else None, ending=ending, status=status, reason=reason)
-    outcome.summary = summarise(config.game, rules, oracle, failures, recorder.stakes_by_bet,
-                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures), staged=plan is not None)
+    outcome.summary = summarise(config.game, rules, oracle, failures,
+                                stakes_of_rounds(recorder.stakes_by_round, cycle.probed),
+                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures),
+                                probe_rounds=cycle.probed, staged=plan is not None)
     write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}", ending=ending, reason=reason)
     write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2))
     return outcome

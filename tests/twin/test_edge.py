@@ -216,7 +216,7 @@ def test_cli_json_lines_and_a_self_contained_report(tmp_path):
     assert all(x["runs"] == 4 and x["fit_runs"] == 4 for x in lines[:-1])     # odd seeds held out
     assert lines[-1]["verdict"] and "lightning" in lines[-1]["latest_safe_call_s"]
     page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
-    assert 'src="data:image/png;base64,' in page
+    assert 'src="data:image/svg+xml;base64,' in page
     again = _edge(LEVEL, "--runs", "8", "--workers", "1", "--cutoff-s", "0,6", "--payout", "lightning", "--json",
                   "--results", str(tmp_path / "r.jsonl"), cwd=tmp_path)
     assert again.stdout.splitlines()[:-1] == done.stdout.splitlines()[:-1]   # resumed: nothing run twice, same figures

@@ -120,13 +120,18 @@ def text_of(outcome) -> str:
     return "\n".join(lines)
 
 
-def command_line(args) -> str:
+def command_line(args, kind: str = "wheel") -> str:
     parts = ["twin edge", args.design, f"--runs {args.runs}", f"--seed {args.seed}"]
     if args.cutoff_s:
         parts.append("--cutoff-s " + ",".join(f"{c:g}" for c in args.cutoff_s))
-    parts += [f"--observer {args.observer}", f"--frame-s {args.frame_s:.6g}", f"--angle-res-deg {args.angle_res_deg:g}",
-              f"--window-s {args.window_s:g}", f"--rotor-lead-s {args.rotor_lead_s:g}",
-              f"--noise-seed {args.noise_seed}", f"--confidence {args.confidence:g}"]
+    if kind == "wheel":            # the observer and the payouts are a wheel's
+        parts += [f"--observer {args.observer}", f"--frame-s {args.frame_s:.6g}",
+                  f"--angle-res-deg {args.angle_res_deg:g}", f"--window-s {args.window_s:g}",
+                  f"--rotor-lead-s {args.rotor_lead_s:g}", f"--noise-seed {args.noise_seed}"]
+        parts += [f"--payout {p}" for p in args.payout or ()]
+        parts += [f"--{name.replace('_', '-')} {getattr(args, name):g}" for name in ("lucky_mean_count", "lucky_mean_odds")
+                  if getattr(args, name) is not None]
+    parts.append(f"--confidence {args.confidence:g}")
     return " ".join(parts)
 
 
@@ -149,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                 from pathlib import Path
 
                 from twin.edge.report import write_report
-                outcome.report_path = str(write_report(outcome, Path(args.report), command_line(args)))
+                outcome.report_path = str(write_report(outcome, Path(args.report), command_line(args, kind)))
         except (TwinError, ValueError) as err:
             print(f"twin edge: {err}", file=sys.stderr)
             return 2

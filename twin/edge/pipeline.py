@@ -58,6 +58,9 @@ class EdgeOutcome:
     predict_s: float = 0.0
     invalid: int = 0
     report_path: str | None = None
+    engine: str = "local"          # how the campaign ran, for the report's provenance
+    workers: int = 1
+    noise_seed: int = 0
 
     def safe_call(self, payout: str) -> float | None:
         rows = [r for r in self.rows if r.payout == payout]
@@ -197,7 +200,8 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
         finally:
             runner.close()
     outcome = EdgeOutcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, len(records), confidence,
-                          str(results_path), campaign_s=time.perf_counter() - started)
+                          str(results_path), campaign_s=time.perf_counter() - started, engine=engine,
+                          workers=workers, noise_seed=noise_seed)
     if kind == TOWER:
         outcome.tower = tower_edge(records, confidence)
         return outcome

@@ -1,91 +1,288 @@
-"""The HTML page of an edge estimate: one self-contained file, its chart inline.
+"""The page of an edge estimate (``twin edge --report DIR``: DIR/index.html),
+in the shared report frame (``tablebench_io.report_page``): the verdict, the
+provenance, the edge chart, the method in two sentences with the section of
+docs/edge.md it comes from, every cutoff's figures.
 
-The chart (matplotlib) shows the edge of each payout table against the
-cutoff with its interval, the house edge of the same bets as a dashed line,
-zero, and the latest safe call time.
+The verdict is a measurement unless a call time is judged: for a wheel the
+latest safe "no more bets" of each payout table (with its interval, when the
+estimate gives one), a caution when the spins are too few to show any call
+safe; with a call time given, pass when it is shown safe, fail when not. For
+a tower, what the loaded faces are worth: below zero, no edge; above zero, a
+player who sees them wins. The figures are read from the estimate's own
+verdict line (``EdgeOutcome.verdict_json``), so the page says what ``--json`` says.
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import io
-import json
+import hashlib
+import math
+from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 
-COLOURS = {"lightning": "#1f77b4", "lightning-lucky": "#d62728", "classic": "#2ca02c"}
+from tablebench_io import charts
+from tablebench_io.report_page import (CAUTION, FAIL, INFO, PASS, Provenance, Verdict, code, esc, figure,
+                                       file_input, picture_of, report_page)
+
+DOC = "docs/edge.md"
+# The method in two sentences, and the section of the shipped docs it comes from.
+METHOD = {
+    "wheel": ("Method (wheel)",
+              "An ideal player watches the ball and the rotor on camera until the call (their passages past a mark, "
+              "or every frame, to the camera's timing and angle resolution), predicts where the ball leaves the "
+              "track with the twin's own track model, and bets the straight ups most likely around the pocket under "
+              "it, the descent's scatter learnt on the even seeds; the edge is what those bets won on the odd "
+              "seeds, with its interval. A call is shown safe when the upper end of that interval stays below "
+              "zero up to it: shown on the twin, which has none of a real wheel's wear, vibration or rotor bias, "
+              "so a real wheel may be more predictable than this."),
+    "tower": ("Method (tower)",
+              "A player who sees the faces loaded on top (625b.2(d)(6)) learns on the even seeds how often each "
+              "loaded face ends on each resting face, and on every odd-seed drop bets the bet of the base "
+              "paytable (625b.2(f)) with the highest expected return; the edge is the mean return of those bets, "
+              "with its interval. A tower that randomises gives the house edge of the same bets: an edge above it "
+              "says the loaded faces tell something of the result."),
+}
 
 
-def wheel_chart(outcome) -> bytes:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
-    for n, payout in enumerate(outcome.payouts):
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:+.1f}%"
+
+
+def _seconds(x) -> str:
+    return f"{x:g} s"
+
+
+def _per_payout(value, key: str):
+    """A verdict field given per payout table ({key: value}) or once for all."""
+    return value.get(key) if isinstance(value, dict) else value
+
+
+def _interval_words(interval) -> str:
+    if isinstance(interval, (list, tuple)) and len(interval) == 2:
+        low, high = ("none" if x is None else f"{x:g}" for x in interval)
+        return f"interval {low} to {high} s"
+    return ""
+
+
+def _call_time_judged(verdict: dict, safe) -> bool | None:
+    """Is the call time given (``--call-time-s``) shown safe? The estimate's
+    own word if it says; else shown safe when it is no later than the latest
+    safe call (too few spins to show any call safe: not shown)."""
+    told = verdict.get("call_time_safe")
+    if isinstance(told, bool):
+        return told
+    when = verdict.get("call_time_s")
+    if when is None:
+        return None
+    return safe is not None and when <= safe
+
+
+def wheel_verdict(outcome) -> Verdict:
+    v = outcome.verdict_json()
+    safe_calls = v.get("latest_safe_call_s")
+    runs = v.get("spins", outcome.runs)
+    figures, reasons, shown = [], [], {}
+    for p in outcome.payouts:
+        safe = _per_payout(safe_calls, p.key)
+        interval = _interval_words(_per_payout(v.get("latest_safe_call_interval_s"), p.key))
+        shown[p.key] = safe
+        figures.append((f"{p.label} ({p.clause})",
+                        ("none shown safe" if safe is None else f"{safe:g} s after the launch")
+                        + (f"; {interval}" if interval else "")))
+    not_shown = [p for p in outcome.payouts if shown[p.key] is None]
+    if not_shown:
+        which = ("every payout table" if len(not_shown) == len(outcome.payouts) else
+                 ", ".join(p.label for p in not_shown))
+        reasons.append(f"{which}: at {runs} spins the interval of the edge reaches zero even at the launch, so no "
+                       "call is shown safe; not unsafe, too few spins to show it (docs/edge.md, “How many spins”)")
+    call = v.get("call_time_s")
+    if call is not None:
+        judged = {p.key: _call_time_judged(dict(v, latest_safe_call_s=shown[p.key]), shown[p.key])
+                  for p in outcome.payouts}
+        figures.insert(0, ("call time judged", f"{call:g} s after the launch"))
+        failing = [p.label for p in outcome.payouts if not judged[p.key]]
+        if failing:
+            return Verdict(FAIL, f"FAIL: \"no more bets\" at {call:g} s is not shown safe "
+                                 f"({', '.join(failing)})", reasons, figures)
+        return Verdict(PASS, f"PASS: \"no more bets\" at {call:g} s is shown safe for every payout table",
+                       reasons, figures)
+    known = [(shown[p.key], p) for p in outcome.payouts if shown[p.key] is not None]
+    if not known:
+        return Verdict(CAUTION, f"No call time shown safe at {runs} spins: too few spins to judge", reasons, figures)
+    if not_shown:
+        told = "; ".join(f"{p.label}: {safe:g} s after the launch" for safe, p in known)
+        return Verdict(CAUTION, f"Not shown safe at {runs} spins for {len(not_shown)} of {len(outcome.payouts)} "
+                                f"payout tables; {told}", reasons, figures)
+    earliest, first = min(known, key=lambda sp: sp[0])
+    headline = f"Latest safe \"no more bets\": {earliest:g} s after the launch"
+    if len(outcome.payouts) > 1:
+        headline += f" (the earliest of {len(outcome.payouts)} payout tables: {first.label})"
+    return Verdict(INFO, headline, reasons, figures)
+
+
+def tower_verdict(outcome) -> Verdict:
+    e = outcome.tower.edge
+    conf = f"{100 * outcome.confidence:g}%"
+    figures = [("edge from the loaded faces", f"{_pct(e.edge)} ({conf} interval {_pct(e.low)} to {_pct(e.high)})"),
+               ("the same bets on fair dice", _pct(e.house_edge)),
+               ("drops", f"{e.fit_runs} fit, {e.runs} held out, {outcome.tower.no_rolls} no rolls left out")]
+    if e.high < 0:
+        return Verdict(INFO, "The loaded faces give a watching player no edge", (), figures)
+    if e.low > 0:
+        return Verdict(FAIL, f"FAIL: a player who sees the loaded faces wins, {_pct(e.edge)} of the stake a bet",
+                       ["the faces loaded on top in view of the players (625b.2(d)(6)) tell the result: the tower "
+                        "does not randomise (twin validate: the loaded-face test)"], figures)
+    return Verdict(CAUTION, f"Cannot tell at {outcome.runs} drops: the edge's interval reaches zero",
+                   ["the interval of the edge straddles zero: more drops (--drops) narrow it"], figures)
+
+
+def verdict(outcome) -> Verdict:
+    return wheel_verdict(outcome) if outcome.kind == "wheel" else tower_verdict(outcome)
+
+
+def wheel_chart(outcome) -> str:
+    series = []
+    for payout in outcome.payouts:
         rows = [r for r in outcome.rows if r.payout == payout.key]
-        shift = 0.08 * (n - (len(outcome.payouts) - 1) / 2)      # payouts side by side, not on top
-        x = [r.cutoff_s + shift for r in rows]
-        y = [100 * r.edge.edge for r in rows]
-        err = [[100 * (r.edge.edge - r.edge.low) for r in rows], [100 * (r.edge.high - r.edge.edge) for r in rows]]
-        colour = COLOURS.get(payout.key)
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=colour, label=f"{payout.label} ({payout.clause})")
-        ax.axhline(100 * payout.house_edge, color=colour, linestyle="--", linewidth=1,
-                   label=f"house edge {100 * payout.house_edge:.1f}%")
+        series.append((f"{payout.label} ({payout.clause})", [r.cutoff_s for r in rows], [r.edge.edge for r in rows],
+                       [r.edge.low for r in rows], [r.edge.high for r in rows], payout.house_edge))
+    marks = []
+    for k, payout in enumerate(outcome.payouts):
         safe = outcome.safe_call(payout.key)
         if safe is not None:
-            ax.axvline(safe, color=colour, linestyle=":", linewidth=1)
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("cutoff: seconds after the launch when betting closes")
-    ax.set_ylabel(f"player's expected return, % ({100 * outcome.confidence:g}% interval)")
-    ax.set_title(f"{outcome.design_name}: edge of a watching player")
-    ax.legend(fontsize=7, loc="upper left")
-    ax.grid(alpha=0.3)
-    buffer = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    return buffer.getvalue()
+            marks.append((safe, f"latest safe call, {payout.key}: {safe:g} s", charts.SERIES[k % len(charts.SERIES)]))
+    call = outcome.verdict_json().get("call_time_s")
+    if call is not None:
+        marks.append((call, f"call time judged: {call:g} s", charts.EXPECT))
+    return charts.curves_with_intervals(
+        series, title="the edge of a watching player, by call time",
+        xlabel="cutoff: seconds after the launch when betting closes",
+        ylabel=f"player's return ({100 * outcome.confidence:g}% interval)", zero="zero: the player breaks even",
+        marks=marks)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:+.1f}%"
+def tower_chart(outcome) -> str:
+    e = outcome.tower.edge
+    return charts.intervals([("seeing the loaded faces", e.edge, e.low, e.high), ("fair dice, same bets",
+                                                                                  e.house_edge, None, None)],
+                            title="the edge of a player who sees the loading",
+                            xlabel="player's return per unit staked", reference=0.0, reference_label="break even",
+                            failed=e.low > 0)
+
+
+def _doc_section(title: str) -> str | None:
+    """The section of docs/edge.md called ``title``, from the installed docs
+    (``tablebench_docs``) or this checkout's; None where neither is."""
+    text = None
+    try:
+        text = (resources.files("tablebench_docs") / "edge.md").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        beside = Path(__file__).resolve().parents[2] / DOC
+        if beside.is_file():
+            text = beside.read_text(encoding="utf-8")
+    if text is None:
+        return None
+    lines = text.splitlines()
+    try:
+        start = next(k for k, line in enumerate(lines) if line.strip() == f"## {title}")
+    except StopIteration:
+        return None
+    end = next((k for k in range(start + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+    return "\n".join(lines[start:end]).strip()
+
+
+def _method(outcome) -> str:
+    title, words = METHOD[outcome.kind]
+    section = _doc_section(title)
+    anchor = f"method-{outcome.kind}"
+    where = f"{DOC}, section “{title}”"
+    link = (f'<a href="#{anchor}">{esc(where)}</a> (below, as shipped with this version)' if section
+            else esc(where))
+    shown = (f'<details id="{anchor}"><summary>{esc(where)}</summary><pre>{esc(section)}</pre></details>'
+             if section else "")
+    return f"<h2>Method and assumptions</h2><p>{esc(words)} More: {link}.</p>{shown}"
+
+
+def _cutoff_table(outcome) -> str:
+    conf = f"{100 * outcome.confidence:g}%"
+
+    def interval(r) -> str:
+        state = "pass" if r.edge.high < 0 else "fail" if r.edge.low > 0 else "caution"
+        return f"<td class='num {state}'>{_pct(r.edge.low)} to {_pct(r.edge.high)}</td>"
+    rows = "".join(
+        f"<tr><td class=num>{r.cutoff_s:g}</td><td>{esc(r.payout)}</td><td class=num>{r.numbers}</td>"
+        f"<td class=num>{_pct(r.edge.edge)}</td>{interval(r)}<td class=num>{_pct(r.edge.house_edge)}</td>"
+        f"<td class=num>{r.edge.fit_runs} / {r.edge.runs}</td><td class=num>{100 * r.informed:.0f}%</td>"
+        f"<td class=num>{r.seen_at_s:g}</td></tr>" for r in outcome.rows)
+    return ("<h2>Every cutoff</h2><p>An interval wholly below zero (green) shows the house keeps its edge at that "
+            "cutoff; one reaching zero (amber) does not show it; one above zero (red) shows the player wins.</p>"
+            "<table><tr><th>cutoff (s)</th><th>payout</th><th>numbers bet</th><th>edge</th>"
+            f"<th>{conf} interval</th><th>house edge</th><th>spins fit / held out</th><th>informed</th>"
+            f"<th>predicted at (s)</th></tr>{rows}</table>")
+
+
+def _tower_figures(outcome) -> str:
+    t = outcome.tower
+    bets = ", ".join(f"{esc(k)} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1]))
+    return f"<h2>Bets the player chose</h2><p>On the held-out drops: {bets or 'none'}.</p>"
+
+
+def _observer(outcome) -> str:
+    cam = outcome.camera
+    if cam is None:
+        return ""
+    return esc(f"{cam.mode}: a frame every {cam.frame_s:.4g} s, angles to {cam.angle_res_deg:g}°, what it saw in "
+               f"the last {cam.window_s:g} s before the cutoff, the rotor seen from {cam.rotor_lead_s:g} s before "
+               "the launch")
+
+
+def provenance(outcome, command: str, written: datetime) -> Provenance:
+    last = outcome.first_seed + outcome.runs - 1
+    unit = "spins" if outcome.kind == "wheel" else "drops"
+    digest = hashlib.sha256(Path(outcome.design_path).read_bytes()).hexdigest()
+    seeds = esc(f"{unit} {outcome.first_seed}–{last}: fit on the even seeds, measured on the odd ones")
+    noise = getattr(outcome, "noise_seed", None)
+    if outcome.kind == "wheel":
+        seeds += esc("; the observer's reading errors: " + (f"noise seed {noise}" if noise is not None else
+                                                            "the noise seed in the command below")
+                     + ", one draw per spin and cutoff")
+    engine = getattr(outcome, "engine", None)
+    workers = getattr(outcome, "workers", None)
+    ran = ((f"{engine}" + (f", {workers} worker(s)" if workers else "") + "; ") if engine else "")
+    more = [("records", code(outcome.results_path)),
+            ("confidence", esc(f"{100 * outcome.confidence:g}% intervals"))]
+    if outcome.kind == "wheel":
+        more.insert(0, ("observer", _observer(outcome)))
+        if outcome.invalid:
+            more.append(("invalid spins", esc(f"{outcome.invalid} left out (a dealer spins again)")))
+    return Provenance(
+        date=written.strftime("%Y-%m-%d %H:%M:%S UTC"),
+        inputs=[file_input(f"design (a {outcome.kind})", outcome.design_path, digest, outcome.kind)],
+        seeds=seeds,
+        engine=esc(f"{ran}this run: campaign {outcome.campaign_s:.0f} s"
+                   + (f", predictions {outcome.predict_s:.0f} s (local pool)" if outcome.kind == "wheel" else "")
+                   + "; runs already in the records file are not run again"),
+        repeat=command, more=more)
+
+
+def render(outcome, command: str, written: datetime) -> str:
+    chart = wheel_chart(outcome) if outcome.kind == "wheel" else tower_chart(outcome)
+    caption = ("The player's return at each cutoff with its interval (band), per payout table; dashed, the house "
+               "edge of the same bets on a fair wheel; dotted, the latest safe call of each table."
+               if outcome.kind == "wheel" else
+               "The return of a player who sees the loaded faces with its interval, and the same bets on fair dice.")
+    sections = [figure(picture_of(chart, caption)), _method(outcome),
+                _cutoff_table(outcome) if outcome.kind == "wheel" else _tower_figures(outcome)]
+    return report_page(kind="edge estimate", title=f"twin edge: {outcome.design_name}",
+                       heading=f"Edge of a watching player: {outcome.design_name}", verdict=verdict(outcome),
+                       provenance=provenance(outcome, command, written), sections=sections)
 
 
 def write_report(outcome, folder: Path, command: str) -> Path:
+    """Write the self-contained ``index.html`` into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    v = outcome.verdict_json()
-    if outcome.kind == "wheel":
-        image = base64.b64encode(wheel_chart(outcome)).decode("ascii")
-        verdicts = "".join(
-            f"<li>{html.escape(p.label)} ({p.clause}): latest safe call "
-            f"{'none: even at the launch the interval reaches zero' if outcome.safe_call(p.key) is None else f'{outcome.safe_call(p.key):g} s after the launch'}</li>"
-            for p in outcome.payouts)
-        rows = "".join(
-            f"<tr><td>{r.cutoff_s:g}</td><td>{html.escape(r.payout)}</td><td>{r.numbers}</td>"
-            f"<td>{_pct(r.edge.edge)}</td><td>{_pct(r.edge.low)} to {_pct(r.edge.high)}</td>"
-            f"<td>{_pct(r.edge.house_edge)}</td><td>{r.edge.fit_runs} / {r.edge.runs}</td>"
-            f"<td>{100 * r.informed:.0f}%</td><td>{r.seen_at_s:g}</td></tr>" for r in outcome.rows)
-        body = (f'<img alt="edge against cutoff" src="data:image/png;base64,{image}">'
-                f"<h2>Latest safe \"no more bets\" (617c.3(c))</h2><ul>{verdicts}</ul>"
-                "<p>The latest cutoff up to which the upper end of the edge's interval stays below zero.</p>"
-                "<h2>Per cutoff</h2><table><tr><th>cutoff s</th><th>payout</th><th>numbers bet</th><th>edge</th>"
-                f"<th>{100 * outcome.confidence:g}% interval</th><th>house edge</th><th>spins fit / held out</th>"
-                f"<th>informed</th><th>predicted at s</th></tr>{rows}</table>")
-    else:
-        t = outcome.tower
-        bets = ", ".join(f"{k} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1]))
-        body = (f"<p>Edge of a player who sees the loaded faces: <b>{_pct(t.edge.edge)}</b> "
-                f"({100 * outcome.confidence:g}% interval {_pct(t.edge.low)} to {_pct(t.edge.high)}), "
-                f"against {_pct(t.edge.house_edge)} for the same bets on fair dice; {t.edge.fit_runs} drops fit, "
-                f"{t.edge.runs} held out, {t.no_rolls} no rolls left out. Bets chosen: {html.escape(bets)}.</p>")
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>twin edge: {html.escape(outcome.design_name)}</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{padding:2px 8px;border-bottom:1px solid #ddd}}</style>
-</head><body><h1>Edge of a watching player: {html.escape(outcome.design_name)}</h1>
-<p>{html.escape(outcome.design_path)} &middot; {outcome.runs} runs from seed {outcome.first_seed}; fit on even seeds,
-measured on odd seeds. Method and assumptions: docs/edge.md.</p>
-{body}
-<h2>Repeat it</h2><pre>{html.escape(command)}</pre>
-<pre>{html.escape(json.dumps(v, indent=2))}</pre></body></html>
-"""
-    (folder / "index.html").write_text(page, encoding="utf-8")
-    return folder / "index.html"
+    path = folder / "index.html"
+    partial = folder / "index.html.partial"
+    partial.write_text(render(outcome, command, datetime.now(timezone.utc)), encoding="utf-8")
+    partial.replace(path)
+    return path

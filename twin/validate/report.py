@@ -20,8 +20,8 @@ from pathlib import Path
 
 from tablebench_io import charts
 from twin.pvalue import format_p, p_equals
-from tablebench_io.report_page import (Picture, code, esc, figure, figures, page, picture_of, provenance_table,
-                              software_row, verdict_box)
+from tablebench_io.report_page import (FAIL, PASS, Picture, Provenance, Verdict, code, esc, figure, figures,
+                                       file_input, picture_of, report_page)
 from twin.validate.runs import TOWER
 from twin.validate.tower_checks import TOTALS
 from twin.validate.verdict import Check, meaning_of
@@ -176,19 +176,36 @@ def _run_counts(outcome) -> str:
     return f"{len(records)} spins: {valid} valid, {len(records) - valid} invalid"
 
 
-def provenance(outcome, written: datetime) -> str:
+def provenance(outcome, written: datetime) -> Provenance:
     last = outcome.first_seed + outcome.runs - 1
-    return provenance_table([
-        ("date", esc(written.strftime("%Y-%m-%d %H:%M:%S UTC"))),
-        ("software", esc(software_row())),
-        ("design", f"{code(outcome.design_path)} ({esc(outcome.design_name)}, a {esc(outcome.kind)})"),
-        ("design SHA-256", code(design_sha256(outcome.design_path))),
-        ("runs", esc(_run_counts(outcome))),
-        ("seeds", esc(f"{outcome.first_seed}–{last} (run i uses seed {outcome.first_seed} + i)")),
-        ("confidence", esc(f"{100 * outcome.confidence:g}% over the family of tests (Holm)")),
-        ("engine", esc(f"{outcome.engine}, {outcome.workers} worker(s), {outcome.elapsed_s:.1f} s")),
-        ("records", code(outcome.results_path)),
-    ])
+    return Provenance(
+        date=written.strftime("%Y-%m-%d %H:%M:%S UTC"),
+        inputs=[file_input(f"design (a {outcome.kind})", outcome.design_path, design_sha256(outcome.design_path),
+                           outcome.kind)],
+        seeds=esc(f"{outcome.first_seed}–{last} (run i uses seed {outcome.first_seed} + i)"),
+        engine=esc(f"{outcome.engine}, {outcome.workers} worker(s), {outcome.elapsed_s:.1f} s"),
+        repeat=command_line(outcome),
+        more=[("runs", esc(_run_counts(outcome))),
+              ("confidence", esc(f"{100 * outcome.confidence:g}% over the family of tests (Holm)")),
+              ("records", code(outcome.results_path))])
+
+
+def verdict(outcome) -> Verdict:
+    """Pass or fail at the campaign's confidence; for a wheel, the latest safe
+    call the same spins give (info beside the fairness tests, docs/edge.md)."""
+    conf = f"{100 * outcome.confidence:g}%"
+    tested = [c for c in outcome.checks if c.tested]
+    figures = [("tests", f"{sum(1 for c in tested if c.passed)} of {len(tested)} pass"),
+               ("runs", _run_counts(outcome)), ("confidence", f"{conf}, Holm over the family")]
+    call = outcome.no_more_bets
+    if call:
+        safe = call.get("latest_safe_call_s")
+        figures.append(("latest safe 'no more bets' (twin edge)",
+                        "none shown" if safe is None else f"{safe:g} s after the launch"))
+    failed = [c for c in outcome.checks if c.passed is False]
+    headline = (f"PASS: the design randomises at {conf}" if outcome.passed else
+                f"FAIL: {len(failed)} test{'s' * (len(failed) != 1)} of the design fail at {conf}")
+    return Verdict(PASS if outcome.passed else FAIL, headline, [f"{c.title}: {c.finding}" for c in failed], figures)
 
 
 def _why(outcome, pictures: dict[str, Picture]) -> str:
@@ -224,23 +241,17 @@ def _checks_table(outcome) -> str:
 
 def _sections(outcome, design, pictures: dict[str, Picture], samples: list[Picture], written: datetime) -> list[str]:
     tested = [c for c in outcome.checks if c.tested]
-    conf = f"{100 * outcome.confidence:g}%"
-    reasons = [f"{c.title}: {c.finding}" for c in outcome.checks if c.passed is False]
     return [
-        f"<h1>Validation of {esc(outcome.design_name)}</h1>",
-        verdict_box(outcome.passed, f"The design {'PASSES' if outcome.passed else 'FAILS'} at {conf}", reasons),
-        provenance(outcome, written),
-        f"""<p>{len(tested)} tests form the family. Each p-value is adjusted by Holm's step-down method over the
+        _why(outcome, pictures),
+        _checks_table(outcome),
+        f"""<h2>How it is judged</h2><p>{len(tested)} tests form the family. Each p-value is adjusted by Holm's step-down method over the
 family, and a test fails when its adjusted p-value is below {1 - outcome.confidence:g}: a fair design then fails
 <i>any</i> test in at most {100 * (1 - outcome.confidence):g}% of campaigns (58 Pa. Code 810a.5 asks for 95%;
 many labs ask for 99%). "Smallest detectable bias" is the bias this campaign would flag with 80% power:
 a pass says no bias at least that large, not that there is none.</p>""",
-        _why(outcome, pictures),
-        _checks_table(outcome),
         "<h2>Charts</h2>" + "".join(figure(p) for p in pictures.values()),
         "<h2>Examples</h2>" + (figures(samples) if samples else "<p>none</p>"),
-        f"""<h2>Repeat it</h2><pre>{esc(command_line(outcome))}</pre>
-<p>Each run's record is in {code(outcome.results_path)}; run <i>i</i> uses seed
+        f"""<h2>Repeat it</h2><p>The command in the provenance above runs the campaign again. Each run's record is in {code(outcome.results_path)}; run <i>i</i> uses seed
 {outcome.first_seed}+<i>i</i> whatever the engine or number of workers, and
 <code>twin {'drop' if outcome.kind == TOWER else 'spin'} {esc(outcome.design_path)} --seed N</code> repeats one.</p>""",
     ]
@@ -259,8 +270,11 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
         except Exception as err:        # a picture must not cost the user the verdict
             log.warning("twin validate: warning: example pictures failed: %s", err)
     written = datetime.now(timezone.utc)
-    body = "\n".join(s for s in _sections(outcome, design, pictures, samples, written) if s)
-    report_path.write_text(page(f"twin validate: {outcome.design_name}", body), encoding="utf-8")
+    html = report_page(kind="validation report", title=f"twin validate: {outcome.design_name}",
+                       heading=f"Validation of {outcome.design_name}", verdict=verdict(outcome),
+                       provenance=provenance(outcome, written),
+                       sections=_sections(outcome, design, pictures, samples, written))
+    report_path.write_text(html, encoding="utf-8")
     outcome.report_path = str(report_path)
     (folder / "validation.json").write_text(json.dumps(outcome.to_json(), indent=2) + "\n", encoding="utf-8")
     return report_path
