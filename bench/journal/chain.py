@@ -52,8 +52,10 @@ GENESIS = "0" * 64
 # decoded message (``Message.as_dict()``, or null) and a note (or null).
 WIRE_COLUMNS = ("dir", "frame", "mono", "wall", "sim", "raw", "message", "note")
 # A round record's members sort so that ``wire``, the long one, comes last:
-# ``round`` follows ``prev``, so a line torn by a crash still names its round.
-_TORN_ROUND = re.compile(rb'^\{"hash":"[0-9a-f]{64}",.*?"kind":"round",.*?"prev":"[0-9a-f]{64}","round":(\d+)')
+# ``round`` follows ``prev`` (and a staged round's short ``probe``), so a line
+# torn by a crash still names its round.
+_TORN_ROUND = re.compile(rb'^\{"hash":"[0-9a-f]{64}",.*?"kind":"round",.*?"prev":"[0-9a-f]{64}",'
+                         rb'(?:"probe":"(?:[^"\\]|\\.)*",)?"round":(\d+)')
 
 
 def canonical_bytes(obj: dict[str, Any]) -> bytes:
