@@ -16,6 +16,7 @@ setup(
     packages=find_packages(include=["bench", "bench.*", "twin", "twin.*", "tablebench_io", "tablebench_io.*"]) + sorted(SHIPPED),
     package_dir=SHIPPED,
     package_data={
+        "bench.adapters": ["template/*"],          # bench adapters --template writes it out
         "tablebench_fixtures": ["towers/*.yaml", "wheels/*.yaml", "submissions/*.yaml", "games/*.yaml",
                                 "staged-seeds.json"],
         "tablebench_features": ["*.feature"],

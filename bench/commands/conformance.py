@@ -26,6 +26,9 @@ def register(subparsers) -> None:
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://HOST:PORT, rfc2217://...); "
                         "'emulated[:OPTIONS]' starts bench emulate (OPTIONS, comma-separated: protocol=N, "
                         "seed=N, fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
+    p.add_argument("--adapter", metavar="NAME",
+                   help="the controller's wire format (bench adapters): the session-layer checks run through it, "
+                        "with the adapter's own link checks; default: the bench's own protocol, every check")
     p.add_argument("--game", default=DEFAULT_GAME, choices=sorted(game_names()),
                    help="the game the controller runs (default %(default)s)")
     p.add_argument("--submission", metavar="FILE",
@@ -45,15 +48,16 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true",
                    help="print JSON lines instead of the text: one object a check as it finishes, then the verdict")
     defaults = Timeouts()
-    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
-                   help="the controller's byte timeout (default %(default)s, as documented)")
-    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S",
-                   help="the controller's frame timeout (default %(default)s)")
-    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S",
+    p.add_argument("--byte-timeout", type=float, default=None, metavar="S",
+                   help=f"the controller's byte timeout (default {defaults.byte}, as documented; with --adapter, "
+                        "the adapter's)")
+    p.add_argument("--frame-timeout", type=float, default=None, metavar="S",
+                   help=f"the controller's frame timeout (default {defaults.frame})")
+    p.add_argument("--response-timeout", type=float, default=None, metavar="S",
                    help="the controller's response timeout: how long it waits for an ACK before resending "
-                        "(default %(default)s)")
-    p.add_argument("--retries", type=int, default=defaults.retries, metavar="N",
-                   help="how many times the controller resends before it gives up (default %(default)s)")
+                        f"(default {defaults.response})")
+    p.add_argument("--retries", type=int, default=None, metavar="N",
+                   help=f"how many times the controller resends before it gives up (default {defaults.retries})")
     p.set_defaults(func=run)
 
 
@@ -62,17 +66,24 @@ def run(args) -> int:
     import time
     from datetime import datetime, timezone
 
-    from bench.conformance.checks import CHECKS
+    from bench.adapters.registry import get_adapter, is_native
+    from bench.commands.emulate import link_timeouts
     from bench.conformance.report import ConformanceRun, command_line, write_report
-    from bench.conformance.suite import connect, controller_url, junit, line, run_suite
+    from bench.conformance.suite import checks_for, connect, controller_url, junit, line, run_suite
     from bench.protocol import LinkError
     from bench.rules import describe
     from bench.rules.submission import default_rules, load_submission
 
+    try:
+        adapter = get_adapter(args.adapter)
+    except BenchError as err:
+        print(f"bench conformance: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    checks = checks_for(adapter)          # through an adapter: the session layer's and the adapter's own
     if args.list:
-        for check in CHECKS:
+        for check in checks:
             kind = "optional" if check.optional else "required"
-            versions = ",".join(f"v{v}" for v in check.versions) or "once"
+            versions = (",".join(f"v{v}" for v in check.versions) if is_native(adapter) else "") or "once"
             print(f"{check.name:<40} {versions:<6} {kind:<9} {check.section}: {check.summary}")
         return Exit.OK
     if not args.controller:
@@ -80,14 +91,17 @@ def run(args) -> int:
               "or 'emulated')", file=sys.stderr)
         return Exit.BAD_INPUT
     try:
-        timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        timeouts = link_timeouts(args, adapter.timeouts)
+        if args.protocol and not is_native(adapter):
+            raise BenchError(f"--protocol: versions are the bench protocol's; adapter {adapter.name} has its own "
+                             "wire format")
         if args.submission:
             rules = load_submission(args.submission)
             if rules.game != args.game:
                 raise BenchError(f"{args.submission}: game: the submission is for {rules.game}, not {args.game}")
         else:
             rules = default_rules(args.game, args.paytable or describe(args.game).default_paytable)
-        names = {c.name for c in CHECKS}
+        names = {c.name for c in checks}
         unknown = [n for n in args.check if not any(name.startswith(n) for name in names)]
         if unknown:
             raise BenchError(f"--check: no check is called {unknown[0]!r} (bench conformance --list)")
@@ -118,15 +132,16 @@ def run(args) -> int:
             print("\n".join("    " + text for text in result.wire_log.splitlines()), flush=True)
 
     try:
-        with controller_url(args.controller, args.game, timeouts) as url:
+        with controller_url(args.controller, args.game, timeouts, adapter) as url:
             run_record.url = url
             connect(url).close()        # a link that does not open is the user's to fix, not a failed check
             if not args.json:
-                print(run_record.header(sum(len([v for v in c.versions or (versions or (1,))[:1]
-                                                 if versions is None or v in versions])
-                                            for c in CHECKS if selected(c))), flush=True)
+                planned = (sum(len([v for v in c.versions or (versions or (1,))[:1] if versions is None or v in versions])
+                               for c in checks if selected(c)) if is_native(adapter)
+                           else sum(1 for c in checks if selected(c)))      # an adapter's: once each, in version 1
+                print(run_record.header(planned), flush=True)
             run_suite(url, game=args.game, rules=rules, timeouts=timeouts, versions=versions, only=selected,
-                      on_result=show)
+                      on_result=show, adapter=adapter)
     except (BenchError, LinkError) as err:
         print(f"bench conformance: {err}", file=sys.stderr)
         return Exit.BAD_INPUT

@@ -4,11 +4,13 @@ a TCP port, a pty or a serial device, speaking the protocol of docs/protocol.md.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import logging
 import signal
 import sys
 
+from bench.adapters.registry import DEFAULT as DEFAULT_ADAPTER
 from bench.emulator.faults import FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
 from bench.emulator.misbehaviours import MISBEHAVIOURS
@@ -26,7 +28,8 @@ def register(subparsers) -> None:
     epilog = (
         "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
         "link-level misbehaviours (--misbehave-link NAME; each breaks a rule of docs/protocol.md):\n"
-        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n\n"
+        + "\n".join(f"  {c.name:<27} {c.section:<18} {c.summary}" for c in LINK_MISBEHAVIOURS.values()) + "\n"
+        "  (with --adapter NAME, that adapter's own: bench adapters NAME)\n\n"
         "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
         "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
         "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"
@@ -46,8 +49,12 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
     p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
                    help="break one regulation on purpose (see the list below)")
-    p.add_argument("--misbehave-link", metavar="NAME", choices=sorted(LINK_MISBEHAVIOURS),
-                   help="break one rule of the link layer on purpose (see the list below)")
+    p.add_argument("--misbehave-link", metavar="NAME",
+                   help="break one rule of the link layer on purpose (see the list below; with --adapter, "
+                        "one of that adapter's: bench adapters --misbehaviours)")
+    p.add_argument("--adapter", metavar="NAME",
+                   help="speak this wire format (bench adapters lists them; default: the bench's own protocol, "
+                        "docs/protocol.md); the timeouts are then the adapter's unless given")
     p.add_argument("--protocol", type=int, choices=PROTOCOL_VERSIONS, default=None, metavar="VERSION",
                    help="speak only this protocol version (1: a version-1 controller, which answers a "
                         "version-2 HELLO with ERROR code=version); default: every version, answering in "
@@ -55,13 +62,13 @@ def register(subparsers) -> None:
     p.add_argument("--fault", action="append", default=[], metavar="NAME=VALUE",
                    help=f"inject a fault ({', '.join(FAULT_NAMES)}); repeatable")
     defaults = Timeouts()
-    p.add_argument("--byte-timeout", type=float, default=defaults.byte, metavar="S",
+    p.add_argument("--byte-timeout", type=float, default=None, metavar="S",
                    help=f"longest silence inside a frame (default {defaults.byte} s; docs/protocol.md)")
-    p.add_argument("--frame-timeout", type=float, default=defaults.frame, metavar="S",
+    p.add_argument("--frame-timeout", type=float, default=None, metavar="S",
                    help=f"longest a whole frame may take to arrive (default {defaults.frame} s)")
-    p.add_argument("--response-timeout", type=float, default=defaults.response, metavar="S",
+    p.add_argument("--response-timeout", type=float, default=None, metavar="S",
                    help=f"wait for an ACK before sending again (default {defaults.response} s)")
-    p.add_argument("--retries", type=int, default=defaults.retries,
+    p.add_argument("--retries", type=int, default=None,
                    help=f"sends of a frame before giving it up (default {defaults.retries})")
     p.set_defaults(func=run)
 
@@ -77,15 +84,40 @@ def _rules(args):
     return default_rules(args.game, args.paytable or describe(args.game).default_paytable)
 
 
+def link_timeouts(args, defaults: Timeouts) -> Timeouts:
+    """The ``--byte-timeout`` ... ``--retries`` options over ``defaults`` (a wire format's own)."""
+    given = dict(byte=args.byte_timeout, frame=args.frame_timeout, response=args.response_timeout,
+                 retries=args.retries)
+    return dataclasses.replace(defaults, **{name: value for name, value in given.items() if value is not None})
+
+
+def link_misbehaviour(name: str | None, adapter):
+    """The port wrapper of ``--misbehave-link NAME``: one of the bench
+    protocol's, or with an adapter, one of the adapter's own."""
+    if name is None:
+        return None
+    table = LINK_MISBEHAVIOURS if adapter.name == DEFAULT_ADAPTER else adapter.link_misbehaviours()
+    if name not in table:
+        whose = "the bench's protocol" if adapter.name == DEFAULT_ADAPTER else f"adapter {adapter.name}"
+        raise BenchError(f"--misbehave-link {name}: {whose} has no such misbehaviour "
+                         f"(it has: {', '.join(sorted(table)) or 'none'})")
+    return table[name]
+
+
 def run(args) -> int:
     from bench.emulator.controller import EmulatedController
     from bench.emulator.misbehaviours import policy_for
     from bench.emulator.server import serve
-    from bench.protocol import Session
+    from bench.adapters.registry import get_adapter
 
     try:
+        adapter = get_adapter(args.adapter)
+        if args.protocol and adapter.name != DEFAULT_ADAPTER:
+            raise BenchError(f"--protocol {args.protocol}: versions are the bench protocol's; adapter "
+                             f"{adapter.name} speaks its own wire format")
+        misbehave_link = link_misbehaviour(args.misbehave_link, adapter)
         faults = parse_faults(args.fault)
-        timeouts = Timeouts(args.byte_timeout, args.frame_timeout, args.response_timeout, args.retries)
+        timeouts = link_timeouts(args, adapter.timeouts)
         from bench.rules.variant import resolve_game
         args.game = resolve_game(args.game)
         rules = _rules(args)
@@ -96,7 +128,8 @@ def run(args) -> int:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     banner = (f"bench emulate: {args.game}, seed {seed}, {policy.name}"
               + (f" (breaks {policy.clause})" if policy.clause else "")
-              + (f", faults {' '.join(args.fault)}" if args.fault else ""))
+              + (f", faults {' '.join(args.fault)}" if args.fault else "")
+              + (f", adapter {adapter.label()}" if adapter.name != DEFAULT_ADAPTER else ""))
 
     def announce(line: str) -> None:
         # Said once listening: a port that cannot be had gets its one error line alone.
@@ -105,9 +138,9 @@ def run(args) -> int:
 
     def on_connection(link) -> None:
         port = FaultyPort(link, faults, seed) if faults.touches_frames else link
-        if args.misbehave_link:
-            port = LINK_MISBEHAVIOURS[args.misbehave_link](port)
-        session = Session(port, args.game, role=CONTROLLER, timeouts=timeouts)
+        if misbehave_link is not None:
+            port = misbehave_link(port)
+        session = adapter.open(port, args.game, role=CONTROLLER, timeouts=timeouts)
         controller = EmulatedController(session, game=args.game, rules=rules, seed=seed, policy=policy,
                                         reset_round=faults.reset_round,
                                         versions=(args.protocol,) if args.protocol else PROTOCOL_VERSIONS)

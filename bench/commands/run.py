@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("--controller", metavar="URL",
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://host:port, rfc2217://...); "
                         "default: start the emulated controller behind a pty")
+    p.add_argument("--adapter", metavar="NAME",
+                   help="the controller's wire format: an adapter's name (bench adapters lists them; default: "
+                        "the bench's own protocol, docs/protocol.md); with the emulated controller, it speaks it too")
     p.add_argument("--rounds", type=int, default=20, help="rounds to play (default 20)")
     p.add_argument("--submission", metavar="FILE",
                    help="rules submission (YAML), or a shipped one by name (default: the game's default rules)")
@@ -70,6 +73,21 @@ def register(subparsers) -> None:
                    help="seal the journal with this bench key (bench.key of bench key new); without it the "
                         "journal is unsealed")
     p.add_argument("--seal-every", type=int, default=10, metavar="N", help="rounds between seals (default 10)")
+    cam = p.add_argument_group("the camera in the loop (docs/camera.md)")
+    cam.add_argument("--camera", action="store_true",
+                     help="render each round's result as a studio camera sees it: frames and labels in DIR/frames/, "
+                          "their SHA-256 in the journal")
+    cam.add_argument("--camera-file", metavar="FILE",
+                     help="the camera (YAML); default: the design's camera section, else straight above")
+    cam.add_argument("--camera-variation", default="default", metavar="LEVEL",
+                     help="none, default or hard: how light, camera, colours, blur and compression vary")
+    cam.add_argument("--camera-stream", metavar="HOST:PORT",
+                     help="serve the frames as an MJPEG stream (GET /stream.mjpg), as an IP camera does")
+    cam.add_argument("--recognizer", metavar="CMD",
+                     help="send this recogniser's reading of each frame as the round's reading: 'reference', a "
+                          "command (run as CMD IMAGE) or an http:// endpoint (see bench recognize)")
+    cam.add_argument("--recognizer-stream", action="store_true",
+                     help="start the recogniser command once and talk to it a line a frame")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
@@ -91,6 +109,25 @@ def parse_phases(items: list[str], game_phases=None):
             raise BenchError(f"--phase {item}: must be a non-negative number of seconds (reply: positive)")
         values[names[name]] = value
     return Phases(**values)
+
+
+def camera_options(args):
+    """The camera's options (``bench.play.camera``), or None when no camera option is given."""
+    from bench.play.camera import CameraOptions
+    from twin.camera.variation import LEVELS
+    wanted = args.camera or args.camera_file or args.camera_stream or args.recognizer or args.recognizer_stream
+    if not wanted:
+        if args.camera_variation != "default":
+            raise BenchError("--camera-variation needs --camera")
+        return None
+    if args.camera_variation not in LEVELS:
+        raise BenchError(f"--camera-variation {args.camera_variation}: one of {', '.join(LEVELS)}")
+    if args.recognizer_stream and not args.recognizer:
+        raise BenchError("--recognizer-stream needs --recognizer CMD")
+    if args.plant in ("dice", "recorded"):
+        raise BenchError(f"--camera needs a physics plant (the tower or the wheel), not --plant {args.plant}")
+    return CameraOptions(camera=args.camera_file, level=args.camera_variation, recognizer=args.recognizer,
+                         stream=args.recognizer_stream, serve=args.camera_stream)
 
 
 def parse_mix(text: str | None, game: str, wagers: int):
@@ -129,15 +166,17 @@ def run(args) -> int:
         if args.players == "cover" and args.bets:
             raise BenchError("--bets is a random mix; it does not go with --players cover")
         mix = parse_mix(args.bets, args.game, args.wagers) if random_players else None
+        camera = camera_options(args)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
-    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, rounds=args.rounds,
+    config = SessionConfig(game=args.game, game_file=game_file, controller=args.controller, adapter=args.adapter,
+                           rounds=args.rounds,
                            submission=args.submission, design=args.design, plant=args.plant,
                            realtime=args.realtime, out=args.out, seed=args.seed, misbehave=args.misbehave,
                            phases=phases, players=mix, probes=not args.no_probes,
                            probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
-                           force=args.force)
+                           force=args.force, camera=camera)
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)

@@ -22,7 +22,7 @@ from bench.protocol.greeting import rules_digest
 from bench.protocol import Message, Rejected, Timeouts
 from bench.protocol.crc import crc16_ccitt_false
 from bench.protocol.frame import SEQ_MODULUS
-from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW, NO_FRAME_YET, WINDOW
+from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW, WINDOW
 from bench.rules import describe, game_names, get_game
 from bench.rules.submission import DEFAULT_MAX_STAKE, DEFAULT_MIN_STAKE, LIMITS_CLAUSE
 
@@ -36,6 +36,7 @@ def software() -> str:
     connection (a serial line), a version-2 controller would take the same
     HELLO at 0000 for the previous check's HELLO sent again (section 9)."""
     return f"{SOFTWARE}+{next(_HELLOS)}"
+LINK, SESSION = "link", "session"
 REPLY_S = 3.0          # docs/protocol.md section 11: the bench waits at most 3 s for each controller reply
 SLACK_S = 0.25         # what a loaded machine may add to a timer, on either side of the link
 COMMANDS = ("RELEASE", "SPIN", "ROLL")
@@ -50,6 +51,8 @@ class Check:
     run: Callable[["Context"], str | None]
     versions: tuple[int, ...] = (1, 2)  # the protocol versions it runs in (ONCE: the lowest one spoken)
     optional: bool = False             # an optional feature: a failure is reported, not counted
+    layer: str = LINK                  # LINK: the frames and delivery of docs/protocol.md; SESSION: the
+    #                                    messages and the round, which hold whatever the wire format (an adapter's)
 
     def id(self, version: int) -> str:
         return f"{self.name}[v{version}]"
@@ -62,6 +65,7 @@ class Context:
     game: str
     rules: object
     timeouts: Timeouts
+    adapter: object = None             # the wire format (bench.adapters); None: the bench's own protocol
 
     # -- getting the controller somewhere ----------------------------------------
     def hello(self, *, proto: int | None = None, window: int = WINDOW, seq: int | None = None,
@@ -73,8 +77,8 @@ class Context:
             fields["window"] = window
         w.version = 1                      # every HELLO is sent stop-and-wait (section 9)
         w.mark = len(w.arrivals)           # what came before is a previous check's
-        sent = w.send("HELLO", seq, **fields)
-        if w.wait_ack(int(sent[1:5]), self.timeouts.response + SLACK_S) is None:
+        w.send("HELLO", seq, **fields)
+        if w.wait_ack(w.last_seq, self.timeouts.response + SLACK_S) is None:
             raise CheckFailed(f"no ACK of the bench's HELLO within {self.timeouts.response + SLACK_S:.2f} s")
         hello = w.take(REPLY_S, types=("HELLO", "ERROR"))
         if hello.type == "ERROR":
@@ -128,9 +132,9 @@ class Context:
 CHECKS: list[Check] = []
 
 
-def check(name: str, section: str, summary: str, *, versions=(1, 2), optional: bool = False):
+def check(name: str, section: str, summary: str, *, versions=(1, 2), optional: bool = False, layer: str = LINK):
     def register(fn):
-        CHECKS.append(Check(name, section, summary, fn, tuple(versions), optional))
+        CHECKS.append(Check(name, section, summary, fn, tuple(versions), optional, layer))
         return fn
     return register
 
@@ -196,7 +200,7 @@ def observe_round(ctx: Context) -> Observed:
         item = arrival.item
         if isinstance(item, Rejected):
             if item.reason != "garbage":
-                w.nak(NO_FRAME_YET if last_rx[0] is None else last_rx[0])
+                w.nak(w.modulus - 1 if last_rx[0] is None else last_rx[0])
             return
         m = item.message
         if m.type in ("ACK", "NAK"):
@@ -207,7 +211,7 @@ def observe_round(ctx: Context) -> Observed:
             if (m.seq, item.raw) == hello_key[0]:
                 return
             hello_key[0] = (m.seq, item.raw)
-        elif last_rx[0] is not None and (m.seq - last_rx[0]) % SEQ_MODULUS != 1:
+        elif last_rx[0] is not None and (m.seq - last_rx[0]) % w.modulus != 1:
             return               # a copy of one already taken (or one past a gap): not delivered twice
         if m.type == "RESET":
             hello_key[0] = None
@@ -231,7 +235,7 @@ def observe_round(ctx: Context) -> Observed:
 
     def send(type_: str, **fields) -> float:
         data = w.frame(type_, **fields)
-        seq = int(data[1:5])
+        seq = w.last_seq
         at = w.now()
         sent.append((at, seq, type_))
         for attempt in range(t.retries + 1):
@@ -366,7 +370,7 @@ def _numbering(ctx: Context) -> str:
 
 
 @check("round-state-chart", "§12 A round from the controller's side", "a round goes OPEN, ACCEPT, NOMORE, "
-       "[LUCKY], command, RESULT, SETTLE..., SETTLED, CLEARED, OPEN, each within its deadline")
+       "[LUCKY], command, RESULT, SETTLE..., SETTLED, CLEARED, OPEN, each within its deadline", layer=SESSION)
 def _round(ctx: Context) -> str:
     seen = observe_round(ctx)
     require(not seen.problems, "; ".join(seen.problems))
@@ -868,7 +872,7 @@ def _hello_resent(ctx: Context) -> str:
 
 
 @check("hello-after-restart", "§5 A round (reset), §9 (HELLO)", "a new HELLO numbered 0000 from a bench that "
-       "restarted voids the round in flight, opens the next, and the bench's 0001 is taken")
+       "restarted voids the round in flight, opens the next, and the bench's 0001 is taken", layer=SESSION)
 def _hello_restart(ctx: Context) -> str:
     w = ctx.wire
     round_, wagers = ctx.to_phase("wagered")
@@ -886,7 +890,7 @@ def _hello_restart(ctx: Context) -> str:
 
 
 @check("hello-before-any-wager", "§5 A round (reset)", "a HELLO after OPEN and before any wager voids that "
-       "round (no wagers) and opens the next")
+       "round (no wagers) and opens the next", layer=SESSION)
 def _hello_mid_round(ctx: Context) -> str:
     w = ctx.wire
     round_, _ = ctx.to_phase("betting")
@@ -922,7 +926,7 @@ def _require_void(void: list[Message], round_: int, wagers, opened: Message) -> 
 
 
 @check("hello-wrong-game", "§9 Versions, §13 ERROR reasons", "a HELLO for another game is answered ERROR "
-       "code=game-mismatch", versions=ONCE)
+       "code=game-mismatch", versions=ONCE, layer=SESSION)
 def _hello_game(ctx: Context) -> str:
     w = ctx.wire
     other = next(g for g in sorted(game_names()) if g != ctx.game)
@@ -935,7 +939,8 @@ def _hello_game(ctx: Context) -> str:
 
 
 @check("hello-fields", "§4 Messages (HELLO)", "the controller's HELLO says role=controller, its game, its "
-       "paytable if the game has one, and its rules digest (that of the bench's submission)", versions=ONCE)
+       "paytable if the game has one, and its rules digest (that of the bench's submission)", versions=ONCE,
+       layer=SESSION)
 def _hello_fields(ctx: Context) -> str:
     hello, _ = ctx.hello()
     require(hello["role"] == "controller", f"role={hello['role']}")
@@ -953,7 +958,7 @@ def _hello_fields(ctx: Context) -> str:
 
 
 @check("hello-with-bench-seed", "§4 Messages (HELLO seed)", "a bench HELLO carrying seed= is taken like any "
-       "other", versions=ONCE)
+       "other", versions=ONCE, layer=SESSION)
 def _hello_seed(ctx: Context) -> str:
     ctx.hello(seed=12345)
     return "taken"
@@ -986,13 +991,13 @@ def _reset_in(phase: str):
 for _phase, _what in (("betting", "betting open, no wager"), ("wagered", "a wager accepted"),
                       ("closed", "no more bets"), ("released", "the plant commanded")):
     check(f"reset-{_phase}", "§5 A round (reset); §15", f"a RESET from the bench ({_what}) is answered RESET, "
-          "HELLO 0000, the round voided (every stake returned) and the next opened")(_reset_in(_phase))
+          "HELLO 0000, the round voided (every stake returned) and the next opened", layer=SESSION)(_reset_in(_phase))
 
 
 # -- REFUSE and ERROR -------------------------------------------------------------------
 
 @check("refuse-reasons", "§13 REFUSE and ERROR reasons", "unknown-bet (citing the rules' clause), bad-stake, "
-       "duplicate-id, wrong-round, betting-closed (citing the game's clause)", versions=ONCE)
+       "duplicate-id, wrong-round, betting-closed (citing the game's clause)", versions=ONCE, layer=SESSION)
 def _refusals(ctx: Context) -> str:
     _, opened = ctx.hello()
     r = opened["round"]
@@ -1047,7 +1052,7 @@ def _stake_limits(ctx: Context) -> str:
 
 
 @check("error-reasons", "§13 REFUSE and ERROR reasons", "TRIGGER during betting gives ERROR out-of-turn; an "
-       "impossible reading gives ERROR bad-sensor; the round then goes on", versions=ONCE)
+       "impossible reading gives ERROR bad-sensor; the round then goes on", versions=ONCE, layer=SESSION)
 def _errors(ctx: Context) -> str:
     round_, _ = ctx.to_phase("betting")
     err = ctx.request("TRIGGER", ("ERROR",) + COMMANDS, round=round_)

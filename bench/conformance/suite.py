@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 from xml.etree import ElementTree
 
-from bench.conformance.checks import CHECKS, Check, Context
+from bench.adapters.registry import is_native
+from bench.conformance.checks import CHECKS, SESSION, Check, Context
 from bench.conformance.wire import CheckFailed, NotSupported, Wire
 from bench.errors import BenchError
 from bench.protocol.link import Link, open_link
@@ -50,11 +51,14 @@ class Result:
         return self.status == FAIL and not self.check.optional
 
 
-def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> list[str]:
+def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter=None) -> list[str]:
     """``bench emulate`` arguments for ``emulated[:OPTIONS]``, with the
-    timeouts the checks expect; BenchError naming a bad option."""
+    timeouts the checks expect and the wire format; BenchError naming a bad option."""
+    from bench.adapters.registry import adapter_args
     args = ["--game", game, "--byte-timeout", str(timeouts.byte), "--frame-timeout", str(timeouts.frame),
             "--response-timeout", str(timeouts.response), "--retries", str(timeouts.retries)]
+    if adapter is not None:
+        args += list(adapter_args(adapter))     # (nothing for the bench's own protocol)
     options = spec.partition(":")[2]
     seed = "7"
     for option in filter(None, options.split(",")):
@@ -72,13 +76,13 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> list
 
 
 @contextmanager
-def controller_url(spec: str, game: str, timeouts: Timeouts = Timeouts()) -> Iterator[str]:
+def controller_url(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter=None) -> Iterator[str]:
     """The URL to connect to: ``spec`` itself, or that of an emulator started for the run."""
     if spec != EMULATED and not spec.startswith(EMULATED + ":"):
         yield spec
         return
     from bench.emulator.process import emulator_process
-    with emulator_process(emulator_args(spec, game, timeouts), listen="127.0.0.1:0") as url:
+    with emulator_process(emulator_args(spec, game, timeouts, adapter), listen="127.0.0.1:0") as url:
         yield url
 
 
@@ -98,15 +102,15 @@ def connect(url: str) -> Link:
 
 
 def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts: Timeouts,
-            budget_s: float = CHECK_BUDGET_S) -> Result:
+            budget_s: float = CHECK_BUDGET_S, adapter=None) -> Result:
     started = time.monotonic()
     try:
         link = connect(url)
     except LinkError as err:
         return Result(check, version, FAIL, str(err), 0.0)
-    wire = Wire(link, game, timeouts, budget_s=budget_s)
+    wire = Wire(link, game, timeouts, budget_s=budget_s, adapter=adapter)
     try:
-        note = check.run(Context(wire, version, game, rules, timeouts))
+        note = check.run(Context(wire, version, game, rules, timeouts, adapter))
         status, detail = PASS, note or "passed"
     except NotSupported as err:
         status, detail = SKIP, f"{err} (an optional feature)"
@@ -141,16 +145,33 @@ def _leave_quiet(wire: Wire) -> None:
 
 
 
+def checks_for(adapter=None) -> list[Check]:
+    """The checks that apply: all of them for the bench's own protocol;
+    through an adapter, the session layer's and the adapter's own link checks
+    (the frames and delivery of docs/protocol.md are not its format's)."""
+    if is_native(adapter):
+        return list(CHECKS)
+    return [c for c in CHECKS if c.layer == SESSION] + list(adapter.conformance_checks())
+
+
 def run_suite(url: str, *, game: str, rules, timeouts: Timeouts = Timeouts(), versions: tuple[int, ...] | None = None,
               only: Callable[[Check], bool] = lambda check: True,
-              on_result: Callable[[Result], None] = lambda result: None) -> list[Result]:
+              on_result: Callable[[Result], None] = lambda result: None, adapter=None) -> list[Result]:
     """Every selected check in every version it applies to. Without ``versions``
-    the controller is asked: version 2 is tested if it answers a version-2 HELLO."""
+    the controller is asked: version 2 is tested if it answers a version-2 HELLO.
+    Through an adapter (``bench.adapters``), the checks of ``checks_for`` in
+    version 1 of the bench's messages, the one an adapter carries."""
     results: list[Result] = []
 
     def record(result: Result) -> None:
         results.append(result)
         on_result(result)
+
+    if not is_native(adapter):
+        for check in checks_for(adapter):
+            if only(check):
+                record(run_one(check, 1, url, game=game, rules=rules, timeouts=timeouts, adapter=adapter))
+        return results
 
     probes = [c for c in CHECKS if c.name in PROBES]
     speaks = versions

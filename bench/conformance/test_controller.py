@@ -4,9 +4,11 @@ for a vendor who runs everything in pytest (docs/protocol.md, section 16):
     pytest --pyargs bench.conformance.test_controller -m conformance \\
            --controller socket://10.0.0.7:7001 --controller-game lightning-dice
 
-``--controller``, ``--controller-game``, ``--controller-submission`` and
-``--controller-paytable`` are the options of ``bench.scenarios.plugin`` (which
-an installed tablebench registers with pytest). ``--controller emulated[:OPTIONS]``
+``--controller``, ``--controller-game``, ``--controller-submission``,
+``--controller-paytable`` and ``--controller-adapter`` are the options of
+``bench.scenarios.plugin`` (which an installed tablebench registers with
+pytest); through an adapter the session-layer checks and the adapter's own
+run (``bench.conformance.suite.checks_for``). ``--controller emulated[:OPTIONS]``
 (the default) runs the checks against ``bench emulate``. A check of a
 version the controller does not speak is skipped; a failed optional check
 is an expected failure; a failed required check fails with its section and
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 import pytest
 
 from bench.conformance.checks import CHECKS
-from bench.conformance.suite import EMULATED, FAIL, PASS, PROBES, SKIP, controller_url, run_one
+from bench.conformance.suite import EMULATED, FAIL, PASS, PROBES, SKIP, checks_for, controller_url, run_one
 from bench.errors import BenchError
 from bench.protocol import Timeouts
 
@@ -37,6 +39,7 @@ class Controller:
     rules: object
     speaks: tuple[int, ...]
     timeouts: Timeouts = Timeouts()
+    adapter: object = None
 
 
 def _option(config, name: str, default=None):
@@ -53,6 +56,7 @@ def controller(request):
 
     config = request.config
     spec = _option(config, "--controller", EMULATED)
+    adapter = _adapter(config)
     submission = _option(config, "--controller-submission")
     try:
         if submission:
@@ -63,11 +67,15 @@ def controller(request):
             rules = default_rules(game, paytable)
     except BenchError as err:
         raise pytest.UsageError(f"--controller {spec}: {err}") from None
+    timeouts = adapter.timeouts if adapter is not None else Timeouts()
     with ExitStack() as stack:
         try:
-            url = stack.enter_context(controller_url(spec, rules.game))
+            url = stack.enter_context(controller_url(spec, rules.game, timeouts, adapter))
         except BenchError as err:
             raise pytest.UsageError(f"--controller {spec}: {err}") from None
+        if adapter is not None:
+            yield Controller(url, rules.game, rules, (1,), timeouts, adapter)     # an adapter carries version 1
+            return
         probes = [c for c in CHECKS if c.name in PROBES]
         answered = [run_one(p, p.versions[0], url, game=rules.game, rules=rules, timeouts=Timeouts())
                     for p in probes]
@@ -75,19 +83,34 @@ def controller(request):
         yield Controller(url, rules.game, rules, speaks)
 
 
-def _cases():
-    for check in CHECKS:
-        for version in check.versions or (LOWEST,):
+def _adapter(config):
+    """The adapter of ``--controller-adapter``; None for the bench's own protocol."""
+    from bench.adapters.registry import get_adapter, is_native
+    try:
+        adapter = get_adapter(_option(config, "--controller-adapter"))
+    except BenchError as err:
+        raise pytest.UsageError(f"--controller-adapter: {err}") from None
+    return None if is_native(adapter) else adapter
+
+
+def _cases(adapter=None):
+    for check in checks_for(adapter):
+        versions = (check.versions or (LOWEST,)) if adapter is None else (LOWEST,)
+        for version in versions:
             yield pytest.param(check, version, id=f"{check.name}-v{version}" if version else check.name)
 
 
-@pytest.mark.parametrize("check, version", list(_cases()))
+def pytest_generate_tests(metafunc):
+    if "check" in metafunc.fixturenames:
+        metafunc.parametrize("check, version", list(_cases(_adapter(metafunc.config))))
+
+
 def test_conformance(controller: Controller, check, version):
     version = version or controller.speaks[0]
     if version not in controller.speaks:
         pytest.skip(f"the controller does not speak version {version} (an optional feature)")
     result = run_one(check, version, controller.url, game=controller.game, rules=controller.rules,
-                     timeouts=controller.timeouts)
+                     timeouts=controller.timeouts, adapter=controller.adapter)
     if result.status == SKIP:
         pytest.skip(result.detail)
     if result.status == FAIL:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from bench.protocol import CONTROLLER, Codec, Decoded, Message, Rejected, StreamDecoder, Timeouts, make
-from bench.protocol.frame import SEQ_MODULUS
+from bench.protocol import BENCH, CONTROLLER, Decoded, Message, Rejected, Timeouts, make
 from bench.protocol.session import WINDOW
 
 
@@ -66,14 +65,18 @@ class Wire:
     timeouts: Timeouts = Timeouts()
     budget_s: float = 30.0
     log: list[LogLine] = field(default_factory=list)
+    adapter: object = None     # the wire format (bench.adapters); None: the bench's own protocol
 
     def __post_init__(self):
-        self.codec = Codec(self.game)
+        from bench.adapters.native import Native
+        adapter = self.adapter or Native()
+        self.codec = adapter.codec(self.game, BENCH)
+        self.modulus = self.codec.seq_modulus
         # The bench's decoder is lenient on time: a check is about what the
         # controller sends, and a loaded machine must not turn its frames into
         # timeouts on our side.
-        self.decoder = StreamDecoder(self.codec, sender=CONTROLLER, byte_timeout=max(1.0, self.timeouts.byte),
-                                     frame_timeout=max(2.0, self.timeouts.frame))
+        self.decoder = adapter.stream_decoder(self.game, CONTROLLER, Timeouts(
+            byte=max(1.0, self.timeouts.byte), frame=max(2.0, self.timeouts.frame)))
         self.t0 = time.monotonic()
         self.ends_at = self.t0 + self.budget_s
         self.arrivals: list[Arrival] = []     # everything received, in order
@@ -81,6 +84,7 @@ class Wire:
         self.mark = 0                         # index of the first arrival after the check's own HELLO
         self.naks_sent: list[float] = []      # when the bench NAKed (a resend after one is prompted)
         self.tx_seq = 0
+        self.last_seq = 0                     # the number of the frame ``frame`` made last
         self.version = 1
         self.peer_window = 1
 
@@ -106,7 +110,8 @@ class Wire:
     def frame(self, type_: str, seq: int | None = None, **fields) -> bytes:
         """The frame of a message, numbered ``seq`` or the next number (which is then spent)."""
         if seq is None:
-            seq, self.tx_seq = self.tx_seq, (self.tx_seq + 1) % SEQ_MODULUS
+            seq, self.tx_seq = self.tx_seq, (self.tx_seq + 1) % self.modulus
+        self.last_seq = seq
         return self.codec.encode(make(type_, **fields), seq)
 
     def send(self, type_: str, seq: int | None = None, **fields) -> bytes:
@@ -115,11 +120,11 @@ class Wire:
         return data
 
     def ack(self, seq: int) -> None:
-        self.write(self.codec.encode(make("ACK"), seq))
+        self.write(self.codec.ack(seq))
 
     def nak(self, seq: int, reason: str = "bad-crc") -> None:
         self.naks_sent.append(self.now())
-        self.write(self.codec.encode(make("NAK", reason=reason), seq))
+        self.write(self.codec.nak(reason, seq))
 
     def pause(self, seconds: float) -> None:
         """Wait without reading (bytes the controller sends meanwhile stay in the pipe)."""
@@ -225,13 +230,13 @@ class Wire:
             return False
         if self.version == 1:
             return message.seq == seq
-        return (message.seq - seq) % SEQ_MODULUS < 2 * WINDOW + 1
+        return (message.seq - seq) % self.modulus < 2 * WINDOW + 1
 
     def request(self, type_: str, reply: str | tuple[str, ...] | None, timeout: float, **fields) -> Message | None:
         """Send a message, require its ACK within the response timeout (with
         slack for a loaded machine), and return the reply of type ``reply``."""
-        data = self.send(type_, **fields)
-        seq = int(data[1:5])
+        self.send(type_, **fields)
+        seq = self.last_seq
         if self.wait_ack(seq, self.timeouts.response + 0.5) is None:
             raise CheckFailed(f"no ACK of our {type_} (seq {seq:04d}) within {self.timeouts.response + 0.5:.1f} s")
         if reply is None:

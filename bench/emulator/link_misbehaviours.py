@@ -124,5 +124,7 @@ class IgnoresWindow(_Wrapper):
         return _FRAME.sub(widen, data)
 
 
+PortWrapper = _Wrapper      # the base an adapter's own link misbehaviours build on (bench.adapters)
+
 LINK_MISBEHAVIOURS = {cls.name: cls for cls in (IgnoresCrc, NeverNaks, NeverRetransmits, DeliversDuplicates,
                                                IgnoresWindow)}

@@ -376,7 +376,7 @@ class AcceptLateWager(Policy):
 # -- payouts on a Lucky Number ----------------------------------------------
 # Under a random mix of bets these are rare: the round's Lucky Numbers must
 # win, and a player must hold them (the bench's covering play holds every
-# position; its probe rounds make a Lucky Number win).
+# position; its staged plan makes a Lucky Number win at each listed position).
 
 LUCKY_WIN = _per_game(LIGHTNING, lambda d: d.lucky_win_clause)
 # The clauses that set a win's amount, per game: a wrong amount on any wager cites one of them.

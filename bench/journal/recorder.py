@@ -80,6 +80,13 @@ def session_header(*, game: str, rules, controller: str, emulated: bool, misbeha
                 phases=phases, **more)
 
 
+def adapter_fields(adapter) -> dict[str, Any]:
+    """The wire format a session spoke (``bench.adapters``), for its header:
+    replay decodes the raw bytes again with the adapter of that name, and
+    says so when the version installed is another."""
+    return dict(adapter=adapter.name, adapter_version=str(adapter.version))
+
+
 def game_file_fields(game: str) -> dict[str, Any]:
     """A game file's variant: the file, its text and digest for the header, so
     that the journal alone replays it; nothing for a built-in game."""

@@ -28,7 +28,8 @@ from bench.errors import BenchError
 from bench.journal.chain import VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.play.plant import file_digest
-from bench.protocol import Codec, FrameError, Message
+from bench.adapters.registry import AdapterError, get_adapter
+from bench.protocol import BENCH, Codec, FrameError, Message
 from bench.journal.recorder import ORACLE_FRAMES, oracle_input
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
@@ -189,6 +190,29 @@ def _message(data: dict) -> _Recorded:
     return message
 
 
+def _codec_from(header: dict, game: str, notes: list[str], where: str):
+    """What decodes the session's raw bytes again: the codec of the adapter
+    the header names (``bench.adapters``), or the bench's own protocol for a
+    journal that names none. An adapter that is not installed here stops the
+    replay: the evidence of a verdict must stand on the bytes, and only the
+    adapter can read them."""
+    name = header.get("adapter")
+    if name is None:
+        return Codec(game)
+    recorded = header.get("adapter_version")
+    if not isinstance(name, str):
+        raise BenchError(f"{where}: adapter: {name!r} is not an adapter's name")
+    try:
+        adapter = get_adapter(name)
+    except AdapterError:
+        raise BenchError(f"{where}: adapter: the session spoke {name} {recorded or ''}, which is not installed "
+                         "here; install it to replay this journal (bench adapters lists those installed)") from None
+    if recorded is not None and str(recorded) != str(adapter.version):
+        notes.append(f"the session spoke {name} {recorded}; its frames are decoded again with {name} "
+                     f"{adapter.version}, the version installed here")
+    return adapter.codec(game, BENCH)
+
+
 class _Judge:
     """Takes the journal's records one by one (a ``verify_journal`` visitor):
     the header sets up the oracle; each frame the oracle judged live is
@@ -233,8 +257,8 @@ class _Judge:
             rules = _rules_from(header, self.notes, self.submission)
         except (BenchError, LookupError, TypeError, ValueError) as err:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
+        self.codec = _codec_from(header, game, self.notes, f"{self.path}: line {number}")
         self.header = header
-        self.codec = Codec(game)
         self.oracle = Oracle(game, rules, response_timeout=reply_s)
 
     def _place(self, number: int, record: dict) -> None:
@@ -430,6 +454,8 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     if not plants:
         raise BenchError(f"--round {round_no}: the journal has no plant reading for round {round_no}")
     record = plants[-1]
+    # With a camera in the loop the round's reading is what the recogniser read; the physics gives the truth.
+    record = {**record, **((record.get("detail") or {}).get("camera") or {}).get("truth", {})}
     if header.get("plant") not in ("tower", "wheel"):
         raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
     for drawing in (gif, png):

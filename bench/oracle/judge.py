@@ -94,6 +94,12 @@ class Oracle:
             self._flag(PROTOCOL, frame, f"{direction} {type_} could not be judged: {err!r}")
         return self._found
 
+    @property
+    def round_unfinished(self) -> int | None:
+        """The round in play if it is not yet settled and cleared (None between rounds)."""
+        r = self._round
+        return r.number if r is not None and not r.complete else None
+
     def finish(self, mono: float | None = None) -> list[Violation]:
         """End of stream: overdue replies are violations; a round in flight is incomplete."""
         self._found = []

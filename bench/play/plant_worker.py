@@ -55,13 +55,12 @@ class PlantWorker:
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop the thread after the reading in hand; a sweep in progress stops
-        and is saved where it got to."""
+        (the plant's owner closes the plant, which saves it where it got to)."""
         cancel = getattr(self.plant, "cancel", None)
         if cancel is not None:
             cancel()
         self._jobs.put(None)
         self._thread.join(timeout)
-        self.plant.close()
 
     def _run(self) -> None:
         while True:

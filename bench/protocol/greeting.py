@@ -10,7 +10,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from bench.protocol import PROTOCOL_VERSION, Message, Session, make
+from bench.protocol import PROTOCOL_VERSIONS, Message, Session, make
 from bench.protocol.errors import LinkTimeout, ProtocolViolation
 from bench.protocol.session import WINDOW
 
@@ -36,7 +36,9 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
     again in version 1. Every greeting is sent stop-and-wait; once the
     controller's HELLO agrees, the session speaks the agreed version."""
     session.use_protocol(1)
-    proto = PROTOCOL_VERSION
+    # An adapter's session carries version 1 of the bench's messages only
+    # (its own wire format has its own versions): it is offered that.
+    proto = first_offer = max(getattr(session, "protocol_versions", PROTOCOL_VERSIONS))
     while True:
         fields = dict(proto=proto, role="bench", sw=software, game=game)
         if seed is not None:
@@ -61,8 +63,20 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
                                 f"{hello.get('detail') or 'no detail'}")
     problems = []
     if hello["proto"] != proto:
-        offered = "" if proto == PROTOCOL_VERSION else f" (after falling back from {PROTOCOL_VERSION})"
+        offered = "" if proto == first_offer else f" (after falling back from {first_offer})"
         problems.append(f"it speaks protocol {hello['proto']}, the bench offered {proto}{offered}")
+    problems += mismatches(hello, game=game, rules=rules)
+    if problems:
+        raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
+    session.use_protocol(proto, peer_window=hello.get("window"))
+    return hello
+
+
+def mismatches(hello: Message, *, game: str, rules) -> list[str]:
+    """What in a controller's HELLO says it does not run what the bench
+    judges it by: its game, paytable or rules digest (``bench monitor``
+    hears the same HELLO and asks the same)."""
+    problems = []
     if hello["game"] != game:
         problems.append(f"it plays {hello['game']}, not {game}")
     paytable = getattr(rules, "paytable", None)
@@ -72,10 +86,7 @@ def greet(session: Session, *, game: str, rules, software: str, reply_s: float,
     if hello.get("rules") is not None and hello["rules"] != digest:
         problems.append(f"its rules digest is {hello['rules']}, the bench's submission gives {digest} "
                         f"(give the bench the controller's submission)")
-    if problems:
-        raise ProtocolViolation(f"{description} does not run what the bench judges: " + "; ".join(problems))
-    session.use_protocol(proto, peer_window=hello.get("window"))
-    return hello
+    return problems
 
 
 def replies_to(session: Session, wager_ids, reply_s: float) -> dict[str, Message]:

@@ -3,7 +3,7 @@ over its link (``pytest features/ --controller URL``).
 
 ``ControllerTable`` has the methods of the rules-engine table the step
 definitions use (``bench/scenarios/rules_table.py``), but every action is a
-round on the wire, through a ``bench.protocol.Session``:
+round on the wire, through a ``bench.protocol.Session`` (or an adapter's session):
 
 - ``place``: a WAGER in the round the controller has open; ACCEPT or REFUSE
   (a refusal raises ``RulesError`` with field ``bet`` and the controller's
@@ -37,11 +37,12 @@ from bench.errors import BenchError, RulesError
 from bench.protocol.greeting import greet, replies_to, reply_to
 from bench.protocol.link import open_link
 from bench.oracle import Oracle, Violation
-from bench.protocol import BENCH, FrameEvent, LinkError, Message, Session, Timeouts, make
+from bench.protocol import BENCH, FrameEvent, LinkError, Message, make
 from bench.protocol.errors import ProtocolViolation
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.journal.chain import JournalWriter
-from bench.journal.recorder import Recorder, game_file_fields, session_header
+from bench.adapters.native import Native
+from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
 from bench.play.plant import Reading
 from bench.play.probe_wagers import probe_wagers
 from bench.play.round_script import LateWager, NextRoll, Pause, ReadingWanted, RoundScript, sensor_fields
@@ -98,7 +99,8 @@ class ControllerConnection:
 
     def __init__(self, url: str, game: str, rules: Rules, *, software: str = "tablebench-pytest",
                  reply_s: float = REPLY_S, description: str | None = None, journal: Path,
-                 emulated: bool = False, misbehave: str | None = None, key: str | None = None):
+                 emulated: bool = False, misbehave: str | None = None, key: str | None = None, adapter=None):
+        adapter = adapter or Native()
         self.url = url
         self.game = game
         self.descriptor = describe(game)
@@ -121,13 +123,14 @@ class ControllerConnection:
             writer = JournalWriter(journal, sealer=sealer)
             writer.append("session", seal=sealer.header if sealer else None, **session_header(
                 game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
-                phases={"reply_s": reply_s}, runner="pytest features/ --controller", **game_file_fields(game)))
+                phases={"reply_s": reply_s}, runner="pytest features/ --controller", **adapter_fields(adapter),
+                **game_file_fields(game)))
             writer.sync()
         except BaseException:
             self.link.close()
             raise
         self.recorder = Recorder(writer, self.oracle)
-        self.session = Session(self.link, game, role=BENCH, timeouts=Timeouts(), observer=self._on_frame)
+        self.session = adapter.open(self.link, game, role=BENCH, observer=self._on_frame)
 
     # -- every frame --------------------------------------------------------
     def _on_frame(self, event: FrameEvent) -> None:

@@ -60,6 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="device path or pyserial URL of the controller (/dev/ttyUSB0, socket://HOST:PORT, "
                          "rfc2217://...); 'emulated' (default) starts bench emulate per game and rules; "
                          "'emulated:NAME' a misbehaving one (bench emulate --help lists the names)")
+    group.addoption("--controller-adapter", metavar="NAME", default=None,
+                    help="the controller's wire format: an adapter's name (bench adapters lists them); default: "
+                         "the bench's own protocol. The emulated controllers speak it too")
     group.addoption("--controller-submission", metavar="FILE", default=None,
                     help="the rules submission the controller runs (game, paytable, readings); "
                          "its digest is checked against the controller's HELLO")
@@ -121,6 +124,15 @@ def target(config: pytest.Config) -> Target:
     return Target("device", url, game=rules.game, rules=rules)
 
 
+def adapter(config: pytest.Config):
+    """The adapter of ``--controller-adapter`` (None given: the bench's own protocol)."""
+    from bench.adapters.registry import get_adapter
+    try:
+        return get_adapter(config.getoption("--controller-adapter"))
+    except BenchError as err:
+        raise pytest.UsageError(f"--controller-adapter: {err}") from None
+
+
 def check_key(config: pytest.Config) -> None:
     """A sealing key that cannot be used stops the run before any scenario."""
     key = config.getoption("--controller-key")
@@ -149,6 +161,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not any(_played_on_controller(item) for item in items):
         return
     tgt = target(config)
+    adapter(config)
     check_key(config)
     readings = _readings(config)
     keep, deselected, reasons = [], [], Counter()
@@ -195,6 +208,7 @@ class ControllerPool:
 
     def __init__(self, config: pytest.Config):
         self.target = target(config)
+        self.adapter = adapter(config)
         self.seed = config.getoption("--controller-seed")
         self.log_dir = Path(config.rootpath, config.getoption("--controller-log"))
         # The emulated controllers' submissions stay with the journals that cite them (bench replay reads them).
@@ -235,7 +249,7 @@ class ControllerPool:
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
         if self.target.mode == "device":
             conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
-                                        journal=self._journal(self.target.game), key=self.key)
+                                        journal=self._journal(self.target.game), key=self.key, adapter=self.adapter)
         else:
             conn = self._emulated(game, rules)
         self.stack.callback(conn.close)
@@ -251,14 +265,16 @@ class ControllerPool:
         if misbehave and game not in MISBEHAVIOURS[misbehave].games:
             misbehave = None
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        from bench.adapters.registry import adapter_args
+        speaks = adapter_args(self.adapter)
         url = self.stack.enter_context(emulated_controller(
-            game, seed=self.seed, submission=str(submission), misbehave=misbehave,
+            game, seed=self.seed, submission=str(submission), misbehave=misbehave, extra=speaks,
             stderr_path=str(self.log_dir / f"emulator-{submission.stem}.log")))
         command = (f"bench emulate --game {game} --submission {submission} --seed {self.seed}"
-                   + (f" --misbehave {misbehave}" if misbehave else ""))
+                   + (f" --misbehave {misbehave}" if misbehave else "") + "".join(f" {a}" for a in speaks))
         return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})",
                                     journal=self._journal(submission.stem), emulated=True, misbehave=misbehave,
-                                    key=self.key)
+                                    key=self.key, adapter=self.adapter)
 
     def _submission(self, game: str, rules) -> Path:
         """A rules submission for the emulated controller: the scenario's

@@ -107,12 +107,10 @@ class RoundCycle:
         self.plant_worker = PlantWorker(plant) if getattr(plant, "threaded", False) else None
 
     def close(self) -> None:
-        """Stop the plant's thread (the session is over)."""
+        """Stop the plant's thread (the session is over; whoever made the plant closes it)."""
         if self.plant_worker is not None:
             self.plant_worker.close()
             self.plant_worker = None
-        elif hasattr(self.plant, "close"):
-            self.plant.close()
 
     # -- talking to the controller ---------------------------------------
     def _send(self, type_: str, **fields) -> Message:

@@ -27,12 +27,13 @@ from bench.oracle import Oracle
 from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
 from bench.play.coverage import CoveragePlan
-from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol import BENCH
+from bench.adapters.registry import adapter_args, get_adapter
 from bench.journal.ending import COMPLETED, CRASHED, INTERRUPTED, LINK_LOST, REFUSED, verdict, write_durably
 from bench.session.out_folder import claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report.summary import Summary, stakes_of_rounds, summarise, write_junit
-from bench.journal.recorder import Recorder, game_file_fields, session_header
+from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
 from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
@@ -43,6 +44,7 @@ class SessionConfig:
     game: str = DEFAULT_GAME
     game_file: str | None = None           # the game file ``game`` was loaded from (a variant)
     controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
+    adapter: str | None = None             # the controller's wire format (bench.adapters); None: the bench's own
     rounds: int = 20
     submission: str | None = None
     design: str | None = None              # tower / wheel design, or recorded outcomes with plant="recorded"
@@ -63,6 +65,7 @@ class SessionConfig:
     force: bool = False                    # move a session already in ``out`` aside instead of refusing
     key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
     seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
+    camera: object | None = None           # bench.play.camera.CameraOptions: the result as a camera sees it
 
 
 @dataclass
@@ -110,15 +113,22 @@ def run_session(config: SessionConfig) -> SessionOutcome:
     found before the journal starts raises (BenchError)."""
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     rules = _rules(config)
+    adapter = get_adapter(config.adapter)      # an adapter not installed is bad input: nothing started yet
     out = Path(config.out)
     with claimed(out, force=config.force) as moved:
         plant = make_plant(config.plant, game=config.game, session_seed=seed, design=config.design)
-        outcome = _play(config, seed, rules, plant, out)
+        if config.camera is not None:
+            from bench.play.camera import CameraPlant
+            plant = CameraPlant(plant, config.camera, out)
+        try:
+            outcome = _play(config, seed, rules, plant, out, adapter)
+        finally:
+            getattr(plant, "close", lambda: None)()
         outcome.moved_aside = moved
     return outcome
 
 
-def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionOutcome:
+def _play(config: SessionConfig, seed: int, rules, plant, out: Path, adapter) -> SessionOutcome:
     journal_path = out / "session.jsonl"
     oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s)
     # strict=False: talking to the controller happens inside simpy steps and
@@ -138,7 +148,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
         else:
             url = stack.enter_context(emulated_controller(
                 config.game_file or config.game, seed=seed, submission=config.submission, misbehave=config.misbehave,
-                extra=tuple(config.emulator_args),
+                extra=tuple(config.emulator_args) + adapter_args(adapter),
                 stderr_path=str(out / "emulator.log")))
         link = stack.enter_context(open_link(url))
         journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
@@ -146,11 +156,12 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path) -> SessionO
             game=config.game, rules=rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
+            **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, staging=[c.id for c in plan.classes] if plan else None,
-            **game_file_fields(config.game)))
+            **adapter_fields(adapter), **game_file_fields(config.game)))
         journal.sync()
         recorder = Recorder(journal, oracle, clock_now=lambda: env.now)
-        session = Session(link, config.game, role=BENCH, timeouts=Timeouts(), observer=recorder.on_frame)
+        session = adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
         recorded_rounds: list[int] = []
 

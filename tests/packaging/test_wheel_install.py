@@ -95,6 +95,18 @@ def test_a_session_runs_and_replays_from_other_directories(installed, tmp_path):
     assert '"faces"' in drop.stdout and drop.stderr == ""
 
 
+def test_the_wheel_declares_the_example_adapter_and_ships_the_template(installed, tmp_path):
+    """The adapters are found by their entry points in the wheel's metadata,
+    not in this repository; the template adapter is package data."""
+    listed = sh(installed / "bench", "adapters", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split()[0] for line in listed.stdout.splitlines()][:2] == ["tablebench", "ascii-sentence"]
+    made = sh(installed / "bench", "adapters", "--template", "T", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert "tablebench.adapters" in (tmp_path / "T" / "pyproject.toml").read_text()
+    assert "class JsonLines(Adapter)" in (tmp_path / "T" / "tablebench_json_lines.py").read_text()
+
+
 def test_the_shipped_scenarios_play_in_another_project(installed, tmp_path):
     written = sh(installed / "bench", "features", "EXT", cwd=tmp_path)
     assert written.returncode == 0, written.stderr

@@ -19,6 +19,7 @@ from typing import Any
 from twin.errors import DesignError
 from twin.shipped import shipped_design
 from tablebench_io.fields import Fields
+from twin.camera.spec import camera_from_mapping
 from tablebench_io.yamlfile import read_yaml
 
 # Body axes of a die, in the order the pip table is written.
@@ -301,6 +302,8 @@ def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
     tray = _tray(f.sub("tray"), body)
     physics = _physics(f.sub("physics") if "physics" in data else Fields({}, "physics", file, error=DesignError))
     loading = _loading(f.sub("loading") if "loading" in data else Fields({}, "loading", file, error=DesignError), dice)
+    if f.has("camera"):        # the studio camera's pose (twin.camera, docs/camera.md): checked here, used there
+        camera_from_mapping(f.raw("camera"), file)
     f.done()
     return TowerDesign(name=name, source=file, dice=dice, compartment=compartment, body=body,
                        tray=tray, physics=physics, loading=loading)

@@ -25,6 +25,7 @@ from typing import Any
 from twin.errors import DesignError
 from twin.shipped import shipped_design
 from tablebench_io.fields import Fields
+from twin.camera.spec import camera_from_mapping
 from tablebench_io.yamlfile import read_yaml
 
 # The standard single-zero order, read clockwise from the zero (617a.1(c)
@@ -222,6 +223,8 @@ def design_from_mapping(data: Any, source: str = "<design>") -> WheelDesign:
         section.done()
     _check_geometry(the_ball, the_bowl, the_rotor, the_launch)
     name = fields.raw("name", "unnamed wheel")
+    if fields.has("camera"):   # the studio camera's pose (twin.camera, docs/camera.md): checked here, used there
+        camera_from_mapping(fields.raw("camera"))
     fields.done()
     return WheelDesign(name=str(name), source=source, pockets=pockets, ball=the_ball,
                        bowl=the_bowl, rotor=the_rotor, launch=the_launch, tilt=the_tilt,

@@ -1,0 +1,270 @@
+"""How ``bench monitor`` holds up over hours of a live table, and what its
+relay costs the link.
+
+**Long run** (``--rounds N``): one monitor, in this process, judges and
+journals N rounds of a Lightning Dice table as fast as the machine allows,
+on a simulated clock that puts ``--round-s`` seconds of table time between
+rounds (40 s: a Lightning Dice round), so that the hourly reports and the
+journals' rotation by age happen as they would at the table. The traffic is
+a recorded ``bench run`` session (10 wagers a round from a random mix, the
+probe wagers, the bench's own protocol version 2) repeated with its round and
+sequence numbers carried on, so every frame is a real frame and the oracle
+judges every round. Every ``--every`` rounds a line goes to the results file
+(JSON lines, written as it goes) and to stderr: rounds, table hours, journal
+files and megabytes, resident memory (VmRSS), CPU seconds, rounds a CPU
+second. Run it with rotation (``--rotate-mb``, default 32) and without
+(``--rotate-mb 100000``) to see what bounds the memory.
+
+**Relay** (``--relay-sessions K``): K short ``bench run`` sessions straight
+to the emulated controller and K through ``bench monitor --relay``,
+alternating, side by side: the medians of their wall seconds.
+
+    nice -n 10 python benchmarks/monitor_bench.py --rounds 20000 --out out/bench/monitor-rotating.jsonl
+    nice -n 10 python benchmarks/monitor_bench.py --rounds 20000 --rotate-mb 100000 --out out/bench/monitor-one-file.jsonl
+    nice -n 10 python benchmarks/monitor_bench.py --rounds 0 --relay-sessions 7 --out out/bench/monitor-relay.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.adapters.native import Native, NativeCodec  # noqa: E402
+from bench.journal.recorder import adapter_fields, session_header  # noqa: E402
+from bench.monitor.hourly import Hourly  # noqa: E402
+from bench.monitor.series import Series  # noqa: E402
+from bench.monitor.sources import CONTROLLER, HOST, Chunk, Event  # noqa: E402
+from bench.monitor.watch import Limits, Watch  # noqa: E402
+from bench.play.players import PlayerMix  # noqa: E402
+from bench.protocol import Message  # noqa: E402
+from bench.protocol.frame import SEQ_MODULUS  # noqa: E402
+from bench.rules.submission import default_rules  # noqa: E402
+from bench.session.runner import SessionConfig, run_session  # noqa: E402
+
+GAME = "lightning-dice"
+TEMPLATE_ROUNDS = 20
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def template(folder: Path) -> list[list]:
+    """The wire rows of a recorded session, from round 1's OPEN up to round 21's."""
+    run = run_session(SessionConfig(game=GAME, rounds=TEMPLATE_ROUNDS, plant="dice", seed=3, out=str(folder),
+                                    players=PlayerMix.default(GAME, 10), progress=False))
+    rows = [row for line in run.journal.read_text().splitlines() for row in json.loads(line).get("wire") or ()]
+    return rows
+
+
+class Traffic:
+    """The template's frames again and again, each loop's rounds and
+    sequence numbers following on from the last, on a simulated clock."""
+
+    def __init__(self, rows: list[list], rounds: int, round_s: float, clock):
+        codec = NativeCodec(GAME)
+        self.codec, self.rounds, self.clock = codec, rounds, clock
+        first_open = next(i for i, r in enumerate(rows) if r[6] and r[6]["type"] == "OPEN")
+        self.prelude, self.loop = rows[:first_open], rows[first_open:]
+        ends = [i for i, r in enumerate(self.loop) if r[6] and r[6]["type"] == "OPEN" and r[6]["round"] > TEMPLATE_ROUNDS]
+        self.loop = self.loop[:ends[0]] if ends else self.loop
+        self.messages = {"tx": sum(1 for r in self.loop if r[1] == "send"),
+                         "rx": sum(1 for r in self.loop if r[1] == "message")}
+        # Each round starts round_s after the one before; within a round the
+        # frames keep their recorded spacing (milliseconds: the replies' times
+        # are what the oracle's deadlines judge, and must stay as they were).
+        self.when, index, start = [], -1, 0.0
+        for row in self.loop:
+            if row[6] and row[6]["type"] == "OPEN" and row[1] == "message":
+                index, start = index + 1, row[2]
+            self.when.append(index * round_s + (row[2] - start))
+        self.loop_s = round_s * TEMPLATE_ROUNDS
+
+    def _frame(self, row, loop: int) -> bytes:
+        direction, message = row[0], row[6]
+        if message is None:
+            return row[5].encode("latin-1")
+        own = "tx" if direction == "tx" else "rx"
+        other = "rx" if own == "tx" else "tx"
+        if message["type"] in ("ACK", "NAK"):
+            seq = (message["seq"] + loop * self.messages[other]) % SEQ_MODULUS
+            return self.codec.ack(seq) if message["type"] == "ACK" else self.codec.nak(message["reason"], seq)
+        seq = (message["seq"] + loop * self.messages[own]) % SEQ_MODULUS
+        fields = {k: v for k, v in message.items() if k not in ("type", "seq")}
+        if "round" in fields:
+            fields["round"] += loop * TEMPLATE_ROUNDS
+        if "lucky" in fields:
+            from bench.rules.base import Lucky
+            fields["lucky"] = tuple(Lucky(x["bet"], x["pays"]) for x in fields["lucky"])
+        for name in ("dice", "flat"):
+            if name in fields:
+                fields[name] = tuple(fields[name])
+        return self.codec.encode(Message(message["type"], fields), seq)
+
+    def chunks(self):
+        for row in self.prelude:
+            yield Chunk(HOST if row[0] == "tx" else CONTROLLER, row[5].encode("latin-1"), 1.0, 1.0)
+        loops = -(-self.rounds // TEMPLATE_ROUNDS)
+        for loop in range(loops):
+            for row, when in zip(self.loop, self.when):
+                mono = 1.0 + loop * self.loop_s + when
+                yield Chunk(HOST if row[0] == "tx" else CONTROLLER, self._frame(row, loop), mono, mono)
+
+
+class Source:
+    """Hands the traffic over in batches, moving the simulated clock on."""
+
+    def __init__(self, traffic: Traffic, clock, batch: int = 64):
+        self.it, self.clock, self.batch = traffic.chunks(), clock, batch
+        self.handover, self.description, self.dropped = self, "simulated traffic", {HOST: 0, CONTROLLER: 0}
+        self.ended = False
+
+    def start(self):
+        pass
+
+    def close(self):
+        pass
+
+    def take(self, timeout: float) -> list:
+        out = []
+        for chunk in self.it:
+            out.append(chunk)
+            if len(out) >= self.batch:
+                break
+        if out:
+            self.clock.now = out[-1].mono
+            return out
+        self.clock.now += timeout
+        if self.ended:
+            return []
+        self.ended = True
+        return [Event("closed", "the traffic ends", self.clock.now)]
+
+
+class Clock:
+    now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def long_run(args, results) -> None:
+    work = Path(tempfile.mkdtemp(prefix="monitor-bench-"))
+    rows = template(work / "template")
+    clock = Clock()
+    traffic = Traffic(rows, args.rounds, args.round_s, clock)
+    rules = default_rules(GAME, None)
+    header = session_header(game=GAME, rules=rules, controller="simulated", emulated=False, misbehave=None,
+                            phases={"reply_s": 3.0}, runner="bench monitor (benchmark)", **adapter_fields(Native()))
+    out = work / "monitor"
+    out.mkdir()
+    series = Series(out, header=header, game=GAME, rules=rules, reply_s=3.0, key=None, seal_every=10,
+                    rotate_bytes=int(args.rotate_mb * (1 << 20)), rotate_s=args.rotate_hours * 3600, clock=clock)
+    hourly = Hourly(out / "hourly.jsonl", 3600.0, clock=clock, wall=clock)
+    started_cpu, started = time.process_time(), time.monotonic()
+    baseline = rss_mb()
+    marks = {"next": args.every}
+
+    def echo(text: str) -> None:
+        if "VIOLATION" in text:
+            raise SystemExit(f"the recorded traffic should be compliant: {text}")
+
+    watch = Watch(Source(traffic, clock), series, Native(), GAME, hourly, limits=Limits(rounds=args.rounds),
+                  out=out, echo=echo, clock=clock)
+    original = watch._judge
+
+    def judged() -> None:
+        original()
+        seen = hourly.totals.rounds
+        if seen >= marks["next"]:
+            marks["next"] += args.every
+            files = sorted(out.glob("monitor-*.jsonl"))
+            line = dict(rounds=seen, table_hours=round(clock.now / 3600, 1), files=len(files),
+                        journal_mb=round(sum(f.stat().st_size for f in files) / 2**20, 1),
+                        rss_mb=round(rss_mb(), 1), rss_growth_mb=round(rss_mb() - baseline, 1),
+                        cpu_s=round(time.process_time() - started_cpu, 1),
+                        wall_s=round(time.monotonic() - started, 1), rotate_mb=args.rotate_mb,
+                        hourly_reports=hourly.intervals)
+            line["rounds_per_cpu_s"] = round(seen / max(line["cpu_s"], 1e-9), 1)
+            results(dict(part="long-run", **line))
+    watch._judge = judged
+    outcome = watch.run()
+    results(dict(part="long-run-end", status=outcome.status, rounds=outcome.rounds, files=len(outcome.journals),
+                 violations=outcome.violations, hourly_reports=outcome.reports, work=str(work)))
+
+
+def relay(args, results) -> None:
+    """K sessions straight, K through the relay, alternating."""
+    from bench.emulator.process import emulator_process
+    timings = {"direct": [], "relay": []}
+    cpu = {"direct": [], "relay": []}
+    work = Path(tempfile.mkdtemp(prefix="monitor-relay-"))
+    with emulator_process(["--game", GAME, "--seed", "5"], listen="127.0.0.1:0") as controller:
+        for k in range(args.relay_sessions):
+            for how in ("direct", "relay"):
+                out = work / f"{how}-{k}"
+                if how == "direct":
+                    url, monitor = controller, None
+                else:
+                    monitor = subprocess.Popen(
+                        [sys.executable, "-m", "bench.cli", "monitor", "--game", GAME, "--relay", "127.0.0.1:0",
+                         "--to", controller, "--once", "--out", str(out / "m")], stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL, text=True)
+                    url = monitor.stdout.readline().split()[1]
+                before = time.process_time()
+                started = time.monotonic()
+                run = run_session(SessionConfig(game=GAME, controller=url, rounds=args.relay_rounds, plant="dice",
+                                                seed=9, out=str(out / "run"), progress=False))
+                timings[how].append(time.monotonic() - started)
+                cpu[how].append(time.process_time() - before)
+                if monitor is not None:
+                    monitor.communicate(timeout=60)
+                    assert monitor.returncode == 0 and run.status == 0
+                print(f"  relay bench {k + 1}/{args.relay_sessions} {how}: {timings[how][-1]:.2f} s", file=sys.stderr)
+    direct, relayed = statistics.median(timings["direct"]), statistics.median(timings["relay"])
+    results(dict(part="relay", sessions=args.relay_sessions, rounds=args.relay_rounds,
+                 direct_median_s=round(direct, 3), relay_median_s=round(relayed, 3),
+                 ratio=round(relayed / direct, 3),
+                 bench_cpu_direct_s=round(statistics.median(cpu["direct"]), 3),
+                 bench_cpu_relay_s=round(statistics.median(cpu["relay"]), 3)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=20000)
+    parser.add_argument("--round-s", type=float, default=40.0)
+    parser.add_argument("--every", type=int, default=1000)
+    parser.add_argument("--rotate-mb", type=float, default=32.0)
+    parser.add_argument("--rotate-hours", type=float, default=24.0)
+    parser.add_argument("--relay-sessions", type=int, default=0)
+    parser.add_argument("--relay-rounds", type=int, default=10)
+    parser.add_argument("--out", default="out/bench/monitor.jsonl")
+    args = parser.parse_args()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+
+    def results(line: dict) -> None:
+        text = json.dumps(line)
+        with open(args.out, "a", encoding="utf-8") as out:
+            out.write(text + "\n")
+        print(text, file=sys.stderr, flush=True)
+
+    if args.rounds:
+        long_run(args, results)
+    if args.relay_sessions:
+        relay(args, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""Labelled frames of drops and spins: what a studio camera records, with the truth.
+
+``Studio`` holds one design's scene and camera. ``Studio.drop_frames(seed)``
+drops the dice (``twin.tower.drop``) and renders the tray at rest (and, with
+``fall_every_s``, during the fall); ``Studio.spin_frames(seed)`` spins the
+wheel (``twin.wheel.trace``) and renders it at rest. ``Studio.rest_of_drop``
+renders a drop already made, from its result alone (the bench's camera in
+the loop). Each ``Frame`` is the encoded picture and its labels
+(``twin.camera.labels``). The variation is drawn from the seed
+(``twin.camera.variation``): the same design, camera, level and seed give
+the same bytes.
+
+``write_folder`` writes a series: per frame an image and a JSON file of its
+labels, a COCO-style ``coco.json`` for the folder, and ``calibration.json``
+(the camera as installed and the geometry a calibrated recogniser may know:
+the dice's edge, the tray; the wheel's pocket order and radii).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from twin.camera import labels as label
+from twin.camera.scene import TowerScene, WheelScene
+from twin.camera.spec import Camera, tower_camera, wheel_camera
+from twin.camera.variation import LEVELS, Variation, draw, finish
+
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class Frame:
+    name: str                 # file stem: the design, the seed and, during a fall, the time
+    image: bytes              # PNG or JPEG as the camera delivers it
+    extension: str            # "png" or "jpg"
+    label: dict               # what is true in it (written beside it as NAME.json)
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.{self.extension}"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.image).hexdigest()
+
+
+def _jittered(camera: Camera, v: Variation) -> Camera:
+    return camera.moved(np.add(camera.position_m, v.camera_shift_m), np.add(camera.target_m, v.target_shift_m),
+                        camera.fov_deg * v.fov_scale)
+
+
+class Studio:
+    """One design before one camera: makes the labelled frames of its drops or spins."""
+
+    def __init__(self, design, kind: str, camera: Camera | None = None, level: str = "default"):
+        if level not in LEVELS:
+            raise ValueError(f"unknown variation level {level!r}: {', '.join(LEVELS)}")
+        self.design, self.kind, self.level = design, kind, level
+        self.camera = camera or (tower_camera(design) if kind == "tower" else wheel_camera(design))
+        self.scene = TowerScene(design) if kind == "tower" else WheelScene(design)
+
+    def close(self) -> None:
+        self.scene.close()
+
+    def calibration(self) -> dict:
+        """What a recogniser installed at this camera may know: the camera as
+        mounted (without a frame's jitter) and the fixed geometry it looks at."""
+        d = self.design
+        out = {"schema": SCHEMA, "scene": self.kind, "design": d.name, "camera": self.camera.to_dict()}
+        if self.kind == "tower":
+            out.update(dice={"count": d.dice.count, "edge_m": d.dice.edge_m},
+                       tray={"width_m": d.tray.width_m, "depth_m": d.tray.depth_m, "floor_z_m": 0.0})
+        else:
+            from twin.wheel.design import RED_NUMBERS
+            out.update(pockets=list(d.pockets), red=sorted(RED_NUMBERS), centre_m=[0.0, 0.0, 0.0],
+                       pocket_inner_radius_m=d.rotor.pocket_inner_radius_m,
+                       pocket_outer_radius_m=d.rotor.pocket_outer_radius_m, ball_radius_m=d.ball.radius_m,
+                       pocket_order="clockwise seen from above, from the pocket centred on the rotor's angle 0")
+        return out
+
+    def _frame(self, name: str, seed: int, moment: str, time_s: float | None, rendered, camera: Camera,
+               variation: Variation, truth: dict) -> Frame:
+        image = finish(rendered.rgb, variation)
+        frame = Frame(name, image, variation.extension, {})
+        frame.label.update({
+            "schema": SCHEMA, "image": frame.file_name, "sha256": frame.digest, "scene": self.kind,
+            "design": self.design.name, "seed": int(seed), "moment": moment,
+            "time_s": None if time_s is None else round(time_s, 4),
+            "width_px": camera.width_px, "height_px": camera.height_px, "camera": camera.to_dict(),
+            "variation": variation.to_dict(), "truth": truth})
+        return frame
+
+    # -- the tower --------------------------------------------------------
+    def rest_of_drop(self, result, name: str | None = None, variation_seed: int | None = None) -> Frame:
+        """The tray at rest after ``result`` (a ``DropResult``), drawn from the result alone."""
+        seed = result.seed if variation_seed is None else variation_seed
+        v = draw(self.level, seed)
+        camera = _jittered(self.camera, v)
+        rendered = self.scene.frame([(d.position_m, d.orientation_xyzw) for d in result.dice], camera, v)
+        truth = label.tower_labels(result, self.design.dice.edge_m, camera, rendered.mask, self.scene.dice)
+        return self._frame(name or f"{self.design.name}-{result.seed:06d}", result.seed, "rest", None,
+                           rendered, camera, v, truth)
+
+    def drop_frames(self, seed: int, fall_every_s: float | None = None) -> list[Frame]:
+        """The drop of ``seed``: frames during the fall every ``fall_every_s``
+        (None: none), then the tray at rest."""
+        from twin.tower import drop, drop_traced
+        if fall_every_s is None:
+            return [self.rest_of_drop(drop(self.design, seed))]
+        result, trace = drop_traced(self.design, seed, frame_every_s=fall_every_s)
+        frames = []
+        edge = self.design.dice.edge_m
+        for k, (time_s, poses) in enumerate(zip(trace.times_s, trace.poses)):
+            if time_s < trace.release_s:
+                continue               # in the compartment: the camera sees the tray empty
+            v = draw(self.level, seed)
+            camera = _jittered(self.camera, v)
+            rendered = self.scene.frame(poses, camera, v)
+            truth = {"game": "dice", "dice": label.moving_dice(poses, edge, camera, rendered.mask, self.scene.dice),
+                     "seed": int(seed)}
+            since = time_s - trace.release_s
+            frames.append(self._frame(f"{self.design.name}-{seed:06d}-t{round(since * 1000):05d}", seed,
+                                      "falling", since, rendered, camera, v, truth))
+        return frames + [self.rest_of_drop(result)]
+
+    # -- the wheel --------------------------------------------------------
+    def spin_frames(self, seed: int) -> list[Frame]:
+        """The spin of ``seed`` at rest (an invalid spin: where the ball was last)."""
+        from twin.wheel import trace
+        spun = trace(self.design, seed, record_every_s=math.inf)
+        return [self.rest_of_spin(spun)]
+
+    def rest_of_spin(self, spun, name: str | None = None) -> Frame:
+        """The wheel at rest after a traced spin (``twin.wheel.trace``)."""
+        from twin.wheel.spin import rotor_at
+        result = spun.result
+        if spun.frames:
+            last = spun.frames[-1]
+            ball, rotor_angle = last.ball, last.rotor_angle
+        else:                       # the ball never left the track: no descent to show
+            ball, rotor_angle = None, rotor_at(self.design, spun.launch, result.spin_time_s)[0]
+        v = draw(self.level, result.seed)
+        camera = _jittered(self.camera, v)
+        rendered = self.scene.frame(rotor_angle, ball, camera, v)
+        truth = label.wheel_labels(result, ball, rotor_angle, self.design.ball.radius_m, camera,
+                                   rendered.mask, self.scene.ball)
+        return self._frame(name or f"{self.design.name}-{result.seed:06d}", result.seed, "rest", None,
+                           rendered, camera, v, truth)
+
+    def frames(self, seed: int, fall_every_s: float | None = None) -> list[Frame]:
+        return self.drop_frames(seed, fall_every_s) if self.kind == "tower" else self.spin_frames(seed)
+
+
+def save(frame: Frame, folder: Path) -> None:
+    """The image and its labels, each written whole (a temporary file renamed)."""
+    for path, data in ((folder / frame.file_name, frame.image),
+                       (folder / f"{frame.name}.json", json.dumps(frame.label, sort_keys=True, indent=1).encode())):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+
+
+def read_labels(folder: Path) -> list[dict]:
+    """Every frame label of a folder, in name order (``calibration.json`` and ``coco.json`` are not labels)."""
+    out = []
+    for path in sorted(Path(folder).glob("*.json")):
+        if path.name in ("calibration.json", "coco.json"):
+            continue
+        try:
+            label = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise ValueError(f"{path}: not a frame's labels: {err}") from None
+        if not isinstance(label, dict) or not isinstance(label.get("truth"), dict) or "image" not in label:
+            raise ValueError(f"{path}: not a frame's labels: no image or truth")
+        out.append(label)
+    return out
+
+
+def write_folder(studio: Studio, folder: str | Path, seeds: Iterable[int], fall_every_s: float | None = None,
+                 step: Callable[[], None] = lambda: None) -> dict:
+    """Write the frames of ``seeds`` to ``folder`` as they are made, then its
+    ``coco.json`` and ``calibration.json``; returns counts. A seed whose rest
+    frame is already there (same design, camera and level: the calibration
+    file says so) is not made again: a stopped series resumes."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    calibration = studio.calibration() | {"level": studio.level}
+    calibration_path = folder / "calibration.json"
+    resume = calibration_path.exists() and json.loads(calibration_path.read_text()) == calibration
+    calibration_path.write_text(json.dumps(calibration, sort_keys=True, indent=1))
+    made = kept = 0
+    for seed in seeds:
+        rest = folder / f"{studio.design.name}-{seed:06d}.json"
+        if resume and rest.exists():
+            kept += 1
+        else:
+            for frame in studio.frames(seed, fall_every_s):
+                save(frame, folder)
+                made += 1
+        step()
+    frames = read_labels(folder)
+    info = {"description": f"tablebench twin frames of {studio.design.name}", "scene": studio.kind,
+            "level": studio.level, "camera": studio.camera.to_dict()}
+    (folder / "coco.json").write_text(json.dumps(label.coco(frames, info), sort_keys=True))
+    return {"made": made, "kept": kept, "frames": len(frames),
+            "no_roll": sum(1 for f in frames if f["moment"] == "rest" and f["truth"].get("no_roll")),
+            "cocked_dice": sum(1 for f in frames if f["moment"] == "rest"
+                               for d in f["truth"].get("dice", []) if not d["flat"])}

@@ -1,0 +1,101 @@
+"""``twin frames``: labelled studio frames of drops or spins, written to a folder."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from tablebench_io.commandline import add_list_option
+from tablebench_io.progress import bar as progress_bar
+from twin.commands._runs import non_negative_int, positive_int
+from twin.errors import DesignError
+
+PROGRESS_FROM = 5
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0.01 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"must be from 0.01 to 10 seconds, got {text}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from twin.camera.variation import LEVELS
+    parser = subparsers.add_parser(
+        "frames", help="labelled studio frames of drops or spins (a recogniser's test set)",
+        description="Drop the dice (a tower design) or spin the wheel (a wheel design) for seeds N .. N+K-1 "
+                    "and write what a studio camera records at rest: an image per drop or spin, its labels "
+                    "(faces up, each die flat or not with its tilt and holder, outlines and boxes, the pocket, "
+                    "the no-roll truth of 625b.2(d)(5)) as JSON beside it, a COCO-style coco.json and the "
+                    "camera's calibration.json. Lighting, camera jitter, colours, blur and compression vary "
+                    "with the seed; the same seed gives the same bytes.")
+    parser.add_argument("design", help="tower or wheel design: a YAML file, or a shipped one by name (--list)")
+    add_list_option(parser, "tower", "wheel")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write (made if missing)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="first seed (default 0)")
+    parser.add_argument("--count", type=positive_int, default=1, help="drops or spins (default 1)")
+    parser.add_argument("--camera", metavar="FILE",
+                        help="camera file (YAML: position_m, target_m, up, fov_deg, width_px, height_px); "
+                             "default: the design's camera section, else straight above the tray or rotor")
+    parser.add_argument("--variation", choices=tuple(LEVELS), default="default",
+                        help="how much light, camera, colours, blur and compression vary (default %(default)s)")
+    parser.add_argument("--fall-every", type=_seconds, metavar="S",
+                        help="towers: also a frame every S seconds of the fall (labels: where the dice are)")
+    parser.add_argument("--json", action="store_true", help="a JSON summary on stdout")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from twin.camera.frames import Studio, write_folder
+    from twin.camera.spec import design_camera, load_camera
+    from twin.shipped import shipped_design
+    from twin.validate.pipeline import design_kind
+
+    try:
+        kind = design_kind(args.design)
+        path = shipped_design(args.design, kind)
+        if kind == "tower":
+            from twin.tower import load_design
+        else:
+            from twin.wheel import load_design
+        design = load_design(path)
+        camera = load_camera(args.camera) if args.camera else design_camera(path)
+    except DesignError as err:
+        print(f"twin frames: {err}", file=sys.stderr)
+        return 2
+    if args.fall_every and kind != "tower":
+        print("twin frames: --fall-every is for towers: a spin's frames are taken at rest", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"twin frames: {out}: not a folder", file=sys.stderr)
+        return 2
+    studio = Studio(design, kind, camera, args.variation)
+    started, cpu = time.monotonic(), time.process_time()
+    seeds = range(args.seed, args.seed + args.count)
+    try:
+        with progress_bar(total=args.count, desc="frames", unit=("drop" if kind == "tower" else "spin"),
+                          disable=args.count < PROGRESS_FROM) as bar:
+            counts = write_folder(studio, out, seeds, args.fall_every, step=bar.update)
+    except OSError as err:
+        print(f"twin frames: {out}: cannot write: {err.strerror or err}", file=sys.stderr)
+        return 2
+    finally:
+        studio.close()
+    counts.update(design=design.name, scene=kind, out=str(out), variation=args.variation,
+                  wall_s=round(time.monotonic() - started, 2), cpu_s=round(time.process_time() - cpu, 2))
+    if args.json:
+        print(json.dumps(counts, sort_keys=True))
+    else:
+        cocked = f", {counts['no_roll']} no roll ({counts['cocked_dice']} dice not flat)" if kind == "tower" else ""
+        print(f"twin frames: {counts['frames']} frames of {design.name} in {out} "
+              f"({counts['made']} made, {counts['kept']} kept{cocked}); labels beside each, coco.json, "
+              f"calibration.json")
+    return 0
