@@ -20,14 +20,17 @@ $(STAMP): pyproject.toml
 
 # The main job on the embedded default: the emulated controller in its own
 # process behind a pty, the physics twin as the plant, every frame judged and
-# journalled; then the journal is verified and round 2's drop (a staged cocked
-# die: a no roll) is simulated again and drawn.
+# journalled; then the journal is verified and the drop of the session's first
+# no roll (a staged cocked die; round 2 if none) is simulated again and drawn.
 DEMO := out/demo
+NO_ROLL_ROUND = $(BIN)/python -c 'import json, sys; c = json.load(open(sys.argv[1]))["coverage"]["covered"]; \
+	print(next((x["round"] for x in c if x["class"] == "no-roll:1"), 2))'
 demo: $(STAMP)
 	rm -rf $(DEMO)    # bench run refuses a folder that holds a session: the demo starts afresh
 	$(BIN)/bench run --rounds 20 --out $(DEMO)/lightning-dice
 	$(BIN)/bench replay $(DEMO)/lightning-dice/session.jsonl --head "$$(cat $(DEMO)/lightning-dice/session.head)" \
-		--round 2 --gif $(DEMO)/lightning-dice/round2.gif --png $(DEMO)/lightning-dice/round2.png
+		--round "$$($(NO_ROLL_ROUND) $(DEMO)/lightning-dice/summary.json)" \
+		--gif $(DEMO)/lightning-dice/no-roll.gif --png $(DEMO)/lightning-dice/no-roll.png
 	$(BIN)/bench run --game lightning-roulette --rounds 10 --out $(DEMO)/lightning-roulette
 	@echo "journals, JUnit XML and pictures: $(DEMO)/"
 

@@ -2,7 +2,7 @@
 quickly, with the right clause, whatever the session seed?
 
     .venv/bin/python benchmarks/mutation_bench.py [--seeds 20] [--rounds 30] [--jobs 2]
-        [--only NAME,...] [--markdown FILE] [--json FILE]
+        [--only NAME,...] [--markdown FILE] [--json FILE] [--trials FILE.jsonl] [--in-process]
 
 For every misbehaviour of ``bench.emulator.misbehaviours`` and every game it
 applies to, ``bench run`` plays up to --rounds rounds against the emulated
@@ -33,19 +33,46 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.session.mutation import GAMES, HEADER, Trial, rows, summarise, trial
+from bench.session.mutation import GAMES, HEADER, Trial, TrialResult, rows, summarise, trial, trial_rounds
+
+
+def _key(t) -> tuple:
+    return (t.misbehaviour, t.game, t.seed, t.rounds)
+
+
+def _done(path: Path | None) -> dict[tuple, TrialResult]:
+    """The trials a run before this one finished (``--trials``), by their key."""
+    if path is None or not path.exists():
+        return {}
+    done = {}
+    for line in path.read_text().splitlines():
+        try:
+            data = json.loads(line)
+            result = TrialResult(**{**data, "clauses": tuple(data["clauses"])})
+        except (ValueError, TypeError, KeyError):
+            continue            # a line torn by an interrupted run: that trial runs again
+        done[_key(result)] = result
+    return done
 
 
 def run(seeds: int, rounds: int, jobs: int, only: set[str] | None, progress=lambda *a: None,
-        in_process: bool = False):
-    trials = [Trial(name, game, seed, rounds, in_process) for name, game in rows(only)
+        in_process: bool = False, trials_file: Path | None = None):
+    trials = [Trial(name, game, seed, trial_rounds(name, game, rounds), in_process) for name, game in rows(only)
               for seed in range(1, seeds + 1)]
     trials += [Trial(None, game, seed, rounds, in_process) for game in GAMES for seed in range(1, seeds + 1)]
+    done = _done(trials_file)
+    results = [done[_key(t)] for t in trials if _key(t) in done]
+    todo = [t for t in trials if _key(t) not in done]
+    log = trials_file.open("a") if trials_file else None
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = []
-        for done, result in enumerate(pool.map(trial, trials), start=1):
+        for result in pool.map(trial, todo):
             results.append(result)
-            progress(done, len(trials))
+            if log:
+                log.write(json.dumps(asdict(result)) + "\n")
+                log.flush()
+            progress(len(results), len(trials))
+    if log:
+        log.close()
     by_row: dict[tuple[str, str], list[TrialResult]] = {}
     compliant: dict[str, list[TrialResult]] = {}
     for r in results:
@@ -67,6 +94,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", help="comma-separated misbehaviour names")
     parser.add_argument("--markdown", metavar="FILE")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--trials", metavar="FILE.jsonl",
+                        help="each trial's result as it finishes; a run given the same file skips the trials in it")
     parser.add_argument("--in-process", action="store_true",
                         help="each emulated controller on a thread of the worker (faster) instead of its own process")
     args = parser.parse_args(argv)
@@ -76,8 +105,11 @@ def main(argv=None) -> int:
     def progress(done, total):
         if tty:
             print(f"\r{done}/{total} sessions", end="", file=sys.stderr, flush=True)
+        elif done % 50 == 0 or done == total:
+            print(f"{done}/{total} sessions", file=sys.stderr, flush=True)
 
-    table, clean, false_alarms = run(args.seeds, args.rounds, args.jobs, only, progress, args.in_process)
+    table, clean, false_alarms = run(args.seeds, args.rounds, args.jobs, only, progress, args.in_process,
+                                     Path(args.trials) if args.trials else None)
     if tty:
         print(file=sys.stderr)
     lines = [HEADER] + [row.markdown() for row in table]

@@ -73,10 +73,11 @@ def register(subparsers) -> None:
                    help="a phase duration: betting, lucky, result, clear, or reply (the wall-clock wait "
                         "for each controller reply); repeatable")
     p.add_argument("--no-probes", action="store_true",
-                   help="do not stage the edge-case rounds (a cocked die, a triple, a Lucky win...) of bench.play.probes")
+                   help="do not stage the game's outcome classes (each triple, double, no roll, Lucky win "
+                        "position, pocket...: bench.play.coverage) from round 2 on")
     p.add_argument("--no-probe-wagers", action="store_true",
                    help="do not place the wagers a controller must refuse (a bet not offered, a zero stake, "
-                        "a stake over the limit, a duplicate id) each round")
+                        "a stake over the maximum or under the minimum, a duplicate id) each round")
     p.add_argument("--key", metavar="FILE",
                    help="seal the journal with this bench key (bench.key of bench key new); without it the "
                         "journal is unsealed")

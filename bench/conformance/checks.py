@@ -24,6 +24,7 @@ from bench.protocol.crc import crc16_ccitt_false
 from bench.protocol.frame import SEQ_MODULUS
 from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW, WINDOW
 from bench.rules import describe, game_names, get_game
+from bench.rules.submission import DEFAULT_MAX_STAKE, DEFAULT_MIN_STAKE, LIMITS_CLAUSE
 
 SOFTWARE = "tablebench-conformance/1"
 _HELLOS = itertools.count(1)
@@ -1058,6 +1059,26 @@ def _refusals(ctx: Context) -> str:
     require(late.type == "REFUSE" and late["reason"] == "betting-closed" and late.get("clause") == closing,
             f"a wager after NOMORE: {late.type} {dict(late.fields)}; expected REFUSE betting-closed {closing}")
     return ", ".join(got + ["duplicate-id", "betting-closed"])
+
+
+@check("stake-limits", "§13 REFUSE and ERROR reasons (stake limits)", "stakes of exactly the submission's "
+       "minimum and maximum are accepted; one over the maximum, and one under a minimum above 1, are refused "
+       "bad-stake citing 601a.2", versions=ONCE)
+def _stake_limits(ctx: Context) -> str:
+    _, opened = ctx.hello()
+    r, bet = opened["round"], ctx.good_bet()
+    low, high = getattr(ctx.rules, "min_stake", DEFAULT_MIN_STAKE), getattr(ctx.rules, "max_stake", DEFAULT_MAX_STAKE)
+    for i, stake in enumerate((low, high), start=1):
+        reply = ctx.request("WAGER", ("ACCEPT", "REFUSE"), id=f"k{i}", bet=bet, stake=stake, round=r)
+        require(reply.type == "ACCEPT", f"a stake of {stake} (the limits are {low} to {high}): {reply.type} "
+                                        f"{dict(reply.fields)}; 601a.2: the submission's limits allow it")
+    outside = [high + 1] + ([low - 1] if low > 1 else [])
+    for i, stake in enumerate(outside, start=3):
+        reply = ctx.request("WAGER", ("ACCEPT", "REFUSE"), id=f"k{i}", bet=bet, stake=stake, round=r)
+        require(reply.type == "REFUSE" and reply["reason"] == "bad-stake" and reply.get("clause") == LIMITS_CLAUSE,
+                f"a stake of {stake} (the limits are {low} to {high}): {reply.type} {dict(reply.fields)}; "
+                f"expected REFUSE reason=bad-stake clause={LIMITS_CLAUSE}")
+    return f"{low} and {high} accepted; {', '.join(map(str, outside))} refused bad-stake {LIMITS_CLAUSE}"
 
 
 @check("error-reasons", "§13 REFUSE and ERROR reasons", "TRIGGER during betting gives ERROR out-of-turn; an "

@@ -20,6 +20,7 @@ from bench.protocol.session import WINDOW
 from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
+from bench.rules.submission import LIMITS_CLAUSE
 from bench.emulator.misbehaviours import Policy
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,8 @@ class EmulatedController:
         stake_problem = self.rules.stake_problem(m["stake"])
         if stake_problem is not None and not accept("over-limit" if stake_problem.clause else "bad-stake"):
             return self._refuse(m, "bad-stake", stake_problem.clause)
+        if stake_problem is None and self.policy.refuse_lawful_stake(self, m["stake"]):
+            return self._refuse(m, "bad-stake", LIMITS_CLAUSE)
         try:
             self.game.check_bet(m["bet"], self.rules)
         except RulesError as err:

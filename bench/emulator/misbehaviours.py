@@ -15,6 +15,8 @@ import random
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
 from bench.rules import describe
+from bench.rules.coverage import ClassCoverage
+from bench.rules.submission import default_rules
 from bench.rules.dice_ology import DiceOlogy
 from bench.rules.lightning_dice import LightningDice
 from bench.rules.lightning_roulette import STRAIGHT_ODDS, LightningRoulette
@@ -33,6 +35,15 @@ class Policy:
     clauses: dict[str, tuple[str, ...]] = {}
     rare = False          # under a random mix of bets and stakes, seen in few rounds (one in ten or fewer)
     summary = "follows the regulations"
+    # Found only over many rounds: by the Lucky draw's fit (bench.oracle.lucky_draw), or when the
+    # controller's own draw allows the outcome it breaks on. ``rounds_needed`` says how many.
+    statistical = False
+
+    @classmethod
+    def rounds_needed(cls, game: str) -> int | None:
+        """The session length a bench needs to find it (as its report says:
+        the Lucky draw's ``needs``, a class's rounds needed); None: any."""
+        return None
 
     @classmethod
     def expected_clauses(cls, game: str) -> tuple[str, ...]:
@@ -58,6 +69,10 @@ class Policy:
     def accept_unlawful_wager(self, reason: str) -> bool:
         """Accept a wager the table must refuse (``reason``: duplicate-id,
         bad-stake, over-limit, unknown-bet)?"""
+        return False
+
+    def refuse_lawful_stake(self, ctrl, stake: int) -> bool:
+        """Refuse a stake the submission's limits allow (``bad-stake``)?"""
         return False
 
     def no_roll(self, ctrl, flat, lawful: bool) -> bool:
@@ -361,7 +376,7 @@ class AcceptLateWager(Policy):
 # -- payouts on a Lucky Number ----------------------------------------------
 # Under a random mix of bets these are rare: the round's Lucky Numbers must
 # win, and a player must hold them (the bench's covering play holds every
-# position; its probe rounds make a Lucky Number win).
+# position; its staged plan makes a Lucky Number win at each listed position).
 
 LUCKY_WIN = _per_game(LIGHTNING, lambda d: d.lucky_win_clause)
 # The clauses that set a win's amount, per game: a wrong amount on any wager cites one of them.
@@ -404,12 +419,16 @@ class LuckyWinAtBaseOdds(Policy):
     def settle(self, ctrl, round_, wagers):
         returned = super().settle(ctrl, round_, wagers)
         for w, _ in _lucky_winners(round_, wagers, returned):
-            if round_.pocket is not None:
-                base = STRAIGHT_ODDS
-            else:
-                base, _ = ctrl.game.decide(w.bet, round_.dice, ctrl.rules)
-            returned[w.id] = w.stake * (base + 1)
+            returned[w.id] = w.stake * (_base_odds(ctrl, round_, w) + 1)
         return returned
+
+
+def _base_odds(ctrl, round_: Round, wager: Wager) -> int:
+    """The paytable's odds of a winning wager, as if its bet were not Lucky."""
+    if round_.pocket is not None:
+        return STRAIGHT_ODDS
+    odds, _ = ctrl.game.decide(wager.bet, round_.dice, ctrl.rules)
+    return odds
 
 
 def _covers(game: str, bet: str, outcome) -> bool:
@@ -756,3 +775,218 @@ class EvenMoneyHalfBackOnZero(Policy):
                 if w.bet in ("red", "black", "odd", "even", "1-18", "19-36"):
                     returned[w.id] = w.stake // 2
         return returned
+
+
+# -- outcomes a session sees only if it stages them (bench.play.coverage) ----------
+
+def _class_rounds(game: str, class_id: str) -> int | None:
+    """The rounds a session needs to see a class of the controller's draw with 99% chance."""
+    judge = ClassCoverage(game, default_rules(game, describe(game).default_paytable))
+    found = [c for c in judge.classes if c.id == class_id]
+    return judge.rounds_needed(found[0]) if found else None
+
+
+@misbehaviour
+class HighWinsOnHighTriple(Policy):
+    name = "high-wins-on-high-triple"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(e)(2)"
+    rare = True
+    summary = "pays a high bet 1 to 1 on 4-4-4 and 5-5-5, which lose (the big bet of 625a.3(7) loses on any triple)"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        dice = round_.dice or ()
+        if not round_.no_roll and len(set(dice)) == 1 and dice[0] in (4, 5):
+            for w in wagers:
+                if w.bet == "high" and _lawful(ctrl, w):
+                    returned[w.id] = w.stake * 2
+        return returned
+
+
+@misbehaviour
+class TotalThreeEighteenAtTripleOdds(Policy):
+    name = "total-3-18-at-triple-odds"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(f)"
+    clauses = {LIGHTNING_DICE: ("625b.2(f)", "625b.2(g)(3)")}
+    rare = True
+    summary = "settles totals 3 and 18 (1-1-1, 6-6-6) as the any-triple bet, 24 to 1 instead of 149 to 1"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        dice = round_.dice or ()
+        if not round_.no_roll and len(set(dice)) == 1 and dice[0] in (1, 6):
+            for w in wagers:
+                if w.bet == f"total:{sum(dice)}" and returned[w.id] > 0:
+                    returned[w.id] = w.stake * 25
+        return returned
+
+
+@misbehaviour
+class SecondNoRollSettles(Policy):
+    name = "second-no-roll-settles"
+    games = frozenset({LIGHTNING_DICE, SIC_BO})
+    clause = "625b.2(d)(5)"
+    clauses = {LIGHTNING_DICE: ("625b.2(d)(5)",), SIC_BO: ("625a.5",)}
+    rare = True
+    summary = ("takes the dice as they lie on a second no roll right after one (a limit of one re-drop or "
+               "re-shake), settling on a cocked die")
+
+    last_was_no_roll = False
+
+    def no_roll(self, ctrl, flat, lawful):
+        called = lawful and not self.last_was_no_roll
+        self.last_was_no_roll = lawful
+        return called
+
+
+@misbehaviour
+class LuckyBeyondThirdAtBase(Policy):
+    name = "lucky-beyond-third-at-base"
+    games = LIGHTNING
+    clause = "625b.2(g)(3)"
+    clauses = LUCKY_WIN
+    rare = True
+    summary = "pays a win on the fourth or fifth Lucky Number listed at base odds (a display of three enhanced slots)"
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        late = {x.bet for x in round_.lucky[3:]}
+        for w, _ in _lucky_winners(round_, wagers, returned):
+            if w.bet in late:
+                returned[w.id] = w.stake * (_base_odds(ctrl, round_, w) + 1)
+        return returned
+
+
+@misbehaviour
+class LuckyZeroAtBase(Policy):
+    name = "lucky-zero-at-29-to-1"
+    games = frozenset({LIGHTNING_ROULETTE})
+    clause = "617c.3(e)"
+    rare = True
+    statistical = True
+    summary = "pays a straight up on 0 at 29 to 1 even when 0 is a Lucky Number (zero treated as never Lucky)"
+
+    @classmethod
+    def rounds_needed(cls, game):
+        return _class_rounds(game, "lucky-pocket:0")
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        if round_.pocket == 0:
+            for w in wagers:
+                if w.bet == "straight:0" and returned[w.id] > 0:
+                    returned[w.id] = w.stake * (STRAIGHT_ODDS + 1)
+        return returned
+
+
+# -- stakes at the limits (bench.rules.cover.boundary_stakes) ------------------------
+
+@misbehaviour
+class RefuseMaxStake(Policy):
+    name = "refuse-max-stake"
+    games = ALL_GAMES
+    clause = "601a.2"
+    summary = "refuses a stake of exactly the submission's maximum (a limit taken as 'below the maximum')"
+
+    def refuse_lawful_stake(self, ctrl, stake):
+        return stake == ctrl.rules.max_stake
+
+
+@misbehaviour
+class RefuseMinStake(Policy):
+    name = "refuse-min-stake"
+    games = ALL_GAMES
+    clause = "601a.2"
+    summary = "refuses a stake of exactly the submission's minimum (a limit taken as 'above the minimum')"
+
+    def refuse_lawful_stake(self, ctrl, stake):
+        return stake == ctrl.rules.min_stake
+
+
+# -- the Lucky draw as a distribution (bench.oracle.lucky_draw) ----------------------
+
+@misbehaviour
+class LuckyOddsOnly49Or99(Policy):
+    name = "lucky-odds-49-or-99"
+    games = frozenset({LIGHTNING_ROULETTE})
+    clause = "617c.3(g)"
+    statistical = True
+    summary = "draws Lucky odds of 49 or 99 to 1 only, never the other seven payouts of 617c.3(g)"
+
+    def draw_lucky(self, ctrl, rng):
+        lawful = super().draw_lucky(ctrl, rng)
+        return tuple(Lucky(x.bet, 49 if rng.random() < 0.425 / 0.7 else 99) for x in lawful)
+
+
+@misbehaviour
+class TotalEighteenNeverLucky(Policy):
+    name = "total-18-never-lucky"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(g)(1)"
+    statistical = True
+    summary = "never draws total 18 as a Lucky Number (drawn again whenever it comes up)"
+
+    @classmethod
+    def rounds_needed(cls, game):
+        # What the bench's report says it needs: the oracle's own figure (asked by the mutation bench only).
+        from bench.oracle.lucky_draw import judge
+        rules = default_rules(game)
+        return judge(rules.lucky, describe(game).lucky_draw_clauses, []).needs
+
+    def draw_lucky(self, ctrl, rng):
+        while True:
+            drawn = super().draw_lucky(ctrl, rng)
+            if all(x.bet != "total:18" for x in drawn):
+                return drawn
+
+
+@misbehaviour
+class AlwaysTwoLuckyNumbers(Policy):
+    name = "always-two-lucky-numbers"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(d)(2)"
+    statistical = True
+    summary = "reveals two Lucky Numbers every round (lawful each time; the submission draws three or four in 60%)"
+
+    def draw_lucky(self, ctrl, rng):
+        return super().draw_lucky(ctrl, rng)[:2]
+
+
+@misbehaviour
+class LuckyOddsNotInSubmission(Policy):
+    name = "lucky-odds-not-in-submission"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(g)(1)"
+    summary = ("gives the first Lucky Number odds within 625b.2(g)(3)'s range that the submission never draws "
+               "(one more than drawn), and pays them")
+
+    def draw_lucky(self, ctrl, rng):
+        lawful = super().draw_lucky(ctrl, rng)
+        first = lawful[0]
+        low, high = ctrl.game.enhanced_ranges[first.bet]
+        support = {pays for pays, p in ctrl.rules.lucky.pays_distribution(first.bet) if p > 0}
+        pays = next(v for v in list(range(first.pays + 1, high + 1)) + list(range(low, first.pays)) if v not in support)
+        return (Lucky(first.bet, pays),) + lawful[1:]
+
+
+@misbehaviour
+class LuckyRepeatAfterNoRoll(Policy):
+    name = "lucky-repeat-after-no-roll"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(d)(2)"
+    rare = True
+    summary = "reveals the no-roll round's Lucky Numbers again in the round after it (the draw kept, not made afresh)"
+
+    kept: tuple[Lucky, ...] | None = None
+
+    def draw_lucky(self, ctrl, rng):
+        drawn = super().draw_lucky(ctrl, rng)
+        kept, self.kept = self.kept, None
+        return kept or drawn
+
+    def settle(self, ctrl, round_, wagers):
+        if round_.no_roll:
+            self.kept = round_.lucky
+        return super().settle(ctrl, round_, wagers)

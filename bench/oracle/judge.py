@@ -26,7 +26,9 @@ from bench.errors import RulesError
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.descriptor import NO_ROLL_VOIDS
+from bench.rules.submission import LIMITS_CLAUSE
 from bench.oracle.clauses import PROTOCOL, phase_clause
+from bench.oracle.lucky_draw import CONFIDENCE, DrawLog, DrawVerdict
 from bench.oracle.records import RoundLog, RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.session_start import SessionStart
 from bench.oracle.settlement import Recompute
@@ -85,6 +87,10 @@ class Oracle:
         self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
         self._phase_clauses: dict[str, str] = {}
         self._interned: dict = {}       # Lucky Numbers and dice outcomes, one object each (oracle.rounds keeps them)
+        # The Lucky draws judged as a distribution (bench.oracle.lucky_draw): repeats
+        # and impossible values at once, the session's fit at ``finish``.
+        self.draws = DrawLog(rules, descriptor.lucky_draw_clauses) if descriptor.lightning else None
+        self.lucky_draw: DrawVerdict | None = None
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -130,6 +136,12 @@ class Oracle:
         r = self._round
         if r is not None and r.active and not r.complete and r.number not in self.incomplete_rounds:
             self.incomplete_rounds.append(r.number)
+        if self.draws is not None and self.lucky_draw is None:
+            self.lucky_draw = self.draws.verdict()
+            for test in self.lucky_draw.failed if self.lucky_draw else ():
+                violation = Violation(None, test.clause, None, _draw_message(self.lucky_draw, test))
+                self.violations.append(violation)
+                self._found.append(violation)
         return self._found
 
     # -- bookkeeping ----------------------------------------------------
@@ -220,6 +232,8 @@ class Oracle:
         if r is not None and not r.complete:
             if r.active:
                 self.voided_rounds.append(r.number)
+            if self.draws is not None and r.lucky is not None:
+                self.draws.round_ended("void")
             known = r
             # Placed, and no ACCEPT or REFUSE seen: a lost link may have lost the controller's ACCEPT.
             unanswered = {wager_id: queue[-1].wager.stake for wager_id, queue in self._placed.items()
@@ -354,6 +368,14 @@ class Oracle:
         if placement is not None and not placement.late and placement.problem is None:
             w = placement.wager
             said = f" ({m.get('reason')}" + (f", clause {m.get('clause')})" if m.get("clause") else ")")
+            if m.get("reason") == "bad-stake":
+                # A stake within the submission's limits (at a limit, as the covering
+                # players place one every round): the limits are the submission's.
+                low, high = getattr(self.rules, "min_stake", None), getattr(self.rules, "max_stake", None)
+                self._flag(LIMITS_CLAUSE, frame,
+                           f"wager {w.id} ({w.bet}, {w.stake}) was refused{said}, but the submission's limits "
+                           f"{low}-{high} allow that stake")
+                return
             self._flag(self._clause("betting"), frame,
                        f"wager {w.id} ({w.bet}, {w.stake}) placed while betting was open was refused{said}; "
                        "the rules allow it")
@@ -396,6 +418,9 @@ class Oracle:
         if problem is not None:
             shown = ", ".join(f"{x.bet}@{x.pays}" for x in r.lucky)
             self._flag(problem.clause or self._clause("lucky_count"), frame, f"Lucky Numbers {shown}: {problem.message}")
+        elif self.draws is not None:
+            for clause, message in self.draws.at_lucky(r.lucky):
+                self._flag(clause, frame, message)
 
     # -- the throw ------------------------------------------------------
     def _tx_trigger(self, m, mono, frame):
@@ -445,6 +470,9 @@ class Oracle:
         if r is None:
             return None, None
         reading, r.reading = r.reading, None
+        if reading is not None:
+            r.throws.append({name: reading.get(name) for name in ("dice", "flat", "pocket")
+                             if reading.get(name) is not None})
         return r, reading
 
     def _rx_result(self, m, mono, frame):
@@ -637,6 +665,8 @@ class Oracle:
         if not (r.settled_seen and r.cleared) or r.complete:
             return
         r.complete = True
+        if self.draws is not None and r.lucky is not None:
+            self.draws.round_ended("no-roll" if r.no_roll else "played")
         outcome = tuple(r.rolls) if self.rolls else r.outcome
         if isinstance(outcome, tuple) and not self.rolls:
             outcome = self._interned.setdefault(outcome, outcome)     # 216 dice outcomes, kept once each
@@ -645,7 +675,14 @@ class Oracle:
             round=r.number, outcome=outcome, no_roll=r.no_roll, lucky=r.lucky or (),
             staked=sum(w.stake for w in r.accepted.values()), returned=sum(r.settled.values()),
             expected=expected, wagers=len(r.accepted),
-            violations=sum(self.clauses_by_round.get(r.number, {}).values())))
+            violations=sum(self.clauses_by_round.get(r.number, {}).values()), throws=tuple(r.throws)))
+
+
+def _draw_message(verdict: DrawVerdict, test) -> str:
+    from twin.pvalue import p_equals
+    return (f"Lucky draw over {verdict.rounds} rounds: {test.detail}: {p_equals(test.p_value)} "
+            f"(Holm-adjusted {test.adjusted:.3g} in a family of {len(verdict.tests)} tests at "
+            f"{100 * CONFIDENCE:g}%): not the submission's distribution")
 
 
 def _lucky(entry) -> Lucky:

@@ -29,6 +29,7 @@ class RoundSummary:
     expected: int            # what bench.rules says it should have (wagers it could judge)
     wagers: int              # accepted wagers
     violations: int          # violations naming this round
+    throws: tuple = ()       # the plant's readings the round was judged on (SENSOR fields: dice, flat, pocket)
 
 
 class RoundLog:
@@ -117,6 +118,7 @@ class RoundState:
     outcome: object = None
     no_roll: bool = False
     rolls: list = field(default_factory=list)
+    throws: list = field(default_factory=list)       # SENSOR readings answered by a RESULT or NOROLL
     placed_ids: set = field(default_factory=set)
     accepted: dict = field(default_factory=dict)     # id -> Wager
     counting_from: dict = field(default_factory=dict)

@@ -102,15 +102,14 @@ class CameraPlant:
                 "stream_address": self.server.address if self.server else None,
                 "frames": str(self.folder)}
 
-    def read(self, round_no: int, attempt: int, dice_count: int = 3, stage=None, lucky_bets=()) -> Reading:
+    def read(self, round_no: int, attempt: int, dice_count: int = 3, throw=None) -> Reading:
         if self.kind == "tower":
-            truth = self.inner.read(round_no, attempt, dice_count, stage, lucky_bets)
+            truth = self.inner.read(round_no, attempt, dice_count, throw)
             frame = self.studio.rest_of_drop(_as_drop(truth.detail), name=f"round-{round_no:05d}-{attempt}")
             return self._seen(truth, frame, dice_count)
         for respin in range(self.MAX_UNREAD_SPINS):
             # A frame whose pocket cannot be read is spun again (another seed: see draw_seed).
-            truth = self.inner.read(round_no, attempt + 1000 * respin, dice_count, stage if respin == 0 else None,
-                                    lucky_bets)
+            truth = self.inner.read(round_no, attempt + 1000 * respin, dice_count, throw if respin == 0 else None)
             frame = self._wheel_frame(truth, round_no, attempt, respin)
             reading = self._seen(truth, frame, dice_count)
             if reading.pocket is not None:
@@ -151,6 +150,7 @@ class CameraPlant:
         if self.server:
             self.server.close()
         self.studio.close()
+        self.inner.close()          # the physics plant keeps its staging catalogue (bench.play.staging)
 
 
 def _dice_of(read: dict, count: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:

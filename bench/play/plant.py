@@ -7,27 +7,37 @@ Plants, found by name (``PLANTS``):
 - ``wheel``: the PyBullet wheel twin (Lightning Roulette); an invalid spin is
   spun again, as a dealer would;
 - ``dice``: two or three fair dice from a seeded RNG (Dice-Ology's shooter:
-  there is no physics twin of a craps throw yet), flat unless a probe stages a
-  cocked die; for Lightning Roulette, a fair wheel. Staged outcomes are taken
+  there is no physics twin of a craps throw yet), flat unless a staged round
+  cocks one; for Lightning Roulette, a fair wheel. Staged outcomes are taken
   as asked: no physics to search;
 - ``recorded``: pre-simulated outcomes, JSON lines from ``twin drop --json`` or
   ``twin spin --json``, replayed in order, for speed.
 
 Every reading carries the seed that produced it, so that the journal alone is
 enough to simulate the same drop again (``bench replay --round N``).
+
+A staged round (``bench.play.coverage``) asks for a ``Throw`` per command: the
+faces of three dice, a die cocked, a pocket. The physics plants take it from
+their catalogue of swept seeds (``bench.play.staging``); a physics plant's
+work, searches included, runs on a thread of its own
+(``bench.play.plant_worker``) so that the link is serviced meanwhile.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from bench.errors import BenchError
-from bench.rules.descriptor import Stage
+from bench.play.staging import Catalogue, SeedMemo, variant_start
+from bench.rules.coverage import MULTISETS
+from bench.rules.outcome_classes import Throw
+
+TOWER_COCKED = 2    # drops with a die cocked a tower catalogue keeps: a session's two no rolls in a row may differ
 
 
 @dataclass(frozen=True)
@@ -53,57 +63,12 @@ def file_digest(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-STAGING_START_SEED = 1_000_000   # staged searches start here, apart from the session's own draws
-
-
-class StagedSeeds:
-    """A memo of staged seed searches, keyed by the design's digest and the
-    request: a search is deterministic, so its answer can be kept. Nothing is
-    taken on trust: the caller simulates the remembered seed again and
-    searches afresh if it does not show what was asked."""
-
-    def __init__(self, path: str | Path | None = None):
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        self.path = Path(path) if path else Path(base) / "tablebench" / "staged-seeds.json"
-
-    def _load(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def get(self, key: str) -> int | None:
-        value = self._load().get(key)
-        return value if isinstance(value, int) else None
-
-    def put(self, key: str, seed: int) -> None:
-        data = self._load()
-        data[key] = seed
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, sort_keys=True))
-            tmp.replace(self.path)
-        except OSError:
-            pass    # a memo only saves time; without it the search runs again
-
-
-def staged_seed(memo: StagedSeeds, key: str, shows: Callable[[int], bool], search: Callable[[], int]) -> int:
-    """The remembered seed for ``key`` if simulating it shows what was asked, else a fresh search."""
-    seed = memo.get(key)
-    if seed is not None and shows(seed):
-        return seed
-    seed = search()
-    memo.put(key, seed)
-    return seed
-
-
 class PhysicsPlant:
     """A plant backed by a twin and its design file."""
     name = "physics"
+    threaded = True          # its work runs on the plant's own thread (bench.play.plant_worker)
 
-    def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
+    def __init__(self, design_path: str, session_seed: int, memo: SeedMemo | None = None):
         try:
             import twin.physics_engine  # noqa: F401  (PyBullet, without its banner; said before the session starts)
         except ImportError as err:
@@ -121,18 +86,68 @@ class PhysicsPlant:
         except OSError as err:
             raise BenchError(f"{design_path}: cannot read the design: {err.strerror}") from None
         self.design_path = design_path
-        self.session_seed = session_seed
-        self.memo = memo or StagedSeeds()
+        self.staging(session_seed, self.digest, memo)
+
+    def staging(self, session_seed: int, digest: str, memo: SeedMemo | None = None) -> None:
+        """Where the plant's staged seeds come from: the session seed picks the
+        sweep's start point; the catalogue is kept by the design's digest."""
+        self.session_seed, self.digest = session_seed, digest
+        self.memo = memo or SeedMemo()
+        self._catalogue: Catalogue | None = None
+        self._cancelled = threading.Event()
 
     @staticmethod
     def load_design(path: str):
         raise NotImplementedError
 
+    # -- staged outcomes -----------------------------------------------------
+    wanted: tuple[str, ...] = ()
+
+    def shows(self, result) -> list[str]:
+        """The catalogue keys a twin result shows."""
+        raise NotImplementedError
+
+    def simulate(self, seed: int):
+        raise NotImplementedError
+
+    @property
+    def catalogue(self) -> Catalogue:
+        if self._catalogue is None:
+            variant, start = variant_start(self.session_seed)
+            self._catalogue = Catalogue(f"{self.name}:{self.digest}:sweep:{variant}", start, self.wanted,
+                                        lambda seed: self.shows(self.simulate(seed)), self.memo)
+            self._catalogue.cancelled = self._cancelled.is_set
+        return self._catalogue
+
+    def cancel(self) -> None:
+        """The session is ending: a sweep in progress stops (a staged throw then falls back to an ordinary one)."""
+        self._cancelled.set()
+
+    def staged_seed(self, key: str) -> tuple[int, object] | None:
+        """A seed that shows ``key`` and its result, from the catalogue (swept
+        on as far as needed, on this thread), simulated again before use;
+        None when the sweep's budget runs out without it."""
+        for _ in range(2):
+            seed = self.catalogue.seed_for(key)
+            if seed is None:
+                return None
+            result = self.simulate(seed)
+            if key in self.shows(result) or (key.rsplit(":", 1)[0] + ":*") in self.shows(result):
+                return seed, result
+            self.catalogue.forget()      # the twin no longer shows what was catalogued: sweep again
+        return None
+
+    def close(self) -> None:
+        if self._catalogue is not None:
+            self._catalogue.save()
+
 
 class TowerPlant(PhysicsPlant):
     name = "tower"
+    wanted = (tuple("faces:" + "-".join(map(str, m)) for m in MULTISETS)
+              + tuple(f"cocked:{i}" for i in range(TOWER_COCKED)))
 
-    def __init__(self, design_path: str, session_seed: int, memo: StagedSeeds | None = None):
+    def __init__(self, design_path: str, session_seed: int, memo: SeedMemo | None = None):
         super().__init__(design_path, session_seed, memo)
         self.loaded: tuple[int, ...] | None = None   # the dealer reloads the last faces, 625b.2(d)(6)
 
@@ -141,60 +156,61 @@ class TowerPlant(PhysicsPlant):
         from twin.tower import load_design
         return load_design(path)
 
-    def read(self, round_no: int, attempt: int, dice_count: int = 3, stage: Stage | None = None,
-             lucky_bets: tuple[str, ...] = ()) -> Reading:
+    def simulate(self, seed: int):
         from twin.tower import drop
-        if stage is not None and attempt == 0:
-            seed, loaded = self._staged(stage), None   # staged drops use the design's own loading
+        return drop(self.design, seed)     # a staged drop uses the design's own loading
+
+    def shows(self, result) -> list[str]:
+        from twin.tower.staging import shows_cocked
+        if not result.settled:
+            return []
+        if shows_cocked(result):           # a die truly held, never one the solver props up
+            return ["cocked:*"]
+        return [] if result.no_roll else ["faces:" + "-".join(map(str, sorted(result.faces)))]
+
+    def read(self, round_no: int, attempt: int, dice_count: int = 3, throw: Throw | None = None) -> Reading:
+        from twin.tower import drop
+        staged = None
+        if throw is not None:
+            key = f"cocked:{throw.pick % TOWER_COCKED}" if throw.cocked else "faces:" + "-".join(map(str, throw.faces))
+            found = self.staged_seed(key)
+            staged = throw.describe() if found else f"{throw.describe()}: not found in the staging sweep"
+        if throw is not None and found:
+            seed, result = found
         else:
-            seed, loaded = draw_seed(self.session_seed, round_no, attempt), self.loaded
-        result = drop(self.design, seed, loaded=loaded)
+            seed = draw_seed(self.session_seed, round_no, attempt)
+            result = drop(self.design, seed, loaded=self.loaded)
         self.loaded = tuple(result.faces)
         return Reading(dice=tuple(result.faces), flat=tuple(d.flat for d in result.dice), seed=seed,
                        duration_s=float(result.settle_time_s),
-                       detail={**json.loads(result.to_json()), "staged": _describe(stage) if stage and attempt == 0 else None})
-
-    def _staged(self, stage: Stage) -> int:
-        from twin.tower import drop
-        from twin.tower.staging import StagingError, shows_cocked, stage as search, stage_no_roll
-
-        def shows(seed: int) -> bool:
-            result = drop(self.design, seed)
-            if not result.settled:
-                return False
-            if stage.cocked:
-                return shows_cocked(result)      # a die truly held, never one the solver props up
-            return not result.no_roll and sorted(result.faces) == sorted(stage.faces)
-
-        def find() -> int:
-            if stage.cocked:
-                try:
-                    return stage_no_roll(self.design, start_seed=STAGING_START_SEED)[0]
-                except StagingError as err:
-                    raise BenchError(f"{self.design_path}: no cocked die found to stage a no roll") from err
-            return search(self.design, faces=stage.faces, start_seed=STAGING_START_SEED)[0]
-
-        return staged_seed(self.memo, f"tower:{self.digest}:{_describe(stage)}", shows, find)
+                       detail={**json.loads(result.to_json()), "staged": staged})
 
 
 class WheelPlant(PhysicsPlant):
     name = "wheel"
     MAX_SPINS = 10   # a dealer spins again after an invalid spin; ten in a row means the wheel is broken
+    wanted = tuple(f"pocket:{n}" for n in range(37))
 
     @staticmethod
     def load_design(path: str):
         from twin.wheel import load_design
         return load_design(path)
 
-    def read(self, round_no: int, attempt: int, dice_count: int = 0, stage: Stage | None = None,
-             lucky_bets: tuple[str, ...] = ()) -> Reading:
+    def simulate(self, seed: int):
         from twin.wheel import spin
-        if stage is not None and stage.pockets and attempt == 0:
-            numbers = [n for n in stage.pockets if f"straight:{n}" not in lucky_bets] or list(stage.pockets)
-            seed = self._staged(numbers[0])
-            result = spin(self.design, seed)
-            return Reading(pocket=result.number, seed=seed, duration_s=result.spin_time_s,
-                           detail={**json.loads(result.to_json()), "respins": 0, "staged": f"pocket {numbers[0]}"})
+        return spin(self.design, seed)
+
+    def shows(self, result) -> list[str]:
+        return [f"pocket:{result.number}"] if result.valid else []
+
+    def read(self, round_no: int, attempt: int, dice_count: int = 0, throw: Throw | None = None) -> Reading:
+        from twin.wheel import spin
+        if throw is not None and throw.pocket is not None:
+            found = self.staged_seed(f"pocket:{throw.pocket}")
+            if found:
+                seed, result = found
+                return Reading(pocket=result.number, seed=seed, duration_s=result.spin_time_s,
+                               detail={**json.loads(result.to_json()), "respins": 0, "staged": throw.describe()})
         spent = 0.0
         for respin in range(self.MAX_SPINS):
             seed = draw_seed(self.session_seed, round_no, attempt * self.MAX_SPINS + respin)
@@ -202,50 +218,40 @@ class WheelPlant(PhysicsPlant):
             spent += result.spin_time_s
             if result.valid:
                 return Reading(pocket=result.number, seed=seed, duration_s=spent,
-                               detail={**json.loads(result.to_json()), "respins": respin})
+                               detail={**json.loads(result.to_json()), "respins": respin,
+                                       "staged": None if throw is None else
+                                       f"{throw.describe()}: not found in the staging sweep"})
         raise BenchError(f"{self.design_path}: {self.MAX_SPINS} invalid spins in a row in round {round_no}")
-
-    def _staged(self, number: int) -> int:
-        from twin.wheel import spin
-        from twin.wheel.staging import stage_pocket
-
-        def shows(seed: int) -> bool:
-            result = spin(self.design, seed)
-            return result.valid and result.number == number
-
-        return staged_seed(self.memo, f"wheel:{self.digest}:pocket {number}", shows,
-                           lambda: stage_pocket(self.design, [number], start_seed=STAGING_START_SEED)[0])
 
 
 class FairDicePlant:
     name = "dice"
     design_path = None
+    threaded = False         # instant: read on the link's thread
 
     def __init__(self, session_seed: int):
         self.session_seed = session_seed
 
-    def read(self, round_no: int, attempt: int, dice_count: int = 2, stage: Stage | None = None,
-             lucky_bets: tuple[str, ...] = ()) -> Reading:
+    def read(self, round_no: int, attempt: int, dice_count: int = 2, throw: Throw | None = None) -> Reading:
         import random
         seed = draw_seed(self.session_seed, round_no, attempt)
         rng = random.Random(seed)
-        staged = _describe(stage) if stage is not None and (attempt == 0 or stage.rolls) else None
+        staged = None if throw is None else throw.describe()
         if dice_count == 0:
-            pocket = rng.randrange(37)
-            if staged and stage.pockets:
-                pocket = ([n for n in stage.pockets if f"straight:{n}" not in lucky_bets] or list(stage.pockets))[0]
+            pocket = rng.randrange(37) if throw is None or throw.pocket is None else throw.pocket
             return Reading(pocket=pocket, seed=seed, duration_s=20.0,
                            detail={"seed": seed, "number": pocket, "staged": staged})
         dice = tuple(rng.randint(1, 6) for _ in range(dice_count))
         flat = (True,) * dice_count
-        if staged and stage.faces:
-            dice = tuple(rng.sample(stage.faces, len(stage.faces)))
-        elif staged and stage.cocked:
-            flat = (False,) + (True,) * (dice_count - 1)
-        elif stage is not None and stage.rolls and attempt < len(stage.rolls):
-            dice = tuple(stage.rolls[attempt])
+        if throw is not None and throw.cocked:
+            flat = tuple(i != throw.pick % dice_count for i in range(dice_count))
+        elif throw is not None and throw.faces:
+            dice = tuple(rng.sample(throw.faces, len(throw.faces)))
         return Reading(dice=dice, flat=flat, seed=seed, duration_s=2.0,
                        detail={"seed": seed, "faces": list(dice), "flat": list(flat), "staged": staged})
+
+    def close(self) -> None:
+        pass
 
 
 class RecordedPlant:
@@ -267,9 +273,13 @@ class RecordedPlant:
             raise BenchError(f"{path}: no recorded outcomes")
         self.next = 0
 
-    def read(self, round_no: int, attempt: int, dice_count: int = 3, stage: Stage | None = None,
-             lucky_bets: tuple[str, ...] = ()) -> Reading:
-        # Recorded outcomes cannot be staged: probes need a physics plant.
+    threaded = False
+
+    def close(self) -> None:
+        pass
+
+    def read(self, round_no: int, attempt: int, dice_count: int = 3, throw: Throw | None = None) -> Reading:
+        # Recorded outcomes cannot be staged: a staged plan needs a physics plant (or the fair one).
         record = self.records[self.next % len(self.records)]
         self.next += 1
         if "number" in record:
@@ -282,18 +292,6 @@ class RecordedPlant:
             raise BenchError(f"{self.design_path}: record {self.next}: missing field {err}") from None
         return Reading(dice=dice[:dice_count], flat=flat[:dice_count], seed=record.get("seed"),
                        duration_s=float(record.get("settle_time_s", 0.0)), detail=record)
-
-
-def _describe(stage: Stage | None) -> str | None:
-    if stage is None:
-        return None
-    if stage.cocked:
-        return "a die cocked"
-    if stage.faces:
-        return "faces " + "-".join(map(str, sorted(stage.faces)))
-    if stage.rolls:
-        return "rolls " + ",".join(f"{a}-{b}" for a, b in stage.rolls)
-    return "pockets " + ",".join(map(str, stage.pockets))
 
 
 DEFAULT_DESIGNS = {"tower": "standard", "wheel": "standard"}     # shipped designs (tablebench_fixtures)

@@ -4,6 +4,8 @@ wager a compliant controller must refuse (docs/protocol.md, REFUSE):
 - a bet the game does not offer (``unknown-bet``, the rules' clause);
 - a stake of zero (``bad-stake``);
 - a stake over the submission's maximum (``bad-stake``, 601a.2);
+- a stake under its minimum, where the minimum is above 1 (``bad-stake``,
+  601a.2; under a minimum of 1 that stake is 0, the probe above);
 - a wager id already used in the round (``duplicate-id``).
 
 The oracle judges the replies (``bench.oracle``): accepting any of them is a
@@ -40,5 +42,7 @@ def probe_wagers(game: str, rules, round_no: int, placed: list[Wager]) -> list[P
     ]
     if high is not None:
         probes.append(ProbeWager(Wager(f"r{round_no}x3", first.bet, high + 1), "a stake over the table's maximum"))
+    if low > 1:
+        probes.append(ProbeWager(Wager(f"r{round_no}x4", first.bet, low - 1), "a stake under the table's minimum"))
     probes.append(ProbeWager(Wager(first.id, first.bet, first.stake), "a wager id already used in the round"))
     return probes

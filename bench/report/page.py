@@ -401,7 +401,7 @@ def _probe_words(facts: SessionFacts) -> str:
                                          if n in played else "") + "</li>"
         for n, name in sorted(probes.items()))
     return ("<p>Left out: the probe rounds, whose outcome the bench staged to see how the controller settles a "
-            "rare case (bench.play.probes); their return says nothing of the game's.</p>"
+            "rare case (bench.play.coverage); their return says nothing of the game's.</p>"
             f"<ul>{items}</ul>") if probes else ""
 
 
@@ -449,6 +449,27 @@ def _bet_rtp(game, bet: str, rules) -> str:
         return _pct(game.rtp(bet, rules))
     except RulesError:
         return "not offered: no return to expect"
+def _coverage(facts: SessionFacts) -> str:
+    """The outcome classes the rounds showed (bench.rules.coverage) and the
+    verdict on the Lucky draws (bench.oracle.lucky_draw)."""
+    s = facts.summary
+    if s.coverage is None and s.lucky_draw is None:
+        return ""
+    out = ["<h2>Outcome classes and the Lucky draw</h2>"]
+    if s.coverage is not None:
+        covered = [f"{esc(c.title)} (round {s.coverage.covered[c.id]})" for c in s.coverage.classes
+                   if c.id in s.coverage.covered]
+        missing = s.coverage.missing()
+        out.append(f"<p>{esc(s.coverage.line().capitalize().removesuffix('...'))}.</p>")
+        if covered:
+            out.append(f"<details><summary>covered</summary><p>{'; '.join(covered)}</p></details>")
+        if missing:
+            out.append("<ul>" + "".join(f"<li>{esc(c.title)}: {esc(why)}</li>" for c, why in missing) + "</ul>")
+    if s.lucky_draw is not None:
+        verdict = s.lucky_draw
+        style = {"fail": "fail", "pass": "pass"}.get(verdict.verdict, "caution")     # too-short: a caution
+        out.append(f'<p class="{style}">{esc(verdict.line())}</p>')
+    return "".join(out)
 
 
 def _latencies(facts: SessionFacts) -> str:
@@ -569,7 +590,7 @@ def render(facts: SessionFacts) -> str:
         heading=f"{'Pytest run' if facts.pytest_run else 'Session'}: {_title(h['game'])}",
         verdict=_verdict(facts), provenance=_provenance(facts),
         sections=[_violations(facts, pictures), _unplayed(facts, pictures), _scenarios(facts), _return(facts),
-                  _latencies(facts), _rounds(facts), _integrity(facts)])
+                  _coverage(facts), _latencies(facts), _rounds(facts), _integrity(facts)])
 
 
 def write_session_report(journal: str | Path, path: str | Path, expected_head: str | None = None) -> Path:

@@ -261,8 +261,10 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
     failures = replayed.failed_rounds
     ignore = set(facts["abandoned"]) - set(failures)
     stakes = ordinary_stakes(reader.stakes, reader.probe_stakes, facts["probes"])
+    # A journal says whether its session staged outcomes (``staging``; before issue 27, ``probes``).
+    staged = bool(replayed.header.get("staging") or replayed.header.get("probes"))
     summary = summarise(game, oracle.rules, oracle, failures, stakes, ignore_incomplete=ignore,
-                        probe_rounds=facts["probes"])
+                        probe_rounds=facts["probes"], staged=staged)
     return SessionFacts(journal=str(journal), replayed=replayed, expected_head=expected_head, summary=summary,
                         stakes_by_bet=stakes, **facts)
 

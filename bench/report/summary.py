@@ -1,11 +1,14 @@
 """What a session comes to: a summary for a person, JUnit XML for CI.
 
-The summary gives the rounds played, no rolls, violations by clause, and the
+The summary gives the rounds played, no rolls, violations by clause, the
 observed return against the exact RTP of the wagers actually placed (the
-exact figure from ``bench.rules``, weighted by stake). Both figures are of
-the ordinary rounds: a probe round's outcome is staged (``bench.play.probes``:
-a triple, a winning straight up), so its return says nothing of the game's
-and is left out; the probe rounds are listed apart.
+exact figure from ``bench.rules``, weighted by stake), the outcome classes
+the session covered (``bench.rules.coverage``) and, in a lightning game, the
+verdict on its Lucky draws (``bench.oracle.lucky_draw``). The return figures
+are of the ordinary rounds: a staged round's outcome was chosen by the bench
+(``bench.play.coverage``: a triple, a no roll, a winning pocket), so its
+return says nothing of the game's and is left out; the staged rounds are
+listed apart.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from bench.errors import RulesError
 from bench.report import student_t
 from tablebench_io.commandline import doc_ref
 from bench.rules import get_game
+from bench.rules.coverage import Coverage, coverage
 
 FAILURES_LISTED = 20        # failed rounds in the printed summary; the rest are counted
 JUNIT_PER_CLAUSE = 10       # violations of a clause written out in one JUnit case; the rest are counted
@@ -47,6 +51,8 @@ class Summary:
     earlier_frames: int = 0
     played: Sequence = field(default_factory=list)    # the oracle's RoundSummary of each round settled (a RoundLog)
     clauses_by_round: dict = field(default_factory=dict)   # round (None: outside any) -> its violations by clause
+    coverage: Coverage | None = None                  # the outcome classes the rounds showed
+    lucky_draw: object = None                         # bench.oracle.lucky_draw.DrawVerdict (lightning games)
     probe_rounds: dict[int, str] = field(default_factory=dict)   # round -> the outcome staged in it
 
     @property
@@ -96,6 +102,8 @@ class Summary:
                 "violations_by_clause": dict(self.violations_by_clause),
                 "incomplete_rounds": self.incomplete_rounds, "failed_rounds": self.failures,
                 "earlier_session": {"voided_rounds": self.earlier_rounds, "frames": self.earlier_frames},
+                "coverage": self.coverage.to_json() if self.coverage else None,
+                "lucky_draw": self.lucky_draw.to_json() if self.lucky_draw else None,
                 "passed": self.passed}
 
 
@@ -111,9 +119,11 @@ def ordinary_stakes(stakes_by_bet: dict[str, int], stakes_by_round: dict, leave_
 
 
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
-              ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None) -> Summary:
+              ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None,
+              staged: bool = True) -> Summary:
     """``stakes_by_bet``: the ordinary rounds' (``ordinary_stakes``), for the
-    exact return of the wagers the observed return is measured on."""
+    exact return of the wagers the observed return is measured on; ``staged``:
+    whether the session staged outcome classes (bench.play.coverage)."""
     staked = returned = no_rolls = 0
     for summary in oracle.rounds:
         staked += summary.staked
@@ -131,7 +141,10 @@ def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet:
                    incomplete_rounds=[r for r in oracle.incomplete_rounds if r not in ignore_incomplete],
                    failures=dict(failures), played=oracle.rounds, clauses_by_round=oracle.clauses_by_round,
                    probe_rounds=dict(probe_rounds or {}),
-                   earlier_rounds=list(oracle.earlier_rounds), earlier_frames=oracle.earlier_frames)
+                   earlier_rounds=list(oracle.earlier_rounds), earlier_frames=oracle.earlier_frames,
+                   coverage=coverage(game, rules, ((r.round, r.throws, r.lucky) for r in oracle.rounds),
+                                     staged=staged),
+                   lucky_draw=getattr(oracle, "lucky_draw", None))
 
 
 def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -188,6 +201,10 @@ def format_summary(summary: Summary, journal: str | None = None, head: str | Non
             lines.append(f"    ... and {summary.violation_count - 10} more in the journal")
     else:
         lines.append("  violations: none")
+    if summary.coverage is not None:
+        lines.append(f"  {summary.coverage.line()}")
+    if summary.lucky_draw is not None:
+        lines.append(f"  {summary.lucky_draw.line()}")
     failed = sorted(summary.failures.items())
     for round_no, failure in failed[:FAILURES_LISTED]:
         lines.append(f"  round {round_no} failed: {failure}")

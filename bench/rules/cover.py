@@ -19,6 +19,12 @@ round's wagers depend on nothing but its number and the rules:
 Stakes (minor units) turn along ``STAKE_LADDER`` from wager to wager and
 round to round: small, large and odd amounts, so that rounding and
 stake-dependent errors show; each is kept within the submission's limits.
+Every round two wagers stand on the limits themselves (``boundary_stakes``):
+one at the table's minimum and one at its maximum exactly, which a controller
+must take (601a.2); the probe wagers put one just outside each
+(``bench.play.probe_wagers``). The maximum goes on a bet among those most
+likely to win, turning with the round, so that one large stake does not
+swamp the session's observed return.
 
 Each game's descriptor (``bench.rules.descriptor``) says how its layout is
 covered (``cover``: a key of ``COVERS``) and names a bet it does not offer
@@ -30,7 +36,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from bench.rules.descriptor import DICE3, WHEEL
 from bench.rules.lightning_roulette import COVERED, POCKETS
 from bench.rules.registry import describe, get_game
 
@@ -92,51 +97,49 @@ def stake_for(round_no: int, index: int, *, min_stake: int = 1, max_stake: int |
 
 
 def cover(game: str, rules, round_no: int) -> list[tuple[str, int]]:
-    """The round's covering wagers: (bet, stake) pairs."""
+    """The round's covering wagers: (bet, stake) pairs, two of them at the
+    table's minimum and maximum stake (``boundary_stakes``)."""
     low, high = stake_limits(rules)
     how = COVERS[describe(game).cover or "every-bet"]
-    return [(bet, stake_for(round_no, i, min_stake=low, max_stake=high))
-            for i, bet in enumerate(how(game, rules, round_no))]
+    wagers = [(bet, stake_for(round_no, i, min_stake=low, max_stake=high))
+              for i, bet in enumerate(how(game, rules, round_no))]
+    for index, stake in boundary_stakes(game, rules, round_no, [bet for bet, _ in wagers]).items():
+        wagers[index] = (wagers[index][0], stake)
+    return wagers
+
+
+_LIKELIEST: dict[tuple[str, int, frozenset], tuple[object, tuple[str, ...]]] = {}
+
+
+def _likeliest(game: str, rules, bets: list[str]) -> tuple[str, ...]:
+    """The bets of ``bets`` with the highest chance to win (kept per rules object)."""
+    key = (game, id(rules), frozenset(bets))
+    kept = _LIKELIEST.get(key)
+    if kept is None or kept[0] is not rules:
+        spec = get_game(game)
+        chance = {bet: spec.win_probability(bet, rules) for bet in sorted(set(bets))}
+        best = max(chance.values())
+        kept = _LIKELIEST[key] = (rules, tuple(bet for bet in sorted(chance) if chance[bet] == best))
+    return kept[1]
+
+
+def boundary_stakes(game: str, rules, round_no: int, bets: list[str]) -> dict[int, int]:
+    """Which of the round's covering wagers (by index into ``bets``) stand at
+    the limits: the maximum exactly on a bet among the likeliest to win, the
+    minimum on another, each turning with the round."""
+    low, high = stake_limits(rules)
+    if not bets:
+        return {}
+    stakes: dict[int, int] = {}
+    if high is not None:
+        likeliest = [i for i, bet in enumerate(bets) if bet in _likeliest(game, rules, bets)]
+        stakes[likeliest[round_no % len(likeliest)]] = high
+    others = [i for i in range(len(bets)) if i not in stakes]
+    if others:
+        stakes[others[(round_no * 5) % len(others)]] = low
+    return stakes
 
 
 def stake_limits(rules) -> tuple[int, int | None]:
     """(min, max) stake of the submission, minor units; no maximum: None."""
     return getattr(rules, "min_stake", 1), getattr(rules, "max_stake", None)
-
-
-def _faces_for_total(target: int) -> tuple[int, int, int]:
-    """Three faces making ``target``, all different where the total allows
-    (so that the low/high and double bets are not decided by a pair)."""
-    options = [(a, b, c) for a in range(1, 7) for b in range(a, 7) for c in range(b, 7) if a + b + c == target]
-    return min(options, key=lambda faces: (len(faces) - len(set(faces)), faces))
-
-
-def dice_for(bet: str) -> tuple[int, ...] | None:
-    """Lightning Dice: three faces on which ``bet`` wins (None: not a dice bet)."""
-    kind, _, arg = bet.partition(":")
-    if kind == "total":
-        return _faces_for_total(int(arg))
-    return {"low": (1, 2, 4), "high": (3, 4, 6), "any-double": (2, 2, 5), "any-triple": (4, 4, 4)}.get(bet)
-
-
-def pocket_for(bet: str) -> int | None:
-    """Lightning Roulette: the pocket on which a Lucky straight up wins."""
-    kind, _, arg = bet.partition(":")
-    return int(arg) if kind == "straight" else None
-
-
-# Where a Lucky Number wins, by the kind of outcome: ``{"dice": faces}`` or ``{"pocket": n}``.
-LUCKY_WIN = {
-    DICE3: lambda bet: {"dice": dice_for(bet)},
-    WHEEL: lambda bet: {"pocket": pocket_for(bet)},
-}
-
-
-def lucky_win(game: str, lucky_bets) -> dict | None:
-    """An outcome on which the first of ``lucky_bets`` that has one wins (None: none has)."""
-    how = LUCKY_WIN.get(describe(game).kind)
-    for bet in lucky_bets if how else ():
-        outcome = how(bet)
-        if None not in outcome.values():
-            return outcome
-    return None

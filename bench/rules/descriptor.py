@@ -1,7 +1,9 @@
 """What the bench needs to know about a game besides its settlement rules:
 how its outcome comes about, what the controller commands on the wire, which
-clause orders each phase of a round, which plant plays it, which edge cases
-every session stages and what the simulated players bet.
+clause orders each phase of a round, which plant plays it, which classes of
+outcome decide its payouts (each session stages those it has not seen,
+``bench.play.coverage``), which clause governs each part of its Lucky draw
+and what the simulated players bet.
 
 Each game module in ``bench/rules`` builds one ``GameDescriptor`` and hangs it
 on its game object (``game.descriptor``); everything outside ``bench/rules``
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-from bench.rules.base import Wager
+from bench.rules.outcome_classes import OutcomeClass
 
 def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
@@ -37,29 +39,6 @@ PROTOCOL = "protocol"
 
 
 @dataclass(frozen=True)
-class Stage:
-    """An outcome a probe round stages on the plant."""
-    faces: tuple[int, ...] | None = None   # the dice at rest (any order)
-    cocked: bool = False                    # a die not flat
-    pockets: tuple[int, ...] = ()           # the first of these that is not a Lucky Number
-    lucky: bool = False                     # a Lucky Number of the round wins (bench.play.probes.resolve_stage)
-    rolls: tuple[tuple[int, int], ...] = ()  # a sequence of two-dice rolls, in order
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A round staged on purpose: an outcome that puts ``exercises`` to the test
-    with wagers the outcome decides."""
-    name: str
-    exercises: str                          # the clauses the outcome puts to the test
-    bets: tuple[str, ...]
-    stage: Stage
-
-    def wagers(self, round_no: int, stake: int = 100) -> list[Wager]:
-        return [Wager(f"r{round_no}p{i + 1}", bet, stake) for i, bet in enumerate(self.bets)]
-
-
-@dataclass(frozen=True)
 class GameDescriptor:
     name: str
     kind: str                                   # DICE3, WHEEL or CRAPS
@@ -75,7 +54,12 @@ class GameDescriptor:
     title: str = ""                             # the game's name for people ("Lightning Dice")
     default_paytable: str | None = None         # when the game has several
     no_roll: str | None = None                  # NO_ROLL_VOIDS, NO_ROLL_AGAIN or None (a wheel)
-    probes: tuple[Probe, ...] = ()
+    # The classes of outcome that decide a payout (bench.rules.outcome_classes): a
+    # session stages each one it has not seen yet (bench.play.coverage).
+    outcome_classes: tuple[OutcomeClass, ...] = ()
+    # The lightning games: the clause each part of the Lucky draw answers to, as
+    # the oracle judges the draws over a session (bench.oracle.lucky_draw); see LUCKY_DRAW.
+    lucky_draw_clauses: Mapping[str, str] = field(default_factory=lambda: frozen({}))
     phases: Mapping[str, float] = field(default_factory=lambda: frozen({}))   # phase lengths a game file sets (betting, lucky, result, clear)
     base: str | None = None                     # a game file's variant: the built-in game it varies
     source: str | None = None                   # the game file a variant came from
@@ -135,6 +119,21 @@ class GameDescriptor:
 PHASES = ("betting", "lucky", "lucky_count", "trigger", "result", "no_roll", "settlement")
 
 
+# Parts of ``lucky_draw_clauses``:
+#   count      how many Lucky Numbers a round reveals, against the submission's distribution
+#   positions  which betting positions they fall on
+#   odds       the enhanced odds each gets
+#   repeat     a round's Lucky Numbers drawn again right after a no roll or a void
+LUCKY_DRAW = ("count", "positions", "odds", "repeat")
+
+
+def lucky_draw_clauses(**by_part: str) -> Mapping[str, str]:
+    unknown = set(by_part) - set(LUCKY_DRAW)
+    if unknown or set(by_part) != set(LUCKY_DRAW):
+        raise ValueError(f"give a clause for each of {', '.join(LUCKY_DRAW)}; got {sorted(by_part)}")
+    return MappingProxyType(dict(by_part))
+
+
 def clauses(**by_phase: str) -> Mapping[str, str]:
     """A read-only phase -> clause mapping, refusing a phase name not in PHASES."""
     unknown = set(by_phase) - set(PHASES)
@@ -145,5 +144,5 @@ def clauses(**by_phase: str) -> Mapping[str, str]:
 
 
 
-__all__ = ["CRAPS", "DICE3", "GameDescriptor", "KINDS", "NO_ROLL_AGAIN", "NO_ROLL_VOIDS", "PHASES",
-           "PROTOCOL", "Probe", "Stage", "WHEEL", "clauses", "frozen"]
+__all__ = ["CRAPS", "DICE3", "GameDescriptor", "KINDS", "LUCKY_DRAW", "NO_ROLL_AGAIN", "NO_ROLL_VOIDS", "PHASES",
+           "PROTOCOL", "WHEEL", "clauses", "frozen", "lucky_draw_clauses"]

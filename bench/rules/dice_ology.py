@@ -16,7 +16,8 @@ from typing import Iterable, Sequence
 
 from bench.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
-from bench.rules.descriptor import CRAPS, NO_ROLL_AGAIN, GameDescriptor, Probe, Stage, clauses, frozen
+from bench.rules.descriptor import CRAPS, NO_ROLL_AGAIN, GameDescriptor, clauses, frozen
+from bench.rules.outcome_classes import SEQUENCE, SEQUENCES, OutcomeClass, no_rolls
 from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
 
@@ -157,12 +158,13 @@ DiceOlogy.descriptor = GameDescriptor(
     ),
     late_bet="little-ones", quiet_outcome=frozen({"rolls": [[3, 4]]}),
     players=(("little-ones", 2), ("big-ones", 2), ("boom-or-bust", 1)),
-    # Every sequence ends at a seven, which settles every side bet; a win is
-    # rare (1 in 36 for Little Ones), so one sequence wins all three.
-    probes=(
-        Probe("every number before a seven", "20:18:33:14(1)(c),(2)(d),(3)(c)",
-              ("little-ones", "big-ones", "boom-or-bust"),
-              Stage(rolls=((1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6), (3, 4)))),
+    # Its sequences: every number before a seven (all three side bets win), the
+    # little numbers only or the big ones only (one wins, the other loses at the
+    # seven), a seven on the come-out roll (all lose), and a throw not flat in
+    # the middle of a sequence (thrown again; nothing resolves).
+    outcome_classes=(
+        tuple(OutcomeClass(SEQUENCE, name, "20:18:33:14(1)(b),(c); (2)(c),(d); (3)(b),(c)") for name in SEQUENCES)
+        + no_rolls("20:18:33:14", in_a_row=1)
     ),
     cover="every-bet",
     not_offered="field",             # the three side bets only; 20:18:33:14

@@ -18,7 +18,9 @@ from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.dice_bets import is_triple, largest_group, parse_number, total
 from bench.rules.dice_game import DiceGame
 from bench.rules.lucky import check_round_lucky, require_distribution
-from bench.rules.descriptor import DICE3, NO_ROLL_VOIDS, GameDescriptor, Probe, Stage, clauses, frozen
+from bench.rules.descriptor import DICE3, NO_ROLL_VOIDS, GameDescriptor, clauses, frozen, lucky_draw_clauses
+from bench.rules.outcome_classes import (LUCKY_WIN, LUCKY_WIN_AFTER, NO_ROLL, OutcomeClass, doubles, lucky_wins,
+                                         no_rolls, totals, triples)
 from bench.rules.registry import register
 from bench.rules.wagers import paid
 
@@ -219,15 +221,26 @@ LightningDice.descriptor = GameDescriptor(
     late_bet="total:10", quiet_outcome=frozen({"dice": [1, 2, 4]}),
     players=(("total:10", 3), ("total:11", 3), ("total:4", 1), ("total:17", 1), ("low", 2),
              ("high", 2), ("any-double", 1), ("any-triple", 1), ("total:3", 1), ("total:18", 1)),
-    probes=(
-        Probe("a die comes to rest cocked", "625b.2(d)(5)",
-              ("total:10", "low", "high", "any-double", "any-triple"), Stage(cocked=True)),
-        # After the cocked die, so that a paytable kept from the no-roll round shows.
-        Probe("a Lucky Number wins", "625b.2(g)(2),(3)",
-              tuple(f"total:{t}" for t in range(3, 19)) + ("low", "high", "any-double", "any-triple"),
-              Stage(lucky=True)),
-        Probe("a triple", "625b.2(e)(1)-(4)",
-              ("any-triple", "any-double", "low", "high", "total:6"), Stage(faces=(2, 2, 2))),
+    # Every outcome on which a payout of (e)-(g) turns: each triple (low and high
+    # lose, any double and any triple win, totals 3 and 18), the totals of 4 and 17,
+    # each double, a no roll and a second in a row (d)(5), a Lucky win at each
+    # listed position (g)(2),(3), and a Lucky win right after a no roll or a Lucky
+    # win (a paytable kept from the round before shows there).
+    outcome_classes=(
+        triples("625b.2(e)(1)-(4), (f)")
+        + totals((3, 4, 17, 18), "625b.2(e)(5), (f)")
+        + doubles("625b.2(e)(3), (f)")
+        + no_rolls(NO_ROLL_CLAUSE)
+        + lucky_wins(4, "625b.2(g)(2),(3)")
+        + (OutcomeClass(LUCKY_WIN_AFTER, NO_ROLL, "625b.2(g)(2),(3)"),
+           OutcomeClass(LUCKY_WIN_AFTER, LUCKY_WIN, "625b.2(g)(2),(3)"))
+    ),
+    lucky_draw_clauses=lucky_draw_clauses(
+        count="625b.2(d)(2)",        # "between two and four Lucky Numbers", as the submission weights them
+        positions="625b.2(g)(1)",    # "a randomly generated multiplier may be applied between two and
+                                     # four of the betting positions"
+        odds="625b.2(g)(1)",         # the multiplier is randomly generated, within (g)(3)'s ranges
+        repeat="625b.2(d)(2)",       # "The random number generator shall be activated" each round
     ),
     cover="every-bet",
     not_offered="total:19",          # three dice make 3 to 18; 625b.2(e)(5)

@@ -22,7 +22,9 @@ from typing import Iterable, Mapping, Sequence
 from bench.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.lucky import check_round_lucky, require_distribution
-from bench.rules.descriptor import WHEEL, GameDescriptor, Probe, Stage, clauses, frozen
+from bench.rules.descriptor import WHEEL, GameDescriptor, clauses, frozen, lucky_draw_clauses
+from bench.rules.outcome_classes import (LUCKY_POCKET, LUCKY_WIN, LUCKY_WIN_AFTER, POCKET, OutcomeClass, lucky_wins,
+                                         pockets)
 from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
 
@@ -192,9 +194,6 @@ class LightningRoulette:
 
 
 # What the bench needs besides settlement: bench.rules.descriptor.
-# With random players, the bets a staged Lucky win is played with: every straight up and one of each kind.
-_LUCKY_WIN_BETS = tuple(f"straight:{n}" for n in POCKETS) + ("split:0-1", "street:1", "corner:0-1-2-3", "six-line:1",
-                                                              "dozen:1", "column:1", "red", "black")
 LightningRoulette.descriptor = GameDescriptor(
     name="lightning-roulette", kind=WHEEL, command="SPIN", plant="wheel", lightning=True,
     title="Lightning Roulette", amount_clauses=("617c.3(e)", "617c.3(f)", "617a.4"),
@@ -211,14 +210,23 @@ LightningRoulette.descriptor = GameDescriptor(
     players=(("straight:17", 3), ("straight:0", 1), ("split:1-2", 1), ("street:4", 1),
              ("corner:1-2-4-5", 1), ("six-line:7", 1), ("dozen:2", 1), ("column:3", 1),
              ("red", 2), ("black", 2), ("odd", 1), ("even", 1), ("1-18", 1), ("19-36", 1)),
-    probes=(
-        Probe("a winning straight up that is not a Lucky Number", "617c.3(f)",
-              ("straight:17", "straight:5", "straight:32", "straight:26"), Stage(pockets=(17, 5, 32, 26))),
-        # Twice in a row: a paytable kept from one round to the next shows in the second.
-        Probe("a Lucky Number wins", "617c.3(e); 617a.4", _LUCKY_WIN_BETS, Stage(lucky=True)),
-        Probe("a Lucky Number wins again", "617c.3(e); 617a.4", _LUCKY_WIN_BETS, Stage(lucky=True)),
-        Probe("zero", "617a.4", ("straight:0", "split:0-1", "corner:0-1-2-3", "red", "black", "odd", "even",
-                                 "1-18", "19-36", "dozen:1", "column:1"), Stage(pockets=(0,))),
+    # Every number over a session (each pocket decides the standard wagers that
+    # hold it, 617a.4, and its straight up, 617c.3(f); zero first, on which every
+    # outside bet loses), a Lucky win at each listed position (e), zero as a
+    # Lucky Number, and a Lucky win right after a Lucky win (a paytable kept
+    # from the round before shows there).
+    outcome_classes=(
+        lucky_wins(5, "617c.3(e)")
+        + (OutcomeClass(LUCKY_POCKET, 0, "617c.3(d),(e); 617a.4"),
+           OutcomeClass(LUCKY_WIN_AFTER, LUCKY_WIN, "617c.3(e),(f)"),
+           OutcomeClass(POCKET, 0, "617a.4: every outside bet loses", weight=2.0))
+        + pockets(range(1, 37), "617c.3(f); 617a.4")
+    ),
+    lucky_draw_clauses=lucky_draw_clauses(
+        count="617c.3(d)",           # "will select between 1 and 5 numbers", as the submission weights them
+        positions="617c.3(d)",       # "numbers on the layout that are the Lucky Numbers"
+        odds="617c.3(g)",            # "The possible payouts ... that may be selected by the random number generator"
+        repeat="617c.3(d)",          # "the random number generator shall be initiated" each round
     ),
     cover="every-number",
     not_offered="split:1-5",         # 1 and 5 do not touch on the layout; 617c.3(a)

@@ -13,7 +13,8 @@ from typing import Mapping
 from bench.errors import RulesError
 from bench.rules.dice_bets import FACES, is_triple, parse_combo, parse_number, shows, total
 from bench.rules.dice_game import DiceGame
-from bench.rules.descriptor import DICE3, NO_ROLL_AGAIN, GameDescriptor, Probe, Stage, clauses, frozen
+from bench.rules.descriptor import DICE3, NO_ROLL_AGAIN, GameDescriptor, clauses, frozen
+from bench.rules.outcome_classes import doubles, no_rolls, totals, triples
 from bench.rules.registry import register
 
 # § 625a.6(a): "N to 1" odds, paytable A and paytable B.
@@ -132,11 +133,15 @@ SicBo.descriptor = GameDescriptor(
     late_bet="big", quiet_outcome=frozen({"dice": [1, 2, 4]}),
     players=(("small", 3), ("big", 3), ("single:2", 2), ("double:5", 1), ("triple:6", 1),
              ("any-triple", 1), ("total:9", 1), ("combo:1-2", 1)),
-    probes=(
-        Probe("a triple", "625a.3(6),(7); 625a.6(b)(3)",
-              ("small", "big", "single:2", "double:2", "triple:2", "any-triple", "total:6"), Stage(faces=(2, 2, 2))),
-        Probe("a pair", "625a.3(2); 625a.6(b)(2)",
-              ("small", "single:3", "single:5", "double:3", "combo:3-5", "total:11"), Stage(faces=(3, 3, 5))),
+    # Each triple (small and big lose, 625a.3(6),(7); a one of a kind on three
+    # dice, 625a.6(b)(3)), the totals of 4 and 17, each pair (625a.3(2),
+    # 625a.6(b)(2)), and the shaker's dice not flat once and twice in a row
+    # (shaken again, the wagers stand).
+    outcome_classes=(
+        triples("625a.3(1),(3),(6),(7); 625a.6(b)(3)")
+        + totals((4, 17), "625a.3(4); 625a.6(a)")
+        + doubles("625a.3(2),(5); 625a.6(b)(2)")
+        + no_rolls("625a.5")
     ),
     cover="every-bet",
     not_offered="total:3",           # 625a.3(4): a total of 4 to 17

@@ -263,13 +263,11 @@ def _phases(f: Fields) -> dict[str, float]:
 def _descriptor(base, variant, phases, file: str, text: str):
     offered = variant.offered
     players = base.players
-    probes = base.probes
     late_bet = base.late_bet
     if offered is not None:
         players = tuple((b, w) for b, w in players if b in offered) or tuple((b, 1) for b in sorted(offered))
-        probes = tuple(p for p in probes if set(p.bets) <= offered)
         late_bet = late_bet if late_bet in offered else sorted(offered)[0]
-    return dataclasses.replace(base, name=variant.name, players=players, probes=probes, late_bet=late_bet,
+    return dataclasses.replace(base, name=variant.name, players=players, late_bet=late_bet,
                                default_paytable=variant.paytables[0] if variant.paytables else None,
                                phases=MappingProxyType(phases), base=base.built_in, source=file,
                                source_text=text)

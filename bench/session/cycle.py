@@ -28,11 +28,12 @@ import simpy.rt
 
 from bench.journal.wire_budget import SessionCeiling
 from bench.protocol.greeting import greet, replies_to, reply_to
+from bench.play.coverage import CoveragePlan
 from bench.play.plant import Reading
-from bench.play.players import PlayerMix
+from bench.play.plant_worker import PlantWorker
+from bench.play.players import CoveringPlayers, PlayerMix
 from bench.oracle.clauses import PROTOCOL, awaited_clause
 from bench.play.probe_wagers import probe_wagers
-from bench.play.probes import Probe, resolve_stage
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkClosed, LinkError, ResponseTimeout
 from bench.protocol.session import WINDOW
@@ -80,7 +81,7 @@ class RoundCycle:
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
                  on_round_end: Callable[..., None] = lambda *a, **k: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
-                 probes: dict[int, Probe] | None = None, probe_unlawful: bool = True,
+                 plan: CoveragePlan | None = None, probe_unlawful: bool = True,
                  stop: Callable[[], bool] = lambda: False, window: int = WINDOW,
                  on_greeted: Callable[[int], PlayerMix | None] = lambda version: None,
                  reconnect: Callable[[LinkClosed], object | None] | None = None):
@@ -97,7 +98,7 @@ class RoundCycle:
         self.on_round_end = on_round_end
         self.software = software
         self.probe_late_wager = probe_late_wager   # one wager after no more bets, each round
-        self.probes = probes or {}                 # staged edge cases by session round (bench.play.probes)
+        self.plan = plan                           # the staged outcome classes (bench.play.coverage); None: none
         self.probe_unlawful = probe_unlawful       # the wagers of bench.play.probe_wagers, each round
         self.stop = stop                           # asked after each round: end the session early?
         self.window = window                       # version 2: in flight each way (a slow line's, bench.protocol.line_speed)
@@ -106,8 +107,17 @@ class RoundCycle:
         self.current_round: int | None = None
         self.lucky: tuple[tuple[str, int], ...] = ()   # (bet, odds) of the round in play (or the last one)
         self.rounds_done = 0
-        self.probed: dict[int, str] = {}           # the controller's round -> the probe staged in it
+        self.probed: dict[int, str] = {}           # the controller's round -> the outcome staged in it
+        self.staged: str | None = None             # what the round in play was staged with (None: not staged)
         self.realtime = isinstance(env, simpy.rt.RealtimeEnvironment)
+        # A physics plant works on its own thread while the link is serviced (bench.play.plant_worker).
+        self.plant_worker = PlantWorker(plant) if getattr(plant, "threaded", False) else None
+
+    def close(self) -> None:
+        """Stop the plant's thread (the session is over; whoever made the plant closes it)."""
+        if self.plant_worker is not None:
+            self.plant_worker.close()
+            self.plant_worker = None
 
     # -- talking to the controller ---------------------------------------
     def _send(self, type_: str, **fields) -> Message:
@@ -159,6 +169,7 @@ class RoundCycle:
         while self.rounds_done < rounds and not self.stop():
             failure = None
             self.current_round = None     # until the controller opens one: a failure before it is round 0
+            self.staged = None
             voided = False
             try:
                 yield from self._round()
@@ -172,17 +183,20 @@ class RoundCycle:
                 if self.reconnect is None:
                     raise               # the device is gone: the session ends link-lost, every file written
                 failure = self._come_back(err)
+                if self.plan is not None:
+                    self.plan.interrupted()    # a round that did not finish shows nothing, breaks any run
                 self.on_round_end(self.current_round or 0, failure, void=True, reconnected=True)
                 self.rounds_done += 1
                 progress()
                 continue
             except LinkError as err:
                 failure = failure_text(PROTOCOL, str(err))
-            # A probe round says so in its record: a report keeps its staged outcome out of the return.
-            probe = self.probes.get(self.rounds_done + 1)
-            staged = {"probe": probe.name} if probe and self.current_round is not None else {}
+            if failure is not None and self.plan is not None:
+                self.plan.interrupted()        # a round that did not finish shows nothing, breaks any run
+            # A staged round says so in its record: a report keeps its staged outcome out of the return.
+            staged = {"probe": self.staged} if self.staged and self.current_round is not None else {}
             if staged:
-                self.probed[self.current_round] = probe.name
+                self.probed[self.current_round] = self.staged
             if voided:
                 self._after_void(self.current_round or 0)
                 self.on_round_end(self.current_round or 0, failure, void=True, **staged)
@@ -234,9 +248,11 @@ class RoundCycle:
         phases = self.phases
         opened = self._expect("OPEN")
         round_no = self.current_round = opened["round"]
-        probe = self.probes.get(self.rounds_done + 1)
-        if probe and probe.bets and not self.players.covers_layout:
-            wagers = probe.wagers(round_no)
+        session_round = self.rounds_done + 1
+        staging = self.plan is not None and not self.plan.done and session_round > 1
+        if staging and not self.players.covers_layout:
+            # A round that may be staged covers the layout, so that its outcome decides wagers.
+            wagers = CoveringPlayers(self.game, self.rules).wagers(self.session_seed, round_no)
         else:
             wagers = self.players.wagers(self.session_seed, round_no)
         # Wagers a compliant controller refuses (bench.play.probe_wagers), after the players'.
@@ -259,7 +275,9 @@ class RoundCycle:
             if self.probe_late_wager else None
         accepted = [wager_id for wager_id, reply in replies.items() if reply.type == "ACCEPT"]
         script = RoundScript(self, self.descriptor, round_no, late_wager=late, accepted=accepted)
-        previous_lucky, self.lucky = self.lucky, ()
+        self.lucky = ()
+        stage = None
+        readings: list[Reading] = []
         steps = script.steps()
         answer = None
         while True:
@@ -279,16 +297,29 @@ class RoundCycle:
                                                f"round {round_no}: the controller answered the plant's reading with "
                                                f"ERROR {step.refused.get('code')} {step.refused.get('detail') or ''}"))
             elif isinstance(step, ReadingWanted):
-                # (d)(4): the plant comes to rest, in the twin's own time
-                answer = self.plant.read(round_no, step.attempt, self.descriptor.dice_count,
-                                         stage=resolve_stage(self.game, probe.stage, self.lucky, previous_lucky)
-                                         if probe else None,
-                                         lucky_bets=tuple(bet for bet, _ in self.lucky))
+                # (d)(4): the plant comes to rest, in the twin's own time. A staged
+                # round is chosen once the Lucky Numbers are known (bench.play.coverage).
+                if staging and step.attempt == 0:
+                    stage = self.plan.stage(session_round, self.lucky)
+                    self.staged = ", then ".join(throw.describe() for throw in stage) if stage else None
+                throw = stage[step.attempt] if stage and step.attempt < len(stage) else None
+                answer = self._read(round_no, step.attempt, throw)
+                readings.append(answer)
                 self.on_plant(round_no, step.attempt, answer)
                 yield self._pause(answer.duration_s)
             # NextRoll: the cycle throws the whole sequence
+        if self.plan is not None:
+            self.plan.observe(session_round, readings, self.lucky)
         self._drop_stale(round_no)
         yield self._pause(phases.clear_s)
+
+    def _read(self, round_no: int, attempt: int, throw) -> Reading:
+        """The plant's reading; a physics plant works on its own thread while
+        every frame the controller sends meanwhile is acknowledged."""
+        count = self.descriptor.dice_count
+        if self.plant_worker is None:
+            return self.plant.read(round_no, attempt, count, throw)
+        return self.plant_worker.read_while(self.session.linger, round_no, attempt, count, throw)
 
     # -- the round script's Talk --------------------------------------------
     def send(self, type_: str, **fields) -> Message:

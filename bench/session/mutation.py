@@ -22,7 +22,8 @@ from bench.rules import game_names
 from bench.session.runner import SessionConfig, _rules, run_session
 
 GAMES = tuple(sorted(game_names()))    # the built-in games
-REPLY_S = 1.5      # wall seconds for each reply: a held-back message costs this much once
+REPLY_S = 3.0      # wall seconds for each reply (the default): a held-back message costs this much once;
+                   # less made trials on a loaded machine fail on a slow reply instead of the breach
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,16 @@ class TrialResult:
     misbehaviour: str | None
     game: str
     seed: int
+    rounds: int                    # rounds the trial was to play
     first_round: int | None        # round (1-based) of the first finding; None: none in the trial's rounds
     clauses: tuple[str, ...]       # the clauses named in that round
+
+
+def trial_rounds(name: str | None, game: str, rounds: int) -> int:
+    """The rounds a trial plays: ``rounds``, or more for a misbehaviour found
+    only over more (``Policy.rounds_needed``: what the bench's report says it needs)."""
+    needed = MISBEHAVIOURS[name].rounds_needed(game) if name else None
+    return max(rounds, needed or 0)
 
 
 def rows(only=None) -> list[tuple[str, str]]:
@@ -63,14 +72,16 @@ def trial(t: Trial) -> TrialResult:
             outcome = run_session(config)
     # The emulated controller numbers its rounds from 1; a failed round keeps its number.
     named: dict[int, set[str]] = {}
+    # A verdict on the whole session (the Lucky draw's fit) is found when the session ends.
+    last = max((r.round for r in outcome.oracle.rounds), default=0)
     for v in outcome.oracle.violations:
-        named.setdefault(v.round or 0, set()).add(v.clause)
+        named.setdefault(last if v.round is None else v.round, set()).add(v.clause)
     for round_no, text in outcome.round_failures.items():
         named.setdefault(round_no, set()).add(failure_clause(text))
     if not named:
-        return TrialResult(t.misbehaviour, t.game, t.seed, None, ())
+        return TrialResult(t.misbehaviour, t.game, t.seed, t.rounds, None, ())
     first = min(named)
-    return TrialResult(t.misbehaviour, t.game, t.seed, first, tuple(sorted(named[first])))
+    return TrialResult(t.misbehaviour, t.game, t.seed, t.rounds, first, tuple(sorted(named[first])))
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,7 @@ class Row:
     misbehaviour: str
     game: str
     rare: bool
+    rounds: int
     expected: tuple[str, ...]
     caught: int
     seeds: int
@@ -89,13 +101,13 @@ class Row:
     def markdown(self) -> str:
         median = "-" if self.median_round is None else f"{self.median_round:g}"
         worst = "-" if self.worst_round is None else str(self.worst_round)
-        return (f"| {self.misbehaviour} | {self.game} | {'yes' if self.rare else ''} | "
+        return (f"| {self.misbehaviour} | {self.game} | {'yes' if self.rare else ''} | {self.rounds} | "
                 f"{self.caught}/{self.seeds} | {median} | {worst} | {self.right_clause}/{self.seeds} | "
                 f"{', '.join(self.expected)} | {', '.join(self.named)} |")
 
 
-HEADER = ("| misbehaviour | game | rare | caught | median round | worst round | clause right | "
-          "expected clause | clauses named |\n|---|---|---|---|---|---|---|---|---|")
+HEADER = ("| misbehaviour | game | rare | rounds | caught | median round | worst round | clause right | "
+          "expected clause | clauses named |\n|---|---|---|---|---|---|---|---|---|---|")
 
 
 def summarise(name: str, game: str, results: list[TrialResult]) -> Row:
@@ -104,5 +116,5 @@ def summarise(name: str, game: str, results: list[TrialResult]) -> Row:
     firsts = [r.first_round for r in results if r.first_round is not None]
     right = sum(1 for r in results if r.first_round is not None and set(expected) & set(r.clauses))
     named = sorted({c for r in results for c in r.clauses})
-    return Row(name, game, cls.rare, expected, len(firsts), len(results),
+    return Row(name, game, cls.rare, max(r.rounds for r in results), expected, len(firsts), len(results),
                statistics.median(firsts) if firsts else None, max(firsts) if firsts else None, right, tuple(named))

@@ -32,7 +32,7 @@ from bench.session.line_budget import SlicedPlayers
 from bench.oracle import Oracle
 from bench.play.plant import make_plant
 from bench.play.players import CoveringPlayers, PlayerMix
-from bench.play.probes import probe_schedule
+from bench.play.coverage import CoveragePlan
 from bench.protocol import BENCH, Timeouts
 from bench.protocol.messages import MAX_INT
 from bench.adapters.registry import adapter_args, get_adapter, is_native
@@ -73,7 +73,7 @@ class SessionConfig:
     emulator_args: tuple[str, ...] = ()
     phases: Phases = field(default_factory=Phases)
     players: PlayerMix | None = None       # default: CoveringPlayers (the layout covered every round)
-    probes: bool = True                    # stage the edge cases of bench.play.probes in early rounds
+    probes: bool = True                    # stage the game's outcome classes (bench.play.coverage) from round 2
     probe_wagers: bool = True              # place the wagers of bench.play.probe_wagers every round
     stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
     progress: bool = True
@@ -280,9 +280,8 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
     # reply deadline (Phases.reply_s) is what bounds a slow controller.
     env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
     failures: dict[int, str] = {}
-    cycle_probes = probe_schedule(config.game, config.rounds) if config.probes else {}
-    if config.plant == "recorded":
-        cycle_probes = {}      # recorded outcomes cannot be staged
+    # Recorded outcomes cannot be staged.
+    plan = CoveragePlan(config.game, rules, seed) if config.probes and config.plant != "recorded" else None
     started = time.monotonic()
     stopped = reason = None
     sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
@@ -299,7 +298,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
             misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
             **({"camera": plant.header()} if config.camera is not None else {}),
-            realtime=config.realtime, probes={str(k): p.name for k, p in cycle_probes.items()},
+            realtime=config.realtime, staging=[c.id for c in plan.classes] if plan else None,
             line=line.budget.to_json() if line.budget else None, **adapter_fields(adapter),
             **game_file_fields(config.game)))
         journal.sync()
@@ -336,11 +335,12 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
                            if config.reconnect_s > 0 else None,
                            phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
                            on_round_end=round_end, software=f"tablebench/{bench.__version__}",
-                           probes=cycle_probes, probe_unlawful=config.probe_wagers,
+                           plan=plan, probe_unlawful=config.probe_wagers,
                            stop=(lambda: bool(oracle.violation_count or failures)) if config.stop_at_first_finding
                            else (lambda: False))
         bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
                                                desc=f"{config.game}", leave=False))
+        stack.callback(cycle.close)
         env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
         try:
             env.run()
@@ -409,7 +409,7 @@ def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link
     outcome.summary = summarise(config.game, rules, oracle, failures,
                                 ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round, cycle.probed),
                                 ignore_incomplete=set(oracle.incomplete_rounds) - set(failures),
-                                probe_rounds=cycle.probed)
+                                probe_rounds=cycle.probed, staged=plan is not None)
     writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
                                             ending=ending, reason=reason))
     writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))

@@ -128,6 +128,7 @@ def test_a_crash_loses_only_the_round_in_flight(recorded, tmp_path):
     path = copy(recorded, tmp_path)
     lines = path.read_bytes().splitlines(keepends=True)
     third = round_lines(lines)[2]                       # round 3's record, cut mid-write
+    assert b'"probe":' in lines[third]                  # a staged round: its probe sorts between prev and round
     torn = lines[:third] + [lines[third][: len(lines[third]) // 2]]
     path.write_bytes(b"".join(torn))
     result = replay(path)

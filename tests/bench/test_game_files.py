@@ -55,7 +55,9 @@ def test_each_game_file_plays_five_rounds_to_a_pass_and_replays(tmp_path, path):
 def test_the_oracle_fails_a_misbehaviour_under_each_variant(tmp_path, path):
     name, clause = BREACH[path.stem]
     out = tmp_path / "out"
-    proc = bench("run", "--game", path, "--rounds", 5, "--seed", 11, "--out", out, "--misbehave", name)
+    # The fair plant, and rounds enough for the staged plan to reach every triple (bench.play.coverage).
+    proc = bench("run", "--game", path, "--rounds", 30, "--plant", "dice", "--seed", 11, "--out", out,
+                 "--misbehave", name)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert any(c.startswith(clause) for c in summary["violations_by_clause"]), summary["violations_by_clause"]

@@ -63,6 +63,8 @@ def test_bench_run_leaves_a_self_contained_report_with_its_provenance(compliant)
     kinds = {mime for mime, _ in images}
     assert "image/svg+xml" in kinds          # the charts: return to player, reply latencies
     assert "WAGER → ACCEPT" in page            # the reply latencies, by kind of request
+    # the outcome classes (none staged: --no-probes) and the Lucky draw, judged over too few rounds
+    assert "staged no outcomes (--no-probes)" in page and "Lucky draw: too few rounds to detect" in page
 
 
 def test_bench_replay_writes_the_same_report_from_the_journal_alone(compliant, tmp_path):

@@ -93,6 +93,11 @@ def test_each_link_misbehaviour_fails_the_check_that_covers_it(name):
     fails(f"link={name}", *LINK_CHECK[name])
 
 
+@pytest.mark.parametrize("misbehaviour", ("refuse-max-stake", "refuse-min-stake", "accept-over-limit"))
+def test_a_controller_that_gets_the_stake_limits_wrong_fails_the_stake_limits_check(misbehaviour):
+    fails(misbehaviour, "stake-limits", 1)
+
+
 def bench(capsys, *args: str) -> tuple[int, str, str]:
     status = main(["conformance", *args])
     out, err = capsys.readouterr()

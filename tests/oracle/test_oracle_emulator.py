@@ -11,7 +11,7 @@ import pytest
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.rules.submission import default_rules
 from bench.oracle import Oracle
-from bench.rules.cover import dice_for
+from bench.rules.coverage import MULTISETS
 from tests.link.conftest import REPLY, connect, emulator_process, hello, play_round
 
 FLAT3 = (True, True, True)
@@ -99,10 +99,16 @@ for _game in (LD, SB, LR, DO):
 
 
 
+def faces_for(bet: str) -> tuple[int, ...]:
+    """Three faces on which the total ``bet`` wins, all different where the total allows."""
+    options = [m for m in MULTISETS if sum(m) == int(bet.partition(":")[2])]
+    return min(options, key=lambda m: (len(m) - len(set(m)), m))
+
+
 def lucky_win(said):
     """The dice on which the round's first Lucky Number wins (the plant chooses after seeing them)."""
     lucky = [x.bet for m in said if m.type == "LUCKY" for x in m["lucky"]]
-    return dice(*dice_for(lucky[0]))
+    return dice(*faces_for(lucky[0]))
 
 
 ALL_TOTALS = [(f"t{t}", f"total:{t}", 100) for t in range(3, 19)]
@@ -136,10 +142,27 @@ CASES.update({
     "big-ones-survive-seven": (DO, [([("w1", "big-ones", 100)],
                                      rolls((3, 4), (4, 4), (4, 5), (5, 5), (5, 6), (6, 6)), ())], "20:18:33:14(2)(c)"),
     "even-money-half-back-on-zero": (LR, [([("w1", "red", 100)], [dict(pocket=0)], ())], "617a.4"),
+    # the big bet of 625a.3(7) loses on any triple; total 18 (not Lucky in round 1 at seed 7) pays 149 to 1
+    "high-wins-on-high-triple": (LD, [([("w1", "high", 100)], [dice(4, 4, 4)], ())], "625b.2(e)(2)"),
+    "total-3-18-at-triple-odds": (LD, [([("w1", "total:18", 100)], [dice(6, 6, 6)], ())], "625b.2(f)"),
+    # Sic Bo shakes again after every no roll; the mutant takes the second cocked shake as it lies
+    "second-no-roll-settles": (SB, [([("w1", "small", 100)], [dice(1, 2, 3, flat=(True, False, True)),
+                                                             dice(1, 2, 3, flat=(False, True, True)), dice(1, 2, 4)],
+                                     ())], "625a.5"),
+    # stakes at the limits (1 to 1,000,000 by default) must be taken
+    "refuse-max-stake": (LD, [([("w1", "low", 1_000_000)], [dice(1, 2, 3)], ())], "601a.2"),
+    "refuse-min-stake": (LD, [([("w1", "low", 1)], [dice(1, 2, 3)], ())], "601a.2"),
+    # odds within (g)(3)'s range that the submission never draws: flagged as the LUCKY comes
+    "lucky-odds-not-in-submission": (LD, [([("w1", "low", 100)], [dice(1, 2, 3)], ())], "625b.2(g)(1)"),
 })
-# Shown only in a later round (a paytable kept from the round before) or only
-# as a reply that never comes: bench run finds them (tests/bench/test_mutation_score.py).
-NOT_IN_ONE_ROUND = {"stale-lucky-after-no-roll", "stale-lucky-after-lucky-win", "lucky-after-result"}
+# Shown only in a later round (a paytable kept from the round before, a draw
+# repeated after a no roll), only as a reply that never comes, only when the
+# controller's own draw allows (a fourth Lucky Number, a Lucky zero) or only
+# over many rounds (the Lucky draw's fit): bench run finds them
+# (tests/bench/test_mutation_score.py, tests/oracle/test_lucky_draw.py).
+NOT_IN_ONE_ROUND = {"stale-lucky-after-no-roll", "stale-lucky-after-lucky-win", "lucky-after-result",
+                    "lucky-repeat-after-no-roll", "lucky-beyond-third-at-base", "lucky-zero-at-29-to-1",
+                    "lucky-odds-49-or-99", "total-18-never-lucky", "always-two-lucky-numbers"}
 
 
 def test_every_misbehaviour_has_a_case():

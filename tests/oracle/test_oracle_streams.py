@@ -44,10 +44,10 @@ def settles(r, returns):
 LD_LUCKY = (Lucky("total:11", 49), Lucky("total:4", 99))   # (g)(3): 4—49 and 49—499
 
 
-def lightning_dice(r=1):
+def lightning_dice(r=1, lucky=LD_LUCKY):
     return ([rx("OPEN", round=r)]
             + bets(r, [("w1", "total:11", 100), ("w2", "low", 250), ("w3", "any-double", 40)])
-            + [tx("CLOSE", round=r), rx("NOMORE", round=r), rx("LUCKY", round=r, lucky=LD_LUCKY),
+            + [tx("CLOSE", round=r), rx("NOMORE", round=r), rx("LUCKY", round=r, lucky=lucky),
                tx("TRIGGER", round=r), rx("RELEASE", round=r),
                tx("SENSOR", round=r, dice=(5, 5, 1), flat=FLAT3), rx("RESULT", round=r, dice=(5, 5, 1))]
             # total 11 is Lucky at 49 to 1: 100 * 50; low (4-10) loses; a pair of fives: 40 * 2
@@ -476,9 +476,13 @@ def test_a_reset_or_hello_mid_round_voids_it_without_a_violation(interrupt):
     events = lightning_dice()[:find("TRIGGER")(lightning_dice())]
     void = [rx("SETTLE", round=1, id=w, returned=s) for w, s in (("w1", 100), ("w2", 250), ("w3", 40))]
     void += [rx("SETTLED", round=1, wagers=3, returned=390, void=True), rx("CLEARED", round=1)]
-    oracle = run("lightning-dice", events + interrupt + void + lightning_dice(2))
+    fresh = (Lucky("total:11", 49), Lucky("total:5", 49))       # a new draw for the round after the void
+    oracle = run("lightning-dice", events + interrupt + void + lightning_dice(2, lucky=fresh))
     assert oracle.violations == []
     assert oracle.voided_rounds == [1] and [s.round for s in oracle.rounds] == [2]
+    # The voided round's draw again: the RNG was not activated afresh (625b.2(d)(2)), flagged at once.
+    again = run("lightning-dice", events + interrupt + void + lightning_dice(2)).violations
+    assert [(v.round, v.clause) for v in again] == [(2, "625b.2(d)(2)")] and "void" in again[0].message
 
 
 def test_odd_frames_never_raise():
