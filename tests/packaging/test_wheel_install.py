@@ -217,7 +217,7 @@ def test_without_the_twin_extra_the_qa_install_works_and_the_twin_says_what_to_i
     head = (tmp_path / "D" / "session.head").read_text().strip()
     assert run(installed / "bench", "replay", tmp_path / "D" / "session.jsonl", "--head", head).returncode == 0
     for args in (("bench", "run", "--rounds", "1", "--out", "P"), ("twin", "drop", "standard"),
-                 ("twin", "validate", "standard", "--drops", "10")):
+                 ("twin", "validate", "towers/standard", "--drops", "10")):
         refused = run(installed / args[0], *args[1:])
         assert refused.returncode == 2, (args, refused.stdout, refused.stderr)
         assert refused.stderr.count("\n") == 1 and "pip install 'tablebench[twin]'" in refused.stderr, refused.stderr
