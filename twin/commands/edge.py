@@ -69,10 +69,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--payout", action="append", choices=("lightning", "lightning-lucky", "classic"),
                         help="straight-up payout tables (repeatable; default all three): lightning 29 to 1 "
                              "(617c.3(f)), lightning-lucky (with Lucky Numbers, 617c.3(d)-(g)), classic 35 to 1 (617a.4)")
+    parser.add_argument("--game", metavar="FILE",
+                        help="where the payouts come from: for a tower, a Lightning Dice game file (its paytable "
+                             "and bets; fixtures/games, e.g. lightning-dice-1to3); for a wheel, a Lightning "
+                             "Roulette rules submission (its Lucky draw). Default: the regulation's paytable "
+                             "(625b.2(f); 617c.3(f)) and the bench's default submission")
     parser.add_argument("--lucky-mean-count", type=_number, metavar="X",
-                        help="mean number of Lucky Numbers a round, 1-5 (617c.3(d); default 2.7)")
+                        help="mean number of Lucky Numbers a round, 1-5 (617c.3(d); default: the submission's)")
     parser.add_argument("--lucky-mean-odds", type=_number, metavar="X",
-                        help="mean odds of a Lucky Number, 49-499 (617c.3(g); default 110.25)")
+                        help="mean odds of a Lucky Number, 49-499 (617c.3(g); default: the submission's)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K",
                         help="worker processes (default: all cores)")
     parser.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -138,6 +143,8 @@ def text_of(outcome) -> str:
 
 def command_line(args, kind: str = "wheel") -> str:
     parts = ["twin edge", args.design, f"--runs {args.runs}", f"--seed {args.seed}"]
+    if args.game:
+        parts.append(f"--game {args.game}")
     if args.cutoff_s:
         parts.append("--cutoff-s " + ",".join(f"{c:g}" for c in args.cutoff_s))
     if kind == "wheel":            # the observer and the payouts are a wheel's
@@ -165,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
             camera = (Camera(args.frame_s, args.angle_res_deg, args.observer, args.window_s, args.rotor_lead_s)
                       if kind == "wheel" else None)
             outcome = estimate_edge(args.design, args.runs, cutoffs=args.cutoff_s, camera=camera, payouts=args.payout,
+                                    game=args.game,
                                     lucky_mean_count=args.lucky_mean_count, lucky_mean_odds=args.lucky_mean_odds,
                                     workers=args.workers, engine=args.engine, ray_address=args.ray_address,
                                     seed=args.seed, noise_seed=args.noise_seed, confidence=args.confidence,

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from twin.edge.estimate import latest_safe_cutoff
 from twin.edge.observer import Camera
-from twin.edge.payouts import (DEFAULT_LUCKY_MEAN_COUNT, DEFAULT_LUCKY_MEAN_ODDS, StraightPayout,
-                               straight_payouts)
+from twin.edge.payouts import StraightPayout, dice_game, lucky_means, straight_payouts
 from twin.edge.tower import TowerEdge, tower_edge
 from twin.edge.verdict import RESAMPLES, Verdict, verdict
 from twin.edge.wheel import CutoffEdge, default_cutoffs, ladder_of, predict_spin, track_time_range, wheel_edges
@@ -68,6 +67,7 @@ class EdgeOutcome:
     engine: str = "local"          # how the campaign ran, for the report's provenance
     workers: int = 1
     noise_seed: int = 0
+    paytable: str = ""             # the file the payouts were read from (a game file, a rules submission)
 
     def safe_call(self, payout: str) -> float | None:
         rows = [r for r in self.rows if r.payout == payout]
@@ -76,7 +76,8 @@ class EdgeOutcome:
     def verdict_json(self) -> dict:
         out = {"design": self.design_path, "kind": self.kind, "runs": self.runs, "first_seed": self.first_seed,
                "confidence": self.confidence, "campaign_s": round(self.campaign_s, 1),
-               "predict_s": round(self.predict_s, 1), "results_file": self.results_path}
+               "predict_s": round(self.predict_s, 1), "results_file": self.results_path,
+               "paytable": self.paytable}
         if self.kind == WHEEL:
             out["camera"] = self.camera.to_json()
             out["invalid_spins_left_out"] = self.invalid
@@ -181,7 +182,7 @@ def _append_predictions(plan: Plan, out, done: dict[int, dict], seeds: list[int]
 
 
 def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None = None,
-                  camera: Camera | None = None, payouts: list[str] | None = None,
+                  camera: Camera | None = None, payouts: list[str] | None = None, game: str | Path | None = None,
                   lucky_mean_count: float | None = None, lucky_mean_odds: float | None = None,
                   workers: int = 1, engine: str = "local", ray_address: str | None = None, seed: int = 0,
                   noise_seed: int = 0, confidence: float = 0.99, results: str | Path | None = None,
@@ -190,7 +191,9 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
     """The edge of a design: a wheel's per cutoff and payout, a tower's from its loaded faces.
     ``records`` (a finished campaign's) skips running one. A wheel's verdict (the main
     payout's latest safe call) gets its interval from ``resamples`` bootstrap draws
-    (0: none); ``call_time_s`` is added to the cutoffs and judged (``Verdict.shows_safe``)."""
+    (0: none); ``call_time_s`` is added to the cutoffs and judged (``Verdict.shows_safe``).
+    ``game``: where the payouts come from, a Lightning Dice game file for a tower, a
+    Lightning Roulette rules submission (its Lucky draw) for a wheel; default the shipped ones."""
     path = shipped_design(design)
     kind = design_kind(path)
     loaded = design_for(kind, path, None)
@@ -201,11 +204,13 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
         if resamples < 0:
             raise EdgeError(f"resamples must be 0 or more, got {resamples}")
         cutoffs, _, _ = check_cutoffs(loaded, cutoffs, call_time_s)
+        means = lucky_means(game)              # a bad file is refused before any spin is run
         try:
-            table = straight_payouts(DEFAULT_LUCKY_MEAN_COUNT if lucky_mean_count is None else lucky_mean_count,
-                                     DEFAULT_LUCKY_MEAN_ODDS if lucky_mean_odds is None else lucky_mean_odds)
+            table = straight_payouts(means.count if lucky_mean_count is None else lucky_mean_count,
+                                     means.odds if lucky_mean_odds is None else lucky_mean_odds)
         except ValueError as err:
             raise EdgeError(f"lucky: {err}") from None
+        paytable = means.source
         keys = payouts or list(table)
         unknown = [k for k in keys if k not in table]
         if unknown:
@@ -214,6 +219,9 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
     elif cutoffs or call_time_s is not None:
         raise EdgeError(f"{path}: {'call-time-s' if call_time_s is not None else 'cutoff-s'}: a tower has no cutoff: "
                         "the player sees the loaded faces before betting")
+    else:
+        dice = dice_game(game)                  # a bad file is refused before any drop is run
+        paytable = dice.source
     plan = Plan(kind, path, Path(path).read_text(encoding="utf-8"), seed, runs)
     results_path = Path(results) if results else default_results_path(plan)
     started = time.perf_counter()
@@ -225,9 +233,9 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
             runner.close()
     outcome = EdgeOutcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, len(records), confidence,
                           str(results_path), campaign_s=time.perf_counter() - started, engine=engine,
-                          workers=workers, noise_seed=noise_seed)
+                          workers=workers, noise_seed=noise_seed, paytable=paytable)
     if kind == TOWER:
-        outcome.tower = tower_edge(records, confidence)
+        outcome.tower = tower_edge(records, confidence, dice)
         return outcome
     started = time.perf_counter()
     valid = [r for r in records if r["valid"]]
@@ -258,7 +266,8 @@ def call_time_summary(path: str, records: list[dict], results: Path, workers: in
                             seed=records[0]["seed"] if records else 0, confidence=confidence,
                             results=results, progress=progress, records=records, resamples=0)
     rows = [r for r in outcome.rows if r.payout == VALIDATE_PAYOUT]
-    return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": "29 to 1 (617c.3(f))",
+    base = next(p for p in outcome.payouts if p.key == VALIDATE_PAYOUT)
+    return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": f"{base.odds:g} to 1 ({base.clause})",
             "observer": outcome.camera.to_json(),
             "edges": [{"cutoff_s": r.cutoff_s, "edge": round(r.edge.edge, 4), "high": round(r.edge.high, 4)}
                       for r in rows],
