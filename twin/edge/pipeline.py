@@ -28,9 +28,9 @@ from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
 from twin.validate.campaign import (CampaignError, Plan, appending, complete_lines, default_results_path,
                                     run_campaign)
-from twin.validate.engines import _worker_start, make_engine
-from twin.validate.pipeline import design_kind
-from twin.validate.runs import TOWER, WHEEL, design_for
+from twin.kinds import TOWER, WHEEL, design_kind
+from twin.validate.engines import make_engine, worker_start
+from twin.validate.runs import design_for
 from twin.wheel.track import LeavingMap, TrackModel
 
 PREDICT_BLOCK = 20       # spins per task of the prediction pool
@@ -164,7 +164,7 @@ def _append_predictions(plan: Plan, out, done: dict[int, dict], seeds: list[int]
     todo = [s for s in seeds if s not in done]
     jobs = [(plan.design_path, todo[i:i + PREDICT_BLOCK], cutoffs, camera, noise_seed)
             for i in range(0, len(todo), PREDICT_BLOCK)]
-    pool = mp.get_context("spawn").Pool(workers, initializer=_worker_start) if workers > 1 and len(jobs) > 1 else None
+    pool = mp.get_context("spawn").Pool(workers, initializer=worker_start) if workers > 1 and len(jobs) > 1 else None
     try:
         results = pool.imap_unordered(_predict_task, jobs) if pool else map(_predict_task, jobs)
         with progress_bar(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
