@@ -120,14 +120,20 @@ def shipped_dice_game() -> DiceGame:
                     MappingProxyType({k: v[0] for k, v in DICE_OPTIONS.items()}), shipped_path())
 
 
+def _file_of(path, error: Error, key: str, game: str, what: str, clause: str) -> Fields:
+    """The file's fields, once its ``key`` names ``game`` (else: ``what`` it must be)."""
+    f = Fields(read_yaml(path, error), "", str(path), error=error)
+    given = f.raw(key, None)
+    if given != game:
+        raise f.error(key, f"{what}, not {given!r}", clause)
+    return f
+
+
 def read_dice_game(path, error: Error = LocatedError) -> DiceGame:
     """A Lightning Dice game file's payouts (``bench.rules.variant`` reads the rest of it)."""
     file = str(path)
-    f = Fields(read_yaml(path, error), "", file, error=error)
-    base = f.raw("base", None)
-    if base != DICE_GAME:
-        raise f.error("base", f"a dice game's payouts come from a game file varying {DICE_GAME}, "
-                              f"not {base!r}", "625b.2")
+    f = _file_of(path, error, "base", DICE_GAME, f"a dice game's payouts come from a game file varying {DICE_GAME}",
+                 "625b.2")
     name = f.text("name")
     shipped = shipped_dice_game()
     rows = shipped.base
@@ -201,11 +207,8 @@ def read_lucky_means(path, error: Error = LocatedError) -> LuckyMeans:
     """The ``lucky`` of a Lightning Roulette rules submission (``fixtures/submissions``), on average;
     counts outside 617c.3(d) and payouts not on 617c.3(g)'s list are refused."""
     file = str(path)
-    f = Fields(read_yaml(path, error), "", file, error=error)
-    game = f.raw("game", None)
-    if game != ROULETTE_GAME:
-        raise f.error("game", f"a wheel's Lucky Numbers come from a {ROULETTE_GAME} rules submission, "
-                              f"not {game!r}", "617c.3")
+    f = _file_of(path, error, "game", ROULETTE_GAME,
+                 f"a wheel's Lucky Numbers come from a {ROULETTE_GAME} rules submission", "617c.3")
     terms = lucky_terms(ROULETTE_GAME)
     lucky = f.sub("lucky")
 
