@@ -39,8 +39,10 @@ class PlantKind:
     one_run: str              # (design, seed) -> the run's record (twin.validate.runs)
     checks: str               # (records, confidence, design) -> the validation's checks
     validation_extra: str | None   # (path, records, results, workers, confidence, progress) -> dict, or None
+    edge_estimate: str        # (design, path, EdgeAsk) -> the kind's edge estimate (twin.edge.pipeline)
     edge_text: str            # EdgeOutcome -> the text `twin edge` prints
     edge_page: str            # the edge page's parts (twin.edge.report.EdgePage)
+    validation_page: str      # the validation page's parts (twin.validate.report.ValidationPage)
 
     @property
     def runs(self) -> str:
@@ -60,12 +62,14 @@ PLANT_KINDS: dict[str, PlantKind] = {k.name: k for k in (
     PlantKind(TOWER, marker="dice", run="drop", watched=False,
               loader="twin.tower:load_design", one_run="twin.validate.runs:tower_run",
               checks="twin.validate.tower_checks:tower_checks", validation_extra=None,
-              edge_text="twin.commands.edge:tower_text", edge_page="twin.edge.report:TOWER_PAGE"),
+              edge_estimate="twin.edge.pipeline:TowerEstimate", edge_text="twin.commands.edge:tower_text", edge_page="twin.edge.report:TOWER_PAGE",
+              validation_page="twin.validate.report:TOWER_PAGE"),
     PlantKind(WHEEL, marker="pockets", run="spin", watched=True,
               loader="twin.wheel:load_design", one_run="twin.validate.runs:wheel_run",
               checks="twin.validate.wheel_checks:wheel_checks",
               validation_extra="twin.edge.pipeline:call_time_summary",
-              edge_text="twin.commands.edge:wheel_text", edge_page="twin.edge.report:WHEEL_PAGE"),
+              edge_estimate="twin.edge.pipeline:WheelEstimate", edge_text="twin.commands.edge:wheel_text", edge_page="twin.edge.report:WHEEL_PAGE",
+              validation_page="twin.validate.report:WHEEL_PAGE"),
 )}
 KINDS = tuple(PLANT_KINDS)
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_kind_names_a_function_for_every_job():
     for kind in PLANT_KINDS.values():
-        jobs = ["loader", "one_run", "checks", "edge_text", "edge_page"]
+        jobs = ["loader", "one_run", "checks", "edge_estimate", "edge_text", "edge_page", "validation_page"]
         jobs += ["validation_extra"] if kind.validation_extra else []
         for job in jobs:
             assert kind.part(job) is not None, (kind.name, job)

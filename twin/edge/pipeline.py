@@ -28,7 +28,7 @@ from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
 from twin.validate.campaign import (CampaignError, Plan, appending, complete_lines, default_results_path,
                                     run_campaign)
-from twin.kinds import TOWER, WHEEL, design_kind
+from twin.kinds import WHEEL, design_kind, plant_kind
 from twin.validate.engines import make_engine, worker_start
 from twin.validate.runs import design_for
 from twin.wheel.track import LeavingMap, TrackModel
@@ -78,7 +78,7 @@ class EdgeOutcome:
                "confidence": self.confidence, "campaign_s": round(self.campaign_s, 1),
                "predict_s": round(self.predict_s, 1), "results_file": self.results_path,
                "paytable": self.paytable}
-        if self.kind == WHEEL:
+        if plant_kind(self.kind).watched:     # a wheel: the observer, and each payout's latest safe call
             out["camera"] = self.camera.to_json()
             out["invalid_spins_left_out"] = self.invalid
             out["resample_s"] = round(self.resample_s, 1)
@@ -94,9 +94,7 @@ class EdgeOutcome:
         return out
 
     def lines_json(self) -> list[dict]:
-        """One object per cutoff and payout (a tower: one), then the verdict."""
-        if self.kind == TOWER:
-            return [dict(self.verdict_json(), verdict=True)]
+        """One object per cutoff and payout (a tower has none), then the verdict."""
         return [r.to_json() for r in self.rows] + [dict(self.verdict_json(), verdict=True)]
 
 
@@ -199,29 +197,10 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
     loaded = design_for(kind, path, None)
     if not 0.5 <= confidence < 1:
         raise EdgeError(f"confidence must be in [0.5, 1), got {confidence}")
-    if kind == WHEEL:
-        camera = camera or Camera()
-        if resamples < 0:
-            raise EdgeError(f"resamples must be 0 or more, got {resamples}")
-        cutoffs, _, _ = check_cutoffs(loaded, cutoffs, call_time_s)
-        means = lucky_means(game)              # a bad file is refused before any spin is run
-        try:
-            table = straight_payouts(means.count if lucky_mean_count is None else lucky_mean_count,
-                                     means.odds if lucky_mean_odds is None else lucky_mean_odds)
-        except ValueError as err:
-            raise EdgeError(f"lucky: {err}") from None
-        paytable = means.source
-        keys = payouts or list(table)
-        unknown = [k for k in keys if k not in table]
-        if unknown:
-            raise EdgeError(f"payout: unknown {', '.join(unknown)}; expected one of {', '.join(table)}")
-        chosen = [table[k] for k in keys]
-    elif cutoffs or call_time_s is not None:
-        raise EdgeError(f"{path}: {'call-time-s' if call_time_s is not None else 'cutoff-s'}: a tower has no cutoff: "
-                        "the player sees the loaded faces before betting")
-    else:
-        dice = dice_game(game)                  # a bad file is refused before any drop is run
-        paytable = dice.source
+    ask = EdgeAsk(cutoffs, camera, payouts, game, lucky_mean_count, lucky_mean_odds, noise_seed, workers, progress,
+                  call_time_s, resamples, confidence)
+    # the kind's own estimate (twin.kinds): its input checked before any run
+    estimate = plant_kind(kind).part("edge_estimate")(loaded, path, ask)
     plan = Plan(kind, path, Path(path).read_text(encoding="utf-8"), seed, runs)
     results_path = Path(results) if results else default_results_path(plan)
     started = time.perf_counter()
@@ -233,29 +212,84 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
             runner.close()
     outcome = EdgeOutcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, len(records), confidence,
                           str(results_path), campaign_s=time.perf_counter() - started, engine=engine,
-                          workers=workers, noise_seed=noise_seed, paytable=paytable)
-    if kind == TOWER:
-        outcome.tower = tower_edge(records, confidence, dice)
-        return outcome
-    started = time.perf_counter()
-    valid = [r for r in records if r["valid"]]
-    predictions = predict_all(plan, results_path, [r["seed"] for r in valid], cutoffs, camera, noise_seed, workers, progress)
-    outcome.predict_s = time.perf_counter() - started
-    outcome.camera, outcome.cutoffs, outcome.payouts = camera, cutoffs, chosen
-    outcome.invalid = len(records) - len(valid)
-    ladder = ladder_of(loaded, records, predictions, cutoffs)
-    outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, confidence, ladder)
-    main = next((p for p in chosen if p.key == MAIN_PAYOUT), chosen[0])
-    started = time.perf_counter()
-    with progress_bar(total=resamples, desc="resamples", unit="draw", disable=not progress or resamples == 0,
-                      dynamic_ncols=True) as bar:
-        outcome.verdict = verdict(ladder, main, confidence, outcome.safe_call(main.key), resamples,
-                                  progress=bar.update)
-    outcome.resample_s = time.perf_counter() - started
-    outcome.call_time_s = call_time_s
+                          workers=workers, noise_seed=noise_seed, paytable=estimate.paytable)
+    estimate.measure(outcome, plan, results_path, records)
     return outcome
 
 
+@dataclass
+class EdgeAsk:
+    """What an edge estimate is asked besides the design and its campaign (``estimate_edge``'s arguments)."""
+    cutoffs: list[float] | None
+    camera: Camera | None
+    payouts: list[str] | None
+    game: str | Path | None
+    lucky_mean_count: float | None
+    lucky_mean_odds: float | None
+    noise_seed: int
+    workers: int
+    progress: bool
+    call_time_s: float | None
+    resamples: int
+    confidence: float
+
+
+class TowerEstimate:
+    """A tower's edge: what the loaded faces are worth, by a game's paytable."""
+
+    def __init__(self, loaded, path: str, ask: EdgeAsk):
+        if ask.cutoffs or ask.call_time_s is not None:
+            raise EdgeError(f"{path}: {'call-time-s' if ask.call_time_s is not None else 'cutoff-s'}: a tower has "
+                            "no cutoff: the player sees the loaded faces before betting")
+        self.ask = ask
+        self.dice = dice_game(ask.game)          # a bad file is refused before any drop is run
+        self.paytable = self.dice.source
+
+    def measure(self, outcome: EdgeOutcome, plan: Plan, results_path: Path, records: list[dict]) -> None:
+        outcome.tower = tower_edge(records, self.ask.confidence, self.dice)
+
+
+class WheelEstimate:
+    """A wheel's edge: per cutoff and payout, of a player who watches the spin until the cutoff."""
+
+    def __init__(self, loaded, path: str, ask: EdgeAsk):
+        self.loaded, self.ask = loaded, ask
+        self.camera = ask.camera or Camera()
+        if ask.resamples < 0:
+            raise EdgeError(f"resamples must be 0 or more, got {ask.resamples}")
+        self.cutoffs, _, _ = check_cutoffs(loaded, ask.cutoffs, ask.call_time_s)
+        means = lucky_means(ask.game)            # a bad file is refused before any spin is run
+        try:
+            table = straight_payouts(means.count if ask.lucky_mean_count is None else ask.lucky_mean_count,
+                                     means.odds if ask.lucky_mean_odds is None else ask.lucky_mean_odds)
+        except ValueError as err:
+            raise EdgeError(f"lucky: {err}") from None
+        self.paytable = means.source
+        keys = ask.payouts or list(table)
+        unknown = [k for k in keys if k not in table]
+        if unknown:
+            raise EdgeError(f"payout: unknown {', '.join(unknown)}; expected one of {', '.join(table)}")
+        self.chosen = [table[k] for k in keys]
+
+    def measure(self, outcome: EdgeOutcome, plan: Plan, results_path: Path, records: list[dict]) -> None:
+        ask, loaded, cutoffs, chosen = self.ask, self.loaded, self.cutoffs, self.chosen
+        started = time.perf_counter()
+        valid = [r for r in records if r["valid"]]
+        predictions = predict_all(plan, results_path, [r["seed"] for r in valid], cutoffs, self.camera,
+                                  ask.noise_seed, ask.workers, ask.progress)
+        outcome.predict_s = time.perf_counter() - started
+        outcome.camera, outcome.cutoffs, outcome.payouts = self.camera, cutoffs, chosen
+        outcome.invalid = len(records) - len(valid)
+        ladder = ladder_of(loaded, records, predictions, cutoffs)
+        outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, ask.confidence, ladder)
+        main = next((p for p in chosen if p.key == MAIN_PAYOUT), chosen[0])
+        started = time.perf_counter()
+        with progress_bar(total=ask.resamples, desc="resamples", unit="draw",
+                          disable=not ask.progress or ask.resamples == 0, dynamic_ncols=True) as bar:
+            outcome.verdict = verdict(ladder, main, ask.confidence, outcome.safe_call(main.key), ask.resamples,
+                                      progress=bar.update)
+        outcome.resample_s = time.perf_counter() - started
+        outcome.call_time_s = ask.call_time_s
 
 
 def call_time_summary(path: str, records: list[dict], results: Path, workers: int, confidence: float,
