@@ -19,7 +19,7 @@ import sys
 import time
 
 from twin.edge import Camera, estimate_edge
-from twin.validate.pipeline import design_kind
+from twin.kinds import design_kind
 
 SHIPPED = ["fixtures/wheels/standard.yaml", "fixtures/wheels/tilted.yaml",
            "fixtures/towers/standard.yaml", "fixtures/towers/straight-chute.yaml"]

@@ -20,3 +20,8 @@ class DesignError(TwinError, LocatedError):
     ``str(err)`` reads ``FILE: FIELD: MESSAGE`` with the parts that are known,
     so that a CLI can print it as it is (``LocatedError``).
     """
+
+
+class GameFileError(TwinError, LocatedError):
+    """A game file or rules submission whose payouts ``twin edge`` cannot weigh:
+    a row the game has not, odds outside the regulation's range (named with its clause)."""

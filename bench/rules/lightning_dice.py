@@ -23,15 +23,13 @@ from bench.rules.outcome_classes import (LUCKY_WIN, LUCKY_WIN_AFTER, NO_ROLL, Ou
                                          no_rolls, totals, triples)
 from bench.rules.registry import register
 from bench.rules.wagers import paid
+from tablebench_io import paytables
 
-# § 625b.2(f): the base paytable, "N to 1".
-BASE_PAYTABLE: dict[str, int] = {
-    "low": 1, "high": 1, "any-double": 1, "any-triple": 24,
-    "total:3": 149, "total:4": 49, "total:5": 24, "total:6": 14, "total:7": 9, "total:8": 6,
-    "total:9": 5, "total:10": 4, "total:11": 4, "total:12": 5, "total:13": 6, "total:14": 9,
-    "total:15": 14, "total:16": 24, "total:17": 49, "total:18": 149,
-}
-BASE_CLAUSE = "625b.2(f)"
+# § 625b.2(f): the base paytable, "N to 1"; its one copy is the shipped data
+# the twin's edge reads too (tablebench_fixtures/paytables.yaml).
+_BASE = paytables.table("lightning-dice", "base")
+BASE_PAYTABLE: dict[str, int] = dict(_BASE.rows)
+BASE_CLAUSE = _BASE.clause                    # "625b.2(f)"
 
 # § 625b.2(g)(3): the range the enhanced "N to 1" odds of a Lucky position must lie in.
 ENHANCED_RANGES: dict[str, tuple[int, int]] = {

@@ -27,20 +27,26 @@ from bench.rules.outcome_classes import (LUCKY_POCKET, LUCKY_WIN, LUCKY_WIN_AFTE
                                          pockets)
 from bench.rules.registry import register
 from bench.rules.wagers import check_wagers, paid
+from tablebench_io import paytables
 
 POCKETS = range(0, 37)          # § 617c.3(a): a single zero wheel, 0-36
 _LUCKY_POSITIONS = tuple(f"straight:{n}" for n in POCKETS)   # checked every round: made once
 WHEEL_CLAUSE = "617c.3(a)"
 RED = frozenset({1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36})
 
-STRAIGHT_ODDS = 29              # § 617c.3(f): a straight up that is not a Lucky Number
-STRAIGHT_CLAUSE = "617c.3(f)"
+# The paytables' one copy is the shipped data the twin's edge reads too
+# (tablebench_fixtures/paytables.yaml).
+_LIGHTNING = paytables.table("lightning-roulette", "lightning")
+_STANDARD = paytables.table("lightning-roulette", "standard")
+_LUCKY_TERMS = paytables.lucky_terms("lightning-roulette")
+STRAIGHT_ODDS = _LIGHTNING.rows["straight"]   # § 617c.3(f): a straight up that is not a Lucky Number (29)
+STRAIGHT_CLAUSE = _LIGHTNING.clause           # "617c.3(f)"
 LUCKY_CLAUSE = "617c.3(e)"
-LUCKY_PAYS = (499, 399, 349, 299, 249, 199, 149, 99, 49)   # § 617c.3(g)(1)-(9)
-STANDARD_CLAUSE = "617a.4"
-# Standard single-zero odds, "N to 1" (§ 617a.4, as the issue states them).
-STANDARD_ODDS = {"split": 17, "street": 11, "corner": 8, "six-line": 5, "dozen": 2, "column": 2,
-                 "red": 1, "black": 1, "odd": 1, "even": 1, "1-18": 1, "19-36": 1}
+LUCKY_PAYS = _LUCKY_TERMS.pays                # § 617c.3(g)(1)-(9)
+STANDARD_CLAUSE = _STANDARD.clause            # "617a.4"
+# Standard single-zero odds, "N to 1" (§ 617a.4, as the issue states them); a
+# Lightning Roulette straight up pays STRAIGHT_ODDS instead of the standard one.
+STANDARD_ODDS = {kind: odds for kind, odds in _STANDARD.rows.items() if kind != "straight"}
 
 
 def _covered() -> dict[str, frozenset[int]]:
@@ -107,8 +113,8 @@ class LightningRoulette:
     outcome_field = "pocket"
     option_choices: dict[str, tuple[str, ...]] = {}
     option_clauses: dict[str, str] = {}
-    lucky_count_range = (1, 5)               # § 617c.3(d)
-    lucky_count_clause = "617c.3(d)"
+    lucky_count_range = _LUCKY_TERMS.count   # § 617c.3(d): 1 to 5
+    lucky_count_clause = _LUCKY_TERMS.count_clause
     lucky_position_clause = "617c.3(d)"
     lucky_pays_clause = "617c.3(g)"
     # (g): "The possible payouts, all of which shall be included in the certificate

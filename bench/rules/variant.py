@@ -35,11 +35,11 @@ from types import MappingProxyType
 from bench.errors import RulesError
 from bench.rules.registry import game_names, get_game, register, unregister
 from tablebench_io.fields import Fields, suggestion
+from tablebench_io.paytables import Table, changed_rows, checked_odds
 from tablebench_io.yamlfile import parse_yaml, read_yaml
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9.+-]{0,47}")
 PHASE_NAMES = ("betting", "lucky", "result", "clear")
-MAX_ODDS = 100_000      # "N to 1": beyond this a paytable row is a typo, not a game
 MAX_PHASE_S = 3600.0
 # What a game file may change, by base game (the rest of a base stays as its regulation has it).
 VARIES = {
@@ -170,24 +170,17 @@ def _bets(f: Fields, base) -> frozenset[str]:
 
 
 def _odds(f: Fields, where: str, value: object, clause: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ODDS:
-        raise RulesError(f"must be whole odds 'N to 1' from 1 to {MAX_ODDS}, got {value!r}",
-                         file=f.file, field=where, clause=clause)
-    return value
+    return checked_odds(value, file=f.file, field=where, clause=clause, error=RulesError)
 
 
 def _paytable(f: Fields, base, variant) -> None:
     rows = f.raw("paytable")
     if not isinstance(rows, dict) or not rows:
         raise f.error("paytable", "must be a mapping of bet to 'N to 1' odds", base.paytable_clause)
-    if base.lucky_count_range:             # Lightning Dice: the base paytable of (f)
-        table = dict(base.base_paytable)
-        for bet, odds in rows.items():
-            if bet not in table:
-                raise RulesError(f"{base.name}'s paytable has no row {bet!r}{suggestion(bet, table)}",
-                                 file=f.file, field=f"paytable.{bet}", clause=base.paytable_clause)
-            table[bet] = _odds(f, f"paytable.{bet}", odds, base.paytable_clause)
-        variant.base_paytable = MappingProxyType(table)
+    if base.lucky_count_range:             # Lightning Dice: the base paytable of (f), as twin edge reads it too
+        table = changed_rows(Table(base.paytable_clause, base.base_paytable), rows, game=base.name, file=f.file,
+                             error=RulesError)
+        variant.base_paytable = table.rows
         return
     # Sic Bo: rows of paytable A, the variant's only paytable.
     a = base.paytable_tables["A"]

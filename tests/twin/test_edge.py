@@ -15,8 +15,8 @@ import pytest
 
 from twin.edge.estimate import latest_safe_cutoff, scaled_hits_edge
 from twin.edge.observer import Camera, observe
-from twin.edge.payouts import TOWER_BETS, straight_payouts, tower_odds
-from twin.edge.tower import FAIR_RETURN, tower_edge
+from twin.edge.payouts import dice_game, straight_payouts
+from twin.edge.tower import tower_bet_table, tower_edge
 from twin.edge import bets
 from twin.edge.wheel import predict_spin, predicted_pocket
 from twin.wheel import load_design
@@ -39,9 +39,10 @@ def test_lucky_numbers_bring_a_straight_up_to_the_published_return():
 
 
 def test_tower_paytable_house_edges_match_fair_dice():
-    edges = dict(zip(TOWER_BETS, FAIR_RETURN))
+    bets = tower_bet_table(dice_game())
+    edges = dict(zip(bets.names, bets.fair_return))
     assert edges["low"] == pytest.approx(-1 / 36) and edges["high"] == pytest.approx(-1 / 36)
-    assert edges["total:10"] == pytest.approx(27 / 216 * (1 + tower_odds("total:10")) - 1)
+    assert edges["total:10"] == pytest.approx(27 / 216 * (1 + 4) - 1)      # 625b.2(f): 4 to 1
     assert all(e < 0 for e in edges.values())
 
 

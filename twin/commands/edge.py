@@ -10,6 +10,7 @@ import sys
 from tablebench_io.commandline import add_list_option, stdout_for_result
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
+from twin.kinds import plant_kind
 
 
 def _cutoffs(text: str) -> list[float]:
@@ -69,10 +70,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--payout", action="append", choices=("lightning", "lightning-lucky", "classic"),
                         help="straight-up payout tables (repeatable; default all three): lightning 29 to 1 "
                              "(617c.3(f)), lightning-lucky (with Lucky Numbers, 617c.3(d)-(g)), classic 35 to 1 (617a.4)")
+    parser.add_argument("--game", metavar="FILE",
+                        help="where the payouts come from: for a tower, a Lightning Dice game file (its paytable "
+                             "and bets; fixtures/games, e.g. lightning-dice-1to3); for a wheel, a Lightning "
+                             "Roulette rules submission (its Lucky draw). Default: the regulation's paytable "
+                             "(625b.2(f); 617c.3(f)) and the bench's default submission")
     parser.add_argument("--lucky-mean-count", type=_number, metavar="X",
-                        help="mean number of Lucky Numbers a round, 1-5 (617c.3(d); default 2.7)")
+                        help="mean number of Lucky Numbers a round, 1-5 (617c.3(d); default: the submission's)")
     parser.add_argument("--lucky-mean-odds", type=_number, metavar="X",
-                        help="mean odds of a Lucky Number, 49-499 (617c.3(g); default 110.25)")
+                        help="mean odds of a Lucky Number, 49-499 (617c.3(g); default: the submission's)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, metavar="K",
                         help="worker processes (default: all cores)")
     parser.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -99,16 +105,23 @@ def _pct(x: float) -> str:
 
 
 def text_of(outcome) -> str:
-    if outcome.kind == "tower":
-        t = outcome.tower
-        bets = ", ".join(f"{k} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1])[:5])
-        return "\n".join([
-            f"{outcome.design_path}: {outcome.runs} drops from seed {outcome.first_seed} "
-            f"({t.edge.fit_runs} fit, {t.edge.runs} held out, {t.no_rolls} no rolls left out)",
-            f"edge from the loaded faces: {_pct(t.edge.edge)}, {100 * outcome.confidence:g}% interval "
-            f"{_pct(t.edge.low)} to {_pct(t.edge.high)}; the same bets on fair dice: {_pct(t.edge.house_edge)} (625b.2(f))",
-            f"bets chosen: {bets}",
-            f"wall: campaign {outcome.campaign_s:.0f} s"])
+    return plant_kind(outcome.kind).part("edge_text")(outcome)
+
+
+def tower_text(outcome) -> str:
+    t = outcome.tower
+    bets = ", ".join(f"{k} {n}" for k, n in sorted(t.bets.items(), key=lambda kv: -kv[1])[:5])
+    return "\n".join([
+        f"{outcome.design_path}: {outcome.runs} drops from seed {outcome.first_seed} "
+        f"({t.edge.fit_runs} fit, {t.edge.runs} held out, {t.no_rolls} no rolls left out)",
+        f"edge from the loaded faces: {_pct(t.edge.edge)}, {100 * outcome.confidence:g}% interval "
+        f"{_pct(t.edge.low)} to {_pct(t.edge.high)}; the same bets on fair dice: {_pct(t.edge.house_edge)} (625b.2(f))",
+        f"bets chosen: {bets}",
+        f"paytable: {outcome.paytable}",
+        f"wall: campaign {outcome.campaign_s:.0f} s"])
+
+
+def wheel_text(outcome) -> str:
     cam = outcome.camera
     lines = [f"{outcome.design_path}: {outcome.runs} spins from seed {outcome.first_seed} ({outcome.invalid} invalid "
              f"left out); observer: {cam.mode}, frame {cam.frame_s:.4g} s, {cam.angle_res_deg:g} deg, window "
@@ -131,6 +144,7 @@ def text_of(outcome) -> str:
     if outcome.call_time_s is not None:
         shown = outcome.verdict.shows_safe(outcome.call_time_s)
         lines.append(f"'no more bets' at {outcome.call_time_s:g} s: " + ("shown safe" if shown else "NOT shown safe"))
+    lines.append(f"Lucky draw: {outcome.paytable}")
     lines.append(f"wall: campaign {outcome.campaign_s:.0f} s, predictions {outcome.predict_s:.0f} s, "
                  f"resamples {outcome.resample_s:.0f} s")
     return "\n".join(lines)
@@ -138,9 +152,11 @@ def text_of(outcome) -> str:
 
 def command_line(args, kind: str = "wheel") -> str:
     parts = ["twin edge", args.design, f"--runs {args.runs}", f"--seed {args.seed}"]
+    if args.game:
+        parts.append(f"--game {args.game}")
     if args.cutoff_s:
         parts.append("--cutoff-s " + ",".join(f"{c:g}" for c in args.cutoff_s))
-    if kind == "wheel":            # the observer and the payouts are a wheel's
+    if plant_kind(kind).watched:   # the observer and the straight-up payouts are a watched wheel's
         parts += [f"--observer {args.observer}", f"--frame-s {args.frame_s:.6g}",
                   f"--angle-res-deg {args.angle_res_deg:g}", f"--window-s {args.window_s:g}",
                   f"--rotor-lead-s {args.rotor_lead_s:g}", f"--noise-seed {args.noise_seed}",
@@ -157,14 +173,15 @@ def command_line(args, kind: str = "wheel") -> str:
 def run(args: argparse.Namespace) -> int:
     from twin.edge.observer import Camera
     from twin.edge.pipeline import estimate_edge
-    from twin.validate.pipeline import design_kind
+    from twin.kinds import design_kind
 
     with stdout_for_result() as emit:
         try:
             kind = design_kind(args.design)
             camera = (Camera(args.frame_s, args.angle_res_deg, args.observer, args.window_s, args.rotor_lead_s)
-                      if kind == "wheel" else None)
+                      if plant_kind(kind).watched else None)
             outcome = estimate_edge(args.design, args.runs, cutoffs=args.cutoff_s, camera=camera, payouts=args.payout,
+                                    game=args.game,
                                     lucky_mean_count=args.lucky_mean_count, lucky_mean_odds=args.lucky_mean_odds,
                                     workers=args.workers, engine=args.engine, ray_address=args.ray_address,
                                     seed=args.seed, noise_seed=args.noise_seed, confidence=args.confidence,

@@ -56,16 +56,12 @@ def run(args: argparse.Namespace) -> int:
     from twin.camera.frames import Studio, write_folder
     from twin.camera.spec import design_camera, load_camera
     from twin.shipped import shipped_design
-    from twin.validate.pipeline import design_kind
+    from twin.kinds import design_kind, plant_kind
 
     try:
         kind = design_kind(args.design)
         path = shipped_design(args.design, kind)
-        if kind == "tower":
-            from twin.tower import load_design
-        else:
-            from twin.wheel import load_design
-        design = load_design(path)
+        design = plant_kind(kind).part("loader")(path)
         camera = load_camera(args.camera) if args.camera else design_camera(path)
     except DesignError as err:
         print(f"twin frames: {err}", file=sys.stderr)
@@ -81,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     started, cpu = time.monotonic(), time.process_time()
     seeds = range(args.seed, args.seed + args.count)
     try:
-        with progress_bar(total=args.count, desc="frames", unit=("drop" if kind == "tower" else "spin"),
+        with progress_bar(total=args.count, desc="frames", unit=plant_kind(kind).run,
                           disable=args.count < PROGRESS_FROM) as bar:
             counts = write_folder(studio, out, seeds, args.fall_every, step=bar.update)
     except OSError as err:

@@ -10,6 +10,7 @@ import sys
 from tablebench_io.commandline import add_list_option, stdout_for_result
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
+from twin.kinds import plant_kind
 
 
 def _confidence(text: str) -> float:
@@ -59,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _text(outcome) -> str:
     from twin.pvalue import format_p, p_equals
     from twin.validate.verdict import meaning_of
-    unit = "drops" if outcome.kind == "tower" else "spins"
+    unit = plant_kind(outcome.kind).runs
     lines = [f"{outcome.design_path}: {outcome.runs} {unit}, seeds {outcome.first_seed}-"
              f"{outcome.first_seed + outcome.runs - 1}, {100 * outcome.confidence:g}% confidence "
              f"(Holm over the family)"]
@@ -84,14 +85,16 @@ def _text(outcome) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from twin.validate.pipeline import design_kind, validate
+    from twin.kinds import design_kind
+    from twin.validate.pipeline import validate
 
     with stdout_for_result() as emit:
         try:
             kind = design_kind(args.design)
-            if kind == "tower" and args.spins or kind == "wheel" and args.drops:
-                print(f"twin validate: {args.design} is a {kind} design: use "
-                      f"{'--drops' if kind == 'tower' else '--spins'}", file=sys.stderr)
+            plant = plant_kind(kind)
+            if any(given and option != plant.size_option
+                   for option, given in (("--drops", args.drops), ("--spins", args.spins))):
+                print(f"twin validate: {args.design} is a {kind} design: use {plant.size_option}", file=sys.stderr)
                 return 2
             if args.report:
                 _writable_folder(args.report)        # before the campaign, not after it

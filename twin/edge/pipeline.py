@@ -19,8 +19,7 @@ from pathlib import Path
 
 from twin.edge.estimate import latest_safe_cutoff
 from twin.edge.observer import Camera
-from twin.edge.payouts import (DEFAULT_LUCKY_MEAN_COUNT, DEFAULT_LUCKY_MEAN_ODDS, StraightPayout,
-                               straight_payouts)
+from twin.edge.payouts import StraightPayout, dice_game, lucky_means, straight_payouts
 from twin.edge.tower import TowerEdge, tower_edge
 from twin.edge.verdict import RESAMPLES, Verdict, verdict
 from twin.edge.wheel import CutoffEdge, default_cutoffs, ladder_of, predict_spin, track_time_range, wheel_edges
@@ -29,9 +28,9 @@ from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
 from twin.validate.campaign import (CampaignError, Plan, appending, complete_lines, default_results_path,
                                     run_campaign)
-from twin.validate.engines import _worker_start, make_engine
-from twin.validate.pipeline import design_kind
-from twin.validate.runs import TOWER, WHEEL, design_for
+from twin.kinds import WHEEL, design_kind, plant_kind
+from twin.validate.engines import make_engine, worker_start
+from twin.validate.runs import design_for
 from twin.wheel.track import LeavingMap, TrackModel
 
 PREDICT_BLOCK = 20       # spins per task of the prediction pool
@@ -68,6 +67,7 @@ class EdgeOutcome:
     engine: str = "local"          # how the campaign ran, for the report's provenance
     workers: int = 1
     noise_seed: int = 0
+    paytable: str = ""             # the file the payouts were read from (a game file, a rules submission)
 
     def safe_call(self, payout: str) -> float | None:
         rows = [r for r in self.rows if r.payout == payout]
@@ -76,8 +76,9 @@ class EdgeOutcome:
     def verdict_json(self) -> dict:
         out = {"design": self.design_path, "kind": self.kind, "runs": self.runs, "first_seed": self.first_seed,
                "confidence": self.confidence, "campaign_s": round(self.campaign_s, 1),
-               "predict_s": round(self.predict_s, 1), "results_file": self.results_path}
-        if self.kind == WHEEL:
+               "predict_s": round(self.predict_s, 1), "results_file": self.results_path,
+               "paytable": self.paytable}
+        if plant_kind(self.kind).watched:     # a wheel: the observer, and each payout's latest safe call
             out["camera"] = self.camera.to_json()
             out["invalid_spins_left_out"] = self.invalid
             out["resample_s"] = round(self.resample_s, 1)
@@ -93,9 +94,7 @@ class EdgeOutcome:
         return out
 
     def lines_json(self) -> list[dict]:
-        """One object per cutoff and payout (a tower: one), then the verdict."""
-        if self.kind == TOWER:
-            return [dict(self.verdict_json(), verdict=True)]
+        """One object per cutoff and payout (a tower has none), then the verdict."""
         return [r.to_json() for r in self.rows] + [dict(self.verdict_json(), verdict=True)]
 
 
@@ -163,7 +162,7 @@ def _append_predictions(plan: Plan, out, done: dict[int, dict], seeds: list[int]
     todo = [s for s in seeds if s not in done]
     jobs = [(plan.design_path, todo[i:i + PREDICT_BLOCK], cutoffs, camera, noise_seed)
             for i in range(0, len(todo), PREDICT_BLOCK)]
-    pool = mp.get_context("spawn").Pool(workers, initializer=_worker_start) if workers > 1 and len(jobs) > 1 else None
+    pool = mp.get_context("spawn").Pool(workers, initializer=worker_start) if workers > 1 and len(jobs) > 1 else None
     try:
         results = pool.imap_unordered(_predict_task, jobs) if pool else map(_predict_task, jobs)
         with progress_bar(total=len(seeds), initial=len(seeds) - len(todo), desc="predictions", unit="spin",
@@ -181,7 +180,7 @@ def _append_predictions(plan: Plan, out, done: dict[int, dict], seeds: list[int]
 
 
 def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None = None,
-                  camera: Camera | None = None, payouts: list[str] | None = None,
+                  camera: Camera | None = None, payouts: list[str] | None = None, game: str | Path | None = None,
                   lucky_mean_count: float | None = None, lucky_mean_odds: float | None = None,
                   workers: int = 1, engine: str = "local", ray_address: str | None = None, seed: int = 0,
                   noise_seed: int = 0, confidence: float = 0.99, results: str | Path | None = None,
@@ -190,30 +189,18 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
     """The edge of a design: a wheel's per cutoff and payout, a tower's from its loaded faces.
     ``records`` (a finished campaign's) skips running one. A wheel's verdict (the main
     payout's latest safe call) gets its interval from ``resamples`` bootstrap draws
-    (0: none); ``call_time_s`` is added to the cutoffs and judged (``Verdict.shows_safe``)."""
+    (0: none); ``call_time_s`` is added to the cutoffs and judged (``Verdict.shows_safe``).
+    ``game``: where the payouts come from, a Lightning Dice game file for a tower, a
+    Lightning Roulette rules submission (its Lucky draw) for a wheel; default the shipped ones."""
     path = shipped_design(design)
     kind = design_kind(path)
     loaded = design_for(kind, path, None)
     if not 0.5 <= confidence < 1:
         raise EdgeError(f"confidence must be in [0.5, 1), got {confidence}")
-    if kind == WHEEL:
-        camera = camera or Camera()
-        if resamples < 0:
-            raise EdgeError(f"resamples must be 0 or more, got {resamples}")
-        cutoffs, _, _ = check_cutoffs(loaded, cutoffs, call_time_s)
-        try:
-            table = straight_payouts(DEFAULT_LUCKY_MEAN_COUNT if lucky_mean_count is None else lucky_mean_count,
-                                     DEFAULT_LUCKY_MEAN_ODDS if lucky_mean_odds is None else lucky_mean_odds)
-        except ValueError as err:
-            raise EdgeError(f"lucky: {err}") from None
-        keys = payouts or list(table)
-        unknown = [k for k in keys if k not in table]
-        if unknown:
-            raise EdgeError(f"payout: unknown {', '.join(unknown)}; expected one of {', '.join(table)}")
-        chosen = [table[k] for k in keys]
-    elif cutoffs or call_time_s is not None:
-        raise EdgeError(f"{path}: {'call-time-s' if call_time_s is not None else 'cutoff-s'}: a tower has no cutoff: "
-                        "the player sees the loaded faces before betting")
+    ask = EdgeAsk(cutoffs, camera, payouts, game, lucky_mean_count, lucky_mean_odds, noise_seed, workers, progress,
+                  call_time_s, resamples, confidence)
+    # the kind's own estimate (twin.kinds): its input checked before any run
+    estimate = plant_kind(kind).part("edge_estimate")(loaded, path, ask)
     plan = Plan(kind, path, Path(path).read_text(encoding="utf-8"), seed, runs)
     results_path = Path(results) if results else default_results_path(plan)
     started = time.perf_counter()
@@ -225,29 +212,84 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
             runner.close()
     outcome = EdgeOutcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, len(records), confidence,
                           str(results_path), campaign_s=time.perf_counter() - started, engine=engine,
-                          workers=workers, noise_seed=noise_seed)
-    if kind == TOWER:
-        outcome.tower = tower_edge(records, confidence)
-        return outcome
-    started = time.perf_counter()
-    valid = [r for r in records if r["valid"]]
-    predictions = predict_all(plan, results_path, [r["seed"] for r in valid], cutoffs, camera, noise_seed, workers, progress)
-    outcome.predict_s = time.perf_counter() - started
-    outcome.camera, outcome.cutoffs, outcome.payouts = camera, cutoffs, chosen
-    outcome.invalid = len(records) - len(valid)
-    ladder = ladder_of(loaded, records, predictions, cutoffs)
-    outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, confidence, ladder)
-    main = next((p for p in chosen if p.key == MAIN_PAYOUT), chosen[0])
-    started = time.perf_counter()
-    with progress_bar(total=resamples, desc="resamples", unit="draw", disable=not progress or resamples == 0,
-                      dynamic_ncols=True) as bar:
-        outcome.verdict = verdict(ladder, main, confidence, outcome.safe_call(main.key), resamples,
-                                  progress=bar.update)
-    outcome.resample_s = time.perf_counter() - started
-    outcome.call_time_s = call_time_s
+                          workers=workers, noise_seed=noise_seed, paytable=estimate.paytable)
+    estimate.measure(outcome, plan, results_path, records)
     return outcome
 
 
+@dataclass
+class EdgeAsk:
+    """What an edge estimate is asked besides the design and its campaign (``estimate_edge``'s arguments)."""
+    cutoffs: list[float] | None
+    camera: Camera | None
+    payouts: list[str] | None
+    game: str | Path | None
+    lucky_mean_count: float | None
+    lucky_mean_odds: float | None
+    noise_seed: int
+    workers: int
+    progress: bool
+    call_time_s: float | None
+    resamples: int
+    confidence: float
+
+
+class TowerEstimate:
+    """A tower's edge: what the loaded faces are worth, by a game's paytable."""
+
+    def __init__(self, loaded, path: str, ask: EdgeAsk):
+        if ask.cutoffs or ask.call_time_s is not None:
+            raise EdgeError(f"{path}: {'call-time-s' if ask.call_time_s is not None else 'cutoff-s'}: a tower has "
+                            "no cutoff: the player sees the loaded faces before betting")
+        self.ask = ask
+        self.dice = dice_game(ask.game)          # a bad file is refused before any drop is run
+        self.paytable = self.dice.source
+
+    def measure(self, outcome: EdgeOutcome, plan: Plan, results_path: Path, records: list[dict]) -> None:
+        outcome.tower = tower_edge(records, self.ask.confidence, self.dice)
+
+
+class WheelEstimate:
+    """A wheel's edge: per cutoff and payout, of a player who watches the spin until the cutoff."""
+
+    def __init__(self, loaded, path: str, ask: EdgeAsk):
+        self.loaded, self.ask = loaded, ask
+        self.camera = ask.camera or Camera()
+        if ask.resamples < 0:
+            raise EdgeError(f"resamples must be 0 or more, got {ask.resamples}")
+        self.cutoffs, _, _ = check_cutoffs(loaded, ask.cutoffs, ask.call_time_s)
+        means = lucky_means(ask.game)            # a bad file is refused before any spin is run
+        try:
+            table = straight_payouts(means.count if ask.lucky_mean_count is None else ask.lucky_mean_count,
+                                     means.odds if ask.lucky_mean_odds is None else ask.lucky_mean_odds)
+        except ValueError as err:
+            raise EdgeError(f"lucky: {err}") from None
+        self.paytable = means.source
+        keys = ask.payouts or list(table)
+        unknown = [k for k in keys if k not in table]
+        if unknown:
+            raise EdgeError(f"payout: unknown {', '.join(unknown)}; expected one of {', '.join(table)}")
+        self.chosen = [table[k] for k in keys]
+
+    def measure(self, outcome: EdgeOutcome, plan: Plan, results_path: Path, records: list[dict]) -> None:
+        ask, loaded, cutoffs, chosen = self.ask, self.loaded, self.cutoffs, self.chosen
+        started = time.perf_counter()
+        valid = [r for r in records if r["valid"]]
+        predictions = predict_all(plan, results_path, [r["seed"] for r in valid], cutoffs, self.camera,
+                                  ask.noise_seed, ask.workers, ask.progress)
+        outcome.predict_s = time.perf_counter() - started
+        outcome.camera, outcome.cutoffs, outcome.payouts = self.camera, cutoffs, chosen
+        outcome.invalid = len(records) - len(valid)
+        ladder = ladder_of(loaded, records, predictions, cutoffs)
+        outcome.rows = wheel_edges(loaded, records, predictions, cutoffs, chosen, ask.confidence, ladder)
+        main = next((p for p in chosen if p.key == MAIN_PAYOUT), chosen[0])
+        started = time.perf_counter()
+        with progress_bar(total=ask.resamples, desc="resamples", unit="draw",
+                          disable=not ask.progress or ask.resamples == 0, dynamic_ncols=True) as bar:
+            outcome.verdict = verdict(ladder, main, ask.confidence, outcome.safe_call(main.key), ask.resamples,
+                                      progress=bar.update)
+        outcome.resample_s = time.perf_counter() - started
+        outcome.call_time_s = ask.call_time_s
 
 
 def call_time_summary(path: str, records: list[dict], results: Path, workers: int, confidence: float,
@@ -258,7 +300,8 @@ def call_time_summary(path: str, records: list[dict], results: Path, workers: in
                             seed=records[0]["seed"] if records else 0, confidence=confidence,
                             results=results, progress=progress, records=records, resamples=0)
     rows = [r for r in outcome.rows if r.payout == VALIDATE_PAYOUT]
-    return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": "29 to 1 (617c.3(f))",
+    base = next(p for p in outcome.payouts if p.key == VALIDATE_PAYOUT)
+    return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": f"{base.odds:g} to 1 ({base.clause})",
             "observer": outcome.camera.to_json(),
             "edges": [{"cutoff_s": r.cutoff_s, "edge": round(r.edge.edge, 4), "high": round(r.edge.high, 4)}
                       for r in rows],

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
+from typing import Callable
 from pathlib import Path
 
 from tablebench_io import charts
 from tablebench_io.report_page import (CAUTION, FAIL, INFO, PASS, Provenance, Verdict, code, esc, figure,
                                        file_input, picture_of, report_page)
+from twin.kinds import plant_kind
 
 DOC = "docs/edge.md"
 # The method in two sentences, and the section of the shipped docs it comes from.
@@ -148,7 +151,7 @@ def tower_verdict(outcome) -> Verdict:
 
 
 def verdict(outcome) -> Verdict:
-    return wheel_verdict(outcome) if outcome.kind == "wheel" else tower_verdict(outcome)
+    return page_of(outcome).verdict(outcome)
 
 
 def wheel_chart(outcome) -> str:
@@ -209,7 +212,7 @@ def _doc_section(title: str) -> str | None:
 
 
 def _method(outcome) -> str:
-    title, words = METHOD[outcome.kind]
+    title, words = page_of(outcome).method
     section = _doc_section(title)
     anchor = f"method-{outcome.kind}"
     where = f"{DOC}, section “{title}”"
@@ -254,13 +257,23 @@ def _observer(outcome) -> str:
                "the launch")
 
 
+def _payouts_input(outcome) -> list:
+    """The file the payouts were read from (a game file, a rules submission, the shipped paytables)."""
+    source = Path(getattr(outcome, "paytable", "") or "")
+    if not source.is_file():
+        return []
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    return [file_input("payouts", source, digest, "game", "submission")]
+
+
 def provenance(outcome, command: str, written: datetime) -> Provenance:
     last = outcome.first_seed + outcome.runs - 1
-    unit = "spins" if outcome.kind == "wheel" else "drops"
+    plant = plant_kind(outcome.kind)
+    unit = plant.runs
     digest = hashlib.sha256(Path(outcome.design_path).read_bytes()).hexdigest()
     seeds = esc(f"{unit} {outcome.first_seed}–{last}: fit on the even seeds, measured on the odd ones")
     noise = getattr(outcome, "noise_seed", None)
-    if outcome.kind == "wheel":
+    if plant.watched:                 # the observer's reading errors have a seed of their own
         seeds += esc("; the observer's reading errors: " + (f"noise seed {noise}" if noise is not None else
                                                             "the noise seed in the command below")
                      + ", one draw per spin and cutoff")
@@ -269,31 +282,50 @@ def provenance(outcome, command: str, written: datetime) -> Provenance:
     ran = ((f"{engine}" + (f", {workers} worker(s)" if workers else "") + "; ") if engine else "")
     more = [("records", code(outcome.results_path)),
             ("confidence", esc(f"{100 * outcome.confidence:g}% intervals"))]
-    if outcome.kind == "wheel":
+    if plant.watched:
         more.insert(0, ("observer", _observer(outcome)))
         if outcome.invalid:
             more.append(("invalid spins", esc(f"{outcome.invalid} left out (a dealer spins again)")))
     return Provenance(
         date=written.strftime("%Y-%m-%d %H:%M:%S UTC"),
-        inputs=[file_input(f"design (a {outcome.kind})", outcome.design_path, digest, outcome.kind)],
+        inputs=[file_input(f"design (a {outcome.kind})", outcome.design_path, digest, outcome.kind)]
+        + _payouts_input(outcome),
         seeds=seeds,
         engine=esc(f"{ran}this run: campaign {outcome.campaign_s:.0f} s"
-                   + (f", predictions {outcome.predict_s:.0f} s (local pool)" if outcome.kind == "wheel" else "")
+                   + (f", predictions {outcome.predict_s:.0f} s (local pool)" if plant.watched else "")
                    + "; runs already in the records file are not run again"),
         repeat=command, more=more)
 
 
 def render(outcome, command: str, written: datetime) -> str:
-    chart = wheel_chart(outcome) if outcome.kind == "wheel" else tower_chart(outcome)
-    caption = ("The player's return at each cutoff with its interval (band), per payout table; dashed, the house "
-               "edge of the same bets on a fair wheel; dotted, the latest safe call of each table."
-               if outcome.kind == "wheel" else
-               "The return of a player who sees the loaded faces with its interval, and the same bets on fair dice.")
-    sections = [figure(picture_of(chart, caption)), _method(outcome),
-                _cutoff_table(outcome) if outcome.kind == "wheel" else _tower_figures(outcome)]
+    page = page_of(outcome)
+    sections = [figure(picture_of(page.chart(outcome), page.caption)), _method(outcome), page.figures(outcome)]
     return report_page(kind="edge estimate", title=f"twin edge: {outcome.design_name}",
                        heading=f"Edge of a watching player: {outcome.design_name}", verdict=verdict(outcome),
                        provenance=provenance(outcome, command, written), sections=sections)
+
+
+@dataclass(frozen=True)
+class EdgePage:
+    """What the page shows of one kind of plant (``twin.kinds``: ``edge_page``)."""
+    verdict: Callable
+    chart: Callable
+    caption: str
+    figures: Callable                 # the section after the method
+    method: tuple[str, str]           # its title in docs/edge.md, and the method in two sentences
+
+
+WHEEL_PAGE = EdgePage(wheel_verdict, wheel_chart,
+                      "The player's return at each cutoff with its interval (band), per payout table; dashed, the "
+                      "house edge of the same bets on a fair wheel; dotted, the latest safe call of each table.",
+                      _cutoff_table, METHOD["wheel"])
+TOWER_PAGE = EdgePage(tower_verdict, tower_chart,
+                      "The return of a player who sees the loaded faces with its interval, and the same bets on "
+                      "fair dice.", _tower_figures, METHOD["tower"])
+
+
+def page_of(outcome) -> EdgePage:
+    return plant_kind(outcome.kind).part("edge_page")
 
 
 def write_report(outcome, folder: Path, command: str) -> Path:

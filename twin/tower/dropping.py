@@ -234,129 +234,169 @@ def _classify(design: TowerDesign, world: World, supported: Sequence[bool] | Non
     return tuple(rests)
 
 
-def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
-         trace: Trace | None = None, frame_every_s: float = 1 / 25) -> DropResult:
-    faces_loaded, poses = _place(design, seed, loaded)
-    engine = _Engine(design)
-    world, client = engine.world, engine.client
-    place_dice(world, design, poses)
+class _Sensor:
+    """What a camera and a contact sensor record of a drop (``drop_traced``): the
+    dice's poses every frame, how far they sank while held, their obstacle hits."""
 
-    p = design.physics
-    dt = p.timestep_s
-    hold_steps = round(design.compartment.hold_s / dt)
-    max_steps = hold_steps + math.ceil(p.max_time_s / dt)
-    rest_steps = round(p.rest_for_s / dt)
-    frame_every = max(1, round(frame_every_s / dt))
-    max_move2 = (p.rest_linear_mps * p.rest_for_s) ** 2
-    tray_top = design.body.bottom_z_m
-    step = pb.stepSimulation
-    position = pb.getBasePositionAndOrientation
-    dice = world.dice
+    def __init__(self, trace: Trace, world: World, client: int, start_z: list[float], dt: float,
+                 hold_steps: int, frame_every_s: float):
+        self.trace, self.world, self.client, self.dt = trace, world, client, dt
+        self.hold_steps, self.start_z = hold_steps, start_z
+        self.frame_every = max(1, round(frame_every_s / dt))
+        self.touching = [False] * len(world.dice)
+        trace.release_s = hold_steps * dt
+        trace.obstacle_hits = [0] * len(world.dice)
+        self.record(0)
 
-    def record(n: int) -> None:
-        trace.times_s.append(n * dt)
-        trace.poses.append([position(die, physicsClientId=client) for die in dice])
+    def record(self, n: int) -> None:
+        self.trace.times_s.append(n * self.dt)
+        self.trace.poses.append([pb.getBasePositionAndOrientation(die, physicsClientId=self.client)
+                                 for die in self.world.dice])
 
-    touching = [False] * len(dice)
-    start_z = [pos[2] for pos, _ in poses]
-
-    def sense(n: int) -> None:
-        if n % frame_every == 0:
-            record(n)
-        if n < hold_steps:
+    def sense(self, n: int) -> None:
+        """After step ``n``: a frame when one is due, the sinking while held, new obstacle contacts."""
+        trace, client, dice = self.trace, self.client, self.world.dice
+        if n % self.frame_every == 0:
+            self.record(n)
+        if n < self.hold_steps:
             for i, die in enumerate(dice):
-                drop = start_z[i] - position(die, physicsClientId=client)[0][2]
+                drop = self.start_z[i] - pb.getBasePositionAndOrientation(die, physicsClientId=client)[0][2]
                 trace.max_z_drop_during_hold_m = max(trace.max_z_drop_during_hold_m, drop)
         for i, die in enumerate(dice):
-            now = any(c[2] in world.obstacles for c in pb.getContactPoints(bodyA=die, physicsClientId=client))
-            if now and not touching[i]:
+            now = any(c[2] in self.world.obstacles for c in pb.getContactPoints(bodyA=die, physicsClientId=client))
+            if now and not self.touching[i]:
                 trace.obstacle_hits[i] += 1
-            touching[i] = now
+            self.touching[i] = now
 
-    if trace is not None:
-        trace.release_s = hold_steps * dt
-        trace.obstacle_hits = [0] * len(dice)
-        record(0)
+    def last(self, n: int) -> None:
+        """The pose at rest, unless the last frame already shows it."""
+        if not self.trace.times_s or self.trace.times_s[-1] != n * self.dt:
+            self.record(n)
 
-    n = 0
-    # 625b.2(c)(1): the dice stay in the compartment, on its closed door, until the release.
-    while n < hold_steps:
-        step(physicsClientId=client)
-        n += 1
-        if trace is not None:
-            sense(n)
-    # 625b.2(d)(3): the dealer's trigger opens the door.
-    pb.resetBasePositionAndOrientation(world.door, DOOR_PARKED, (0, 0, 0, 1), physicsClientId=client)
 
-    # At rest: over physics.rest_for_s every die's mean speed stayed under
-    # rest_linear_mps and its mean turn rate under rest_angular_radps. Poses,
-    # not instantaneous velocities: a die lying still on felt shows solver
-    # jitter spikes in its velocity that would never let a drop settle.
-    min_cos = math.cos(p.rest_angular_radps * p.rest_for_s / 2)   # |q0.q1| of the largest turn
-    anchor_n = 0
+class _Drop:
+    """One drop while it runs, step by step (``_run`` calls the steps in the
+    order of 625b.2(d)): the world, the step count ``n`` and where the rest
+    being watched began (``anchor_n``)."""
 
-    def settle() -> bool:
-        """Step until every die has rested for rest_for_s in the tray, or time runs out."""
-        nonlocal n, anchor_n
-        anchor: list | None = None
-        while n < max_steps:
-            for _ in range(CHECK_EVERY_STEPS):
-                step(physicsClientId=client)
-                n += 1
-                if trace is not None:
-                    sense(n)
-            poses_now = [position(die, physicsClientId=client) for die in dice]
-            if poses_now[0][0][0] != poses_now[0][0][0]:   # NaN: the solver blew up; report unsettled
-                n = max_steps
+    def __init__(self, design: TowerDesign, seed: int, loaded: Sequence[int] | None,
+                 trace: Trace | None, frame_every_s: float):
+        self.design, self.seed = design, seed
+        self.faces_loaded, poses = _place(design, seed, loaded)
+        engine = _Engine(design)
+        self.world, self.client = engine.world, engine.client
+        place_dice(self.world, design, poses)
+        self.dice = self.world.dice
+        p = design.physics
+        self.dt = p.timestep_s
+        self.hold_steps = round(design.compartment.hold_s / self.dt)
+        self.max_steps = self.hold_steps + math.ceil(p.max_time_s / self.dt)
+        self.rest_steps = round(p.rest_for_s / self.dt)
+        # At rest: over physics.rest_for_s every die's mean speed stayed under
+        # rest_linear_mps and its mean turn rate under rest_angular_radps. Poses,
+        # not instantaneous velocities: a die lying still on felt shows solver
+        # jitter spikes in its velocity that would never let a drop settle.
+        self.max_move2 = (p.rest_linear_mps * p.rest_for_s) ** 2
+        self.min_cos = math.cos(p.rest_angular_radps * p.rest_for_s / 2)   # |q0.q1| of the largest turn
+        self.tray_top = design.body.bottom_z_m
+        self.sensor = None if trace is None else _Sensor(trace, self.world, self.client, [pos[2] for pos, _ in poses],
+                                                         self.dt, self.hold_steps, frame_every_s)
+        self.n = 0
+        self.anchor_n = 0
+
+    def _step(self) -> None:
+        pb.stepSimulation(physicsClientId=self.client)
+        self.n += 1
+        if self.sensor is not None:
+            self.sensor.sense(self.n)
+
+    def _poses(self) -> list:
+        return [pb.getBasePositionAndOrientation(die, physicsClientId=self.client) for die in self.dice]
+
+    def hold(self) -> None:
+        """625b.2(c)(1): the dice stay in the compartment, on its closed door, until the release."""
+        while self.n < self.hold_steps:
+            self._step()
+
+    def release(self) -> None:
+        """625b.2(d)(3): the dealer's trigger opens the door."""
+        pb.resetBasePositionAndOrientation(self.world.door, DOOR_PARKED, (0, 0, 0, 1), physicsClientId=self.client)
+
+    def _still_since(self, poses_now: list, anchor: list) -> bool:
+        """Every die moved and turned less than a rest allows since ``anchor``, in the tray (625b.2(d)(4))."""
+        for (pos, orn), (pos0, orn0) in zip(poses_now, anchor):
+            dx, dy, dz = pos[0] - pos0[0], pos[1] - pos0[1], pos[2] - pos0[2]
+            dot = abs(orn[0] * orn0[0] + orn[1] * orn0[1] + orn[2] * orn0[2] + orn[3] * orn0[3])
+            if dx * dx + dy * dy + dz * dz > self.max_move2 or dot < self.min_cos or pos[2] >= self.tray_top:
                 return False
-            still = anchor is not None
-            if still:
-                for (pos, orn), (pos0, orn0) in zip(poses_now, anchor):
-                    dx, dy, dz = pos[0] - pos0[0], pos[1] - pos0[1], pos[2] - pos0[2]
-                    dot = abs(orn[0] * orn0[0] + orn[1] * orn0[1] + orn[2] * orn0[2] + orn[3] * orn0[3])
-                    # 625b.2(d)(4): at rest counts only in the tray.
-                    if dx * dx + dy * dy + dz * dz > max_move2 or dot < min_cos or pos[2] >= tray_top:
-                        still = False
-                        break
-            if not still:
-                anchor, anchor_n = poses_now, n
-            elif n - anchor_n >= rest_steps:
+        return True
+
+    def settle(self) -> bool:
+        """Step until every die has rested for rest_for_s in the tray, or time runs out."""
+        anchor: list | None = None
+        while self.n < self.max_steps:
+            for _ in range(CHECK_EVERY_STEPS):
+                self._step()
+            poses_now = self._poses()
+            if poses_now[0][0][0] != poses_now[0][0][0]:   # NaN: the solver blew up; report unsettled
+                self.n = self.max_steps
+                return False
+            if anchor is None or not self._still_since(poses_now, anchor):
+                anchor, self.anchor_n = poses_now, self.n
+            elif self.n - self.anchor_n >= self.rest_steps:
                 return True
         return False
 
-    settled = settle()
-    # A rest with a die not flat must stand a small disturbance before it is
-    # taken (625b.2(d)(5) makes it a no roll): one that stands is kept as it
-    # lay; one that gives way falls on under plain gravity until it rests
-    # again, and is tried again. After MAX_TRIALS the rest is reported as it
-    # lay, its dice that moved marked as not standing. Drops whose dice all
-    # lie flat (nearly all on a fair tower) pay nothing for this.
-    supported: list[bool] | None = None
-    gave_way = 0
-    for attempt in range(1, MAX_TRIALS + 1):
-        if not settled or all(_flat(design, *position(die, physicsClientId=client)) for die in dice):
-            break
-        rest_n = anchor_n
-        gave, steps = try_rest(world, dt, lambda pose: _flat(design, *pose), keep_rest=attempt == MAX_TRIALS)
-        n += steps
-        if gave is None:
-            anchor_n = rest_n           # it rested all along: the rest began before the tilts
-            break
-        if attempt == MAX_TRIALS:
-            anchor_n, supported = rest_n, [not g for g in gave]
-            break
-        gave_way += 1
-        settled = settle()
-    if trace is not None and (not trace.times_s or trace.times_s[-1] != n * dt):
-        record(n)
+    def _all_flat(self) -> bool:
+        return all(_flat(self.design, *pose) for pose in self._poses())
 
-    rests = _classify(design, world, supported)
-    settle_time = (anchor_n - hold_steps) * dt if settled else p.max_time_s
-    faces = tuple(r.face for r in rests)
-    no_roll = (not settled) or not all(r.flat for r in rests)     # 625b.2(d)(5)
-    return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
-                      settle_time_s=settle_time, seed=int(seed), loaded=faces_loaded,
-                      design=design.name, gave_way=gave_way)
+    def stand_or_fall(self, settled: bool) -> tuple[bool, list[bool] | None, int]:
+        """A rest with a die not flat must stand a small disturbance before it is
+        taken (625b.2(d)(5) makes it a no roll): one that stands is kept as it
+        lay; one that gives way falls on under plain gravity until it rests
+        again, and is tried again. After MAX_TRIALS the rest is reported as it
+        lay, its dice that moved marked as not standing. Drops whose dice all
+        lie flat (nearly all on a fair tower) pay nothing for this.
+        Returns (settled, which dice stood or None, how often the rest gave way)."""
+        supported: list[bool] | None = None
+        gave_way = 0
+        for attempt in range(1, MAX_TRIALS + 1):
+            if not settled or self._all_flat():
+                break
+            rest_n = self.anchor_n
+            gave, steps = try_rest(self.world, self.dt, lambda pose: _flat(self.design, *pose),
+                                   keep_rest=attempt == MAX_TRIALS)
+            self.n += steps
+            if gave is None:
+                self.anchor_n = rest_n           # it rested all along: the rest began before the tilts
+                break
+            if attempt == MAX_TRIALS:
+                self.anchor_n, supported = rest_n, [not g for g in gave]
+                break
+            gave_way += 1
+            settled = self.settle()
+        return settled, supported, gave_way
+
+    def result(self, settled: bool, supported: list[bool] | None, gave_way: int) -> DropResult:
+        """The dice as they lie: faces, flatness and holders, and the no roll of 625b.2(d)(5)."""
+        if self.sensor is not None:
+            self.sensor.last(self.n)
+        rests = _classify(self.design, self.world, supported)
+        settle_time = (self.anchor_n - self.hold_steps) * self.dt if settled else self.design.physics.max_time_s
+        faces = tuple(r.face for r in rests)
+        no_roll = (not settled) or not all(r.flat for r in rests)     # 625b.2(d)(5)
+        return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
+                          settle_time_s=settle_time, seed=int(self.seed), loaded=self.faces_loaded,
+                          design=self.design.name, gave_way=gave_way)
+
+
+def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,
+         trace: Trace | None = None, frame_every_s: float = 1 / 25) -> DropResult:
+    run = _Drop(design, seed, loaded, trace, frame_every_s)
+    run.hold()
+    run.release()
+    settled, supported, gave_way = run.stand_or_fall(run.settle())
+    return run.result(settled, supported, gave_way)
 
 
 def drop(design: TowerDesign, seed: int, loaded: Sequence[int] | None = None) -> DropResult:

@@ -25,7 +25,8 @@ from tablebench_io.progress import bar as progress_bar
 
 from twin.errors import TwinError
 from twin.validate.engines import Engine
-from twin.validate.runs import TOWER, block_of
+from twin.kinds import plant_kind
+from twin.validate.runs import block_of
 
 FORMAT = 1
 
@@ -52,7 +53,7 @@ class Plan:
 
     @property
     def unit(self) -> str:
-        return "drop" if self.kind == TOWER else "spin"
+        return plant_kind(self.kind).run
 
     def header(self) -> dict:
         return {"twin_validate": FORMAT, "kind": self.kind, "design": self.design_path,

@@ -38,7 +38,7 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
-def _worker_start() -> None:
+def worker_start() -> None:
     """A worker's stdout is the user's: PyBullet's C library prints its build
     banner there on import, which would break ``--json``. Workers report
     through their return values only, so their fd 1 goes to stderr. Ctrl-C
@@ -71,7 +71,7 @@ class LocalEngine:
                 yield _pool_task(job)
             return
         if self._pool is None:
-            self._pool = mp.get_context("spawn").Pool(self.workers, initializer=_worker_start)
+            self._pool = mp.get_context("spawn").Pool(self.workers, initializer=worker_start)
         yield from self._pool.imap_unordered(_pool_task, jobs)
 
     def close(self) -> None:

@@ -6,26 +6,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from twin.errors import DesignError
+from twin.kinds import KINDS, design_kind, plant_kind
 from twin.validate.campaign import Plan, default_results_path, run_campaign
 from twin.validate.engines import make_engine
 from twin import __version__
 from twin.shipped import shipped_design
-from twin.validate.runs import KINDS, TOWER, WHEEL, design_for
+from twin.validate.runs import design_for
 from twin.validate.verdict import Check, judge, meaning_of
-from tablebench_io.yamlfile import read_yaml
 
-
-def design_kind(path: str | Path) -> str:
-    """"tower" or "wheel", from what the design file holds (a wheel lists
-    its pockets, a tower its dice); a shipped design by name too."""
-    path = shipped_design(path)
-    data = read_yaml(path, DesignError)
-    if isinstance(data, dict) and "pockets" in data:
-        return WHEEL
-    if isinstance(data, dict) and "dice" in data:
-        return TOWER
-    raise DesignError("neither a tower (no 'dice') nor a wheel (no 'pockets')", file=str(path))
+__all__ = ["Outcome", "design_kind", "validate"]    # design_kind: twin.kinds's, kept here for callers
 
 
 @dataclass
@@ -100,16 +89,13 @@ def validate(design: str | Path, runs: int, *, kind: str | None = None, workers:
     finally:
         runner.close()
     elapsed = time.perf_counter() - started
-    if kind == TOWER:
-        from twin.validate.tower_checks import tower_checks as checks_of
-    else:
-        from twin.validate.wheel_checks import wheel_checks as checks_of
-    checks = judge(checks_of(records, confidence, loaded), confidence)
+    plant = plant_kind(kind)
+    checks = judge(plant.part("checks")(records, confidence, loaded), confidence)
     outcome = Outcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, confidence, engine,
                       runner.workers, str(results_path), checks, records, elapsed)
-    if kind == WHEEL:
-        from twin.edge.pipeline import call_time_summary
-        outcome.no_more_bets = call_time_summary(path, records, results_path, workers, confidence, progress)
+    if plant.validation_extra:              # a wheel: the edge's latest safe call (twin.edge)
+        outcome.no_more_bets = plant.part("validation_extra")(path, records, results_path, workers, confidence,
+                                                              progress)
     if report:
         from twin.validate.report import write_report
         outcome.report_path = str(write_report(outcome, loaded, Path(report)))

@@ -15,14 +15,16 @@ import hashlib
 import json
 import logging
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 from tablebench_io import charts
 from twin.pvalue import format_p, p_equals
 from tablebench_io.report_page import (FAIL, PASS, Picture, Provenance, Verdict, code, esc, figure, figures,
                                        file_input, picture_of, report_page)
-from twin.validate.runs import TOWER
+from twin.kinds import plant_kind
 from twin.validate.tower_checks import TOTALS
 from twin.validate.verdict import Check, meaning_of
 
@@ -165,7 +167,7 @@ def chart_of(key: str) -> str | None:
 
 
 def command_line(outcome) -> str:
-    flag = "--drops" if outcome.kind == TOWER else "--spins"
+    flag = plant_kind(outcome.kind).size_option
     return (f"twin validate {outcome.design_path} {flag} {outcome.runs} --seed {outcome.first_seed} "
             f"--confidence {outcome.confidence:g} --workers {outcome.workers} --engine {outcome.engine}")
 
@@ -176,10 +178,15 @@ def design_sha256(path: str) -> str:
 
 
 def _run_counts(outcome) -> str:
-    records = outcome.records
-    if outcome.kind == TOWER:
-        no_rolls = sum(bool(r.get("no_roll")) for r in records)
-        return f"{len(records)} drops: {len(records) - no_rolls} that count, {no_rolls} no rolls"
+    return page_of(outcome).run_counts(outcome.records)
+
+
+def _tower_counts(records: list[dict]) -> str:
+    no_rolls = sum(bool(r.get("no_roll")) for r in records)
+    return f"{len(records)} drops: {len(records) - no_rolls} that count, {no_rolls} no rolls"
+
+
+def _wheel_counts(records: list[dict]) -> str:
     valid = sum(bool(r.get("valid")) for r in records)
     return f"{len(records)} spins: {valid} valid, {len(records) - valid} invalid"
 
@@ -261,7 +268,7 @@ a pass says no bias at least that large, not that there is none.</p>""",
         "<h2>Examples</h2>" + (figures(samples) if samples else "<p>none</p>"),
         f"""<h2>Repeat it</h2><p>The command in the provenance above runs the campaign again. Each run's record is in {code(outcome.results_path)}; run <i>i</i> uses seed
 {outcome.first_seed}+<i>i</i> whatever the engine or number of workers, and
-<code>twin {'drop' if outcome.kind == TOWER else 'spin'} {esc(outcome.design_path)} --seed N</code> repeats one.</p>""",
+<code>twin {plant_kind(outcome.kind).run} {esc(outcome.design_path)} --seed N</code> repeats one.</p>""",
     ]
 
 
@@ -270,11 +277,12 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     report_path = folder / REPORT_PAGE
-    pictures = (_tower_charts if outcome.kind == TOWER else _wheel_charts)(outcome, design)
+    page = page_of(outcome)
+    pictures = page.charts(outcome, design)
     samples: list[Picture] = []
     if examples:
         try:
-            samples = (_tower_examples if outcome.kind == TOWER else _wheel_examples)(outcome, design)
+            samples = page.examples(outcome, design)
         except Exception as err:        # a picture must not cost the user the verdict
             log.warning("twin validate: warning: example pictures failed: %s", err)
     written = datetime.now(timezone.utc)
@@ -286,3 +294,19 @@ def write_report(outcome, design, folder: Path, examples: bool = True) -> Path:
     outcome.report_path = str(report_path)
     (folder / "validation.json").write_text(json.dumps(outcome.to_json(), indent=2) + "\n", encoding="utf-8")
     return report_path
+
+
+@dataclass(frozen=True)
+class ValidationPage:
+    """What the page shows of one kind of plant (``twin.kinds``: ``validation_page``)."""
+    charts: Callable           # (outcome, design) -> the charts, by name
+    examples: Callable         # (outcome, design) -> pictures of example runs
+    run_counts: Callable       # records -> "N drops: ..." in words
+
+
+TOWER_PAGE = ValidationPage(_tower_charts, _tower_examples, _tower_counts)
+WHEEL_PAGE = ValidationPage(_wheel_charts, _wheel_examples, _wheel_counts)
+
+
+def page_of(outcome) -> ValidationPage:
+    return plant_kind(outcome.kind).part("validation_page")

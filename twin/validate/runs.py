@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-TOWER, WHEEL = "tower", "wheel"
-KINDS = (TOWER, WHEEL)
+from twin.kinds import KINDS, TOWER, WHEEL, plant_kind
+
+__all__ = ["BLOCK", "KINDS", "TOWER", "WHEEL", "block_of", "design_for", "run_chunk", "tower_run", "wheel_run"]
 # Runs per block, the unit of work handed to a worker (and the unit of resuming).
 BLOCK = {TOWER: 20, WHEEL: 4}
 
@@ -28,10 +29,7 @@ def design_for(kind: str, path: str, text: str | None):
     """The design at ``path``; with ``text`` (a task sent to another machine)
     the file's contents are used, written to a private temporary file under
     the same name, so that the design need not exist on that machine."""
-    if kind == TOWER:
-        from twin.tower import load_design
-    else:
-        from twin.wheel import load_design
+    load_design = plant_kind(kind).part("loader")
     if text is None:
         return load_design(path)
     folder = Path(tempfile.mkdtemp(prefix="twin-validate-"))
@@ -84,5 +82,5 @@ def run_chunk(kind: str, path: str, seeds: list[int], text: str | None = None) -
     it inside the campaign), in order. Each drop and spin builds its own
     physics world, so a run does not depend on the runs before it."""
     design = design_for(kind, path, text)
-    one = tower_run if kind == TOWER else wheel_run
+    one = plant_kind(kind).part("one_run")
     return [one(design, seed) for seed in seeds]
