@@ -120,7 +120,8 @@ class SessionOutcome:
                 **({"not_written": self.missing} if self.missing else {})}
 
 
-def _rules(config: SessionConfig):
+def session_rules(config: SessionConfig):
+    """The rules a session plays by: its submission, checked to be for its game, or the game's default."""
     if config.submission:
         rules = load_submission(config.submission)
         if rules.game != config.game:
@@ -175,7 +176,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                          f"to six frames, and a round of more than {CEILING_FRAMES} frames is a flooded link "
                          "(docs/bench-run.md)")
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
-    rules = _rules(config)
+    rules = session_rules(config)
     adapter = get_adapter(config.adapter)      # an adapter not installed is bad input: nothing started yet
     out = Path(config.out)
     link = _link(config, rules, seed, adapter)   # before the folder is taken: a line too slow is refused at once
