@@ -72,6 +72,9 @@ class JudgedRow(NamedTuple):
     problem: str | None
 
 
+_row = tuple.__new__      # makes a JudgedRow without a Python call (replay makes one a judged frame)
+
+
 def judged_rows(wire: Iterable[Any]) -> Iterator[JudgedRow]:
     """The rows of a journal record's ``wire`` the oracle judges, in order,
     with any row that is not a frame of the journal's shape (reported by its
@@ -87,8 +90,8 @@ def judged_rows(wire: Iterable[Any]) -> Iterator[JudgedRow]:
             continue
         mono, raw = row[MONO], row[RAW]
         problem = not_a_frame(mono, raw, recorded)
-        yield JudgedRow(index, row[DIR], mono, row[WALL], raw, recorded,
-                        None if problem is None else f"not a frame as a bench records one: {problem}")
+        yield _row(JudgedRow, (index, row[DIR], mono, row[WALL], raw, recorded,
+                               None if problem is None else f"not a frame as a bench records one: {problem}"))
 
 
 def judged_record(record: dict) -> JudgedRow | None:
