@@ -74,7 +74,8 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _rules(args):
+def rules_from_options(args):
+    """The rules ``--submission`` or ``--paytable`` give (``bench emulate``, ``bench monitor``)."""
     from bench.rules.submission import default_rules, load_submission
     if args.submission:
         rules = load_submission(args.submission)
@@ -121,7 +122,7 @@ def run(args) -> int:
         timeouts = link_timeouts(args, adapter.timeouts)
         from bench.rules.variant import resolve_game
         args.game = resolve_game(args.game)
-        rules = _rules(args)
+        rules = rules_from_options(args)
         policy = policy_for(args.misbehave, args.game, rules.paytable)
     except (BenchError, ValueError) as err:
         print(f"bench emulate: {err}", file=sys.stderr)

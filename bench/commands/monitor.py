@@ -101,7 +101,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from bench.adapters.registry import get_adapter
-    from bench.commands.emulate import _rules
+    from bench.commands.emulate import rules_from_options
     from bench.journal.recorder import adapter_fields, game_file_fields, session_header
     from bench.journal.keys import load_state
     from bench.monitor.hourly import Hourly
@@ -122,7 +122,7 @@ def run(args) -> int:
         if args.key is not None:
             load_state(args.key)        # a key that cannot seal stops the monitor before it listens
         args.game = resolve_game(args.game)
-        rules = _rules(args)
+        rules = rules_from_options(args)
         adapter = get_adapter(args.adapter)
         header = session_header(game=args.game, rules=rules, controller=None, emulated=False, misbehave=None,
                                 phases={"reply_s": args.reply_s}, runner="bench monitor",

@@ -22,6 +22,8 @@ from bench.protocol.greeting import rules_digest
 from bench.protocol import Message, Rejected, Timeouts
 from bench.protocol.crc import crc16_ccitt_false
 from bench.protocol.frame import SEQ_MODULUS
+from bench.protocol.messages import COMMANDS
+from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW, WINDOW
 from bench.rules import describe, game_names, get_game
 from bench.rules.submission import DEFAULT_MAX_STAKE, DEFAULT_MIN_STAKE, LIMITS_CLAUSE
@@ -37,9 +39,8 @@ def software() -> str:
     HELLO at 0000 for the previous check's HELLO sent again (section 9)."""
     return f"{SOFTWARE}+{next(_HELLOS)}"
 LINK, SESSION = "link", "session"
-REPLY_S = 3.0          # docs/protocol.md section 11: the bench waits at most 3 s for each controller reply
+REPLY_S = DEFAULT_REPLY_S   # docs/protocol.md section 11: the bench waits at most 3 s for each controller reply
 SLACK_S = 0.25         # what a loaded machine may add to a timer, on either side of the link
-COMMANDS = ("RELEASE", "SPIN", "ROLL")
 ONCE = ()              # a check of something every version shares: run in the lowest version the controller speaks
 
 
@@ -256,7 +257,7 @@ def observe_round(ctx: Context) -> Observed:
                 if arrival is None:
                     break
                 absorb(arrival)
-                if w._covers(arrival, seq):
+                if w.acknowledges(arrival, seq):
                     return at
         raise CheckFailed(f"our {type_} (seq {seq:04d}) was never acknowledged, {t.retries + 1} attempts")
 

@@ -257,7 +257,7 @@ class Wire:
         cumulative ACK of a later one in the window counts), acknowledging its
         messages meanwhile; None after ``timeout``."""
         for arrival in self.arrivals[self._unread:]:
-            if self._covers(arrival, seq):
+            if self.acknowledges(arrival, seq):
                 return arrival
         ends = time.monotonic() + timeout
         while time.monotonic() < ends:
@@ -267,11 +267,13 @@ class Wire:
             message = arrival.message
             if message is not None and message.type not in ("ACK", "NAK"):
                 self.ack(message.seq)
-            if self._covers(arrival, seq):
+            if self.acknowledges(arrival, seq):
                 return arrival
         return None
 
-    def _covers(self, arrival: Arrival, seq: int) -> bool:
+    def acknowledges(self, arrival: Arrival, seq: int) -> bool:
+        """Whether ``arrival`` is an ACK of the frame numbered ``seq`` (in version 2, a
+        cumulative ACK of a later frame in the window acknowledges it too)."""
         message = arrival.message
         if message is None or message.type != "ACK":
             return False

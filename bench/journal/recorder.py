@@ -1,8 +1,8 @@
 """Where every frame goes as it passes: into the journal, and past the oracle.
 
-The same ``oracle_input`` decides, live and in replay, which frames the oracle
-judges, so a journal is judged exactly as the link was (ANCHORS lesson 5:
-replay is a source of frames, not a monkeypatch).
+The oracle's one feed (``bench.oracle.feed``) decides, live and in replay,
+which frames the oracle judges, so a journal is judged exactly as the link
+was (ANCHORS lesson 5: replay is a source of frames, not a monkeypatch).
 
 The frames, plant readings and verdicts of the round in flight are kept here
 and written as one ``round`` record when the round ends (``bench.journal.chain``,
@@ -28,15 +28,7 @@ from bench.journal.chain import SCHEMA_VERSION, JournalWriter, raw_text
 from bench.play.plant import Reading
 from bench.protocol import FrameEvent, Message
 from bench.journal.wire_budget import WireBudget
-
-# Frames that carry a message the peer acted on: what we sent the first time,
-# and what we received and accepted. Retransmissions, duplicates, ACK/NAK and
-# rejected bytes are journalled but are not new messages.
-ORACLE_FRAMES = frozenset({("tx", "send"), ("rx", "message")})
-
-
-def oracle_input(direction: str, frame_kind: str, message: Message | None) -> bool:
-    return message is not None and (direction, frame_kind) in ORACLE_FRAMES
+from bench.oracle.feed import judged
 
 
 def embedded_file(path: str | Path | None) -> tuple[str | None, str | None]:
@@ -147,7 +139,7 @@ class Recorder:
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
                          message.as_dict() if message is not None else None, note])
             pending.popleft()      # journalled: an interruption from here on loses nothing of it
-            if judge and message is not None and (direction, kind) in ORACLE_FRAMES:
+            if judge and judged(direction, kind, message):
                 self._count_stake(message)
                 self.frame_places.append((self.journal.seq, len(wire) - 1))
                 found = observe(direction, message, mono)

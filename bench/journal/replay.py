@@ -1,5 +1,6 @@
 """Replay a session journal: verify its hash chain and put the recorded frames
-past a fresh oracle exactly as the live link did (``bench.journal.recorder.oracle_input``).
+past a fresh oracle exactly as the live link did (``bench.oracle.feed``: the one rule
+of which frames the oracle judges).
 A disputed round's drop or spin is simulated again from its recorded seed and
 checked against the recorded outcome.
 
@@ -32,7 +33,7 @@ from bench.play.plant import file_digest
 from bench.adapters.registry import AdapterError, get_adapter
 from bench.protocol import BENCH, Codec, FrameError, Message
 from bench.protocol.messages import SPECS
-from bench.journal.recorder import ORACLE_FRAMES, oracle_input
+from bench.oracle.feed import judged_record, judged_rows
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
@@ -190,18 +191,6 @@ class _Recorded(dict):
         return dict(self)
 
 
-def not_a_frame(mono, raw, recorded) -> str | None:
-    """What makes a judged row something no bench wrote (a hand-made journal):
-    the columns replay reads must have their types."""
-    if isinstance(mono, bool) or not isinstance(mono, (int, float)):
-        return f"its monotonic time is {type(mono).__name__}"
-    if not isinstance(raw, str):
-        return f"its raw bytes are {type(raw).__name__}, not text"
-    if not isinstance(recorded, dict) or not isinstance(recorded.get("type"), str):
-        return "its message is not a decoded message"
-    return None
-
-
 def _message(data: dict) -> _Recorded:
     message = _Recorded(data)
     message.type = data["type"]
@@ -333,18 +322,10 @@ class _Judge:
         if not isinstance(wire, list):
             self.decode_problems.append(f"line {number}: wire is {type(wire).__name__}, not a list of frames")
             return
-        for index, row in enumerate(wire):
-            if type(row) is not list or len(row) != 8:
-                self.decode_problems.append(f"line {number}, frame {index}: not a frame of 8 columns")
-                continue
-            direction, frame_kind, mono, _, _, raw, recorded, _ = row      # WIRE_COLUMNS
-            if recorded is None or (frame_kind != "message" and frame_kind != "send") \
-                    or (direction, frame_kind) not in ORACLE_FRAMES:
-                continue            # (ACKs, the commonest frames, are passed over without a tuple made)
+        for index, direction, mono, _, raw, recorded, problem in judged_rows(wire):
             where = f"line {number}, frame {index}"
-            problem = not_a_frame(mono, raw, recorded)
-            if problem:
-                self.decode_problems.append(f"{where}: not a frame as a bench records one: {problem}")
+            if problem is not None:
+                self.decode_problems.append(f"{where}: {problem}")
                 continue
             if self.redecode or recorded.get("type") not in SPECS:
                 message = self._decode(where, raw, recorded)
@@ -376,13 +357,17 @@ class _Judge:
         return message
 
     def _schema1_frame(self, number: int, record: dict) -> None:
-        if not oracle_input(record.get("dir"), record.get("frame"), record.get("message")):
+        frame = judged_record(record)
+        if frame is None:
             return
-        message = self._decode(f"line {number}", record.get("raw", ""), record.get("message"))
+        if frame.problem is not None:
+            self.decode_problems.append(f"line {number}: {frame.problem}")
+            return
+        message = self._decode(f"line {number}", frame.raw, frame.recorded)
         if message is None:
             return
-        self.last_mono = record.get("mono")
-        self.oracle.observe(record["dir"], message, self.last_mono)
+        self.last_mono = frame.mono
+        self.oracle.observe(frame.direction, message, frame.mono)
 
 
 @contextmanager

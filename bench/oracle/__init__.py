@@ -2,8 +2,10 @@
 the bench and a game controller.
 
     oracle = Oracle(game, rules, response_timeout=3.0)
-    for event in frames:                      # FrameEvents with a message, journal records...
-        oracle.observe(event.direction, event.message, event.mono)   # -> [Violation, ...]
+    for event in frames:                      # the link's FrameEvents
+        message = judged_message(event)       # the one feed (bench.oracle.feed): live and replay alike
+        if message is not None:
+            oracle.observe(event.direction, message, event.mono)     # -> [Violation, ...]
     oracle.finish(last_mono)                  # overdue replies; a round in flight -> incomplete_rounds
     oracle.violations, oracle.rounds, oracle.incomplete_rounds, oracle.voided_rounds
 

@@ -177,6 +177,9 @@ _SPECS: list[Spec] = [
     Spec("CLEARED", CONTROLLER, (R,), meaning="dice removed from the tray to the top (ball retrieved): ready"),
 ]
 SPECS: dict[str, Spec] = {spec.type: spec for spec in _SPECS}
+# The controller's command to its plant, one for each kind of game: whichever
+# answers the bench's TRIGGER (docs/protocol.md; which one was due, the oracle judges).
+COMMANDS = ("RELEASE", "SPIN", "ROLL")
 
 
 def spec_for(type_: str, game: str) -> Spec:

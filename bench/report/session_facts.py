@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.journal.chain import WIRE_COLUMNS, iter_records
-from bench.journal.recorder import ORACLE_FRAMES
-from bench.journal.replay import ReplayOutcome, not_a_frame, replay
+from bench.journal.replay import ReplayOutcome, replay
+from bench.oracle.feed import JudgedRow, judged_record, judged_rows
 from bench.report.summary import Summary, ordinary_stakes, summarise
 
 # A request of the bench, and the controller's replies that answer it
 # (docs/protocol.md): the latency of each kind is the time between the two on
 # the bench's monotonic clock. A WAGER is answered by the ACCEPT or REFUSE
 # naming its id.
+WALL = WIRE_COLUMNS.index("wall")
 ANSWERS = {"HELLO": ("HELLO",), "WAGER": ("ACCEPT", "REFUSE"), "CLOSE": ("NOMORE",),
            "TRIGGER": ("COMMAND",), "SENSOR": ("RESULT", "NOROLL")}
 ASKED_BY = {reply: request for request, replies in ANSWERS.items() for reply in replies}
@@ -155,26 +156,33 @@ class _Reader:
             if isinstance(reading, dict) and reading.get("round") in self.pictured:
                 self.facts["plants"].setdefault(reading["round"], []).append(reading)
         round_of = round_no if kind == "round" else None
-        for place, row in enumerate(_listed(record.get("wire"))):
-            if isinstance(row, list) and len(row) == len(WIRE_COLUMNS):
-                self.frame(record.get("seq"), place, dict(zip(WIRE_COLUMNS, row)), round_of)
+        seq, wire = record.get("seq"), _listed(record.get("wire"))
+        self._walls(row[WALL] for row in wire if isinstance(row, list) and len(row) == len(WIRE_COLUMNS))
+        for frame in judged_rows(wire):       # the oracle's frames, as replay judges them (bench.oracle.feed)
+            if frame.problem is None:
+                self.frame(seq, frame, round_of)
         if kind == "frame":            # schema 1: a record a frame
-            self.frame(record.get("seq"), 0, record, record.get("round"))
+            self._walls((record.get("wall"),))
+            frame = judged_record(record)
+            if frame is not None and frame.problem is None:
+                self.frame(seq, frame, record.get("round"))
 
-    def frame(self, seq, place: int, row: dict, round_of) -> None:
-        message = row.get("message")
-        wall = row.get("wall")
-        if isinstance(wall, (int, float)):
-            self.facts["first_wall"] = self.facts["first_wall"] or wall
-            self.facts["last_wall"] = wall
-        if not isinstance(message, dict) or (row.get("dir"), row.get("frame")) not in ORACLE_FRAMES \
-                or not_a_frame(row.get("mono"), row.get("raw"), message):
-            return                  # (what replay does not judge either: the frame indices stay the oracle's)
+    def _walls(self, walls) -> None:
+        """The session's first and last wall-clock times, from every frame (judged or not)."""
+        facts = self.facts
+        for wall in walls:
+            if isinstance(wall, (int, float)):
+                facts["first_wall"] = facts["first_wall"] or wall
+                facts["last_wall"] = wall
+
+    def frame(self, seq, judged: JudgedRow, round_of) -> None:
+        """A frame the oracle judged (its frame index is counted here as the oracle counts it)."""
         index = self.index
         self.index += 1
-        direction, type_, mono = row["dir"], message.get("type"), row.get("mono")
+        direction, message, mono, wall = judged.direction, judged.recorded, judged.mono, judged.wall
+        type_ = message.get("type")
         if index in self.wanted_frames or (round_of in self.wanted_rounds):
-            frame = Frame(index, seq, place, direction, mono, wall, str(row.get("raw", "")), message)
+            frame = Frame(index, seq, judged.index, direction, mono, wall, str(judged.raw), message)
             if index in self.wanted_frames:
                 self.facts["frames"][index] = frame
             if round_of in self.wanted_rounds:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
 from typing import Iterable, Sequence
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
 from bench.rules.descriptor import CRAPS, DICE3, NO_ROLL_VOIDS, WHEEL
 from bench.rules.outcome_classes import (DOUBLE, FACES, LUCKY_POCKET, LUCKY_WIN, LUCKY_WIN_AFTER, NO_ROLL, POCKET,

@@ -11,7 +11,7 @@ import itertools
 from collections import Counter
 from typing import Sequence
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 
 # Every equally likely outcome of three fair dice, in order: 6**3 = 216.
 ALL_ROLLS: tuple[tuple[int, int, int], ...] = tuple(itertools.product(range(1, 7), repeat=3))

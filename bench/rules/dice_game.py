@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
 from bench.rules.dice_bets import ALL_ROLLS, check_dice
 from bench.rules.wagers import check_wagers, paid

@@ -14,7 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
 from bench.rules.descriptor import CRAPS, NO_ROLL_AGAIN, GameDescriptor, clauses, frozen
 from bench.rules.outcome_classes import SEQUENCE, SEQUENCES, OutcomeClass, no_rolls

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 
 
 def parse_probability(value: object, *, file: str | None, field: str) -> Fraction:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.dice_bets import is_triple, largest_group, parse_number, total
 from bench.rules.dice_game import DiceGame

@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Lucky, Round, Settlement, Wager
 from bench.rules.lucky import check_round_lucky, require_distribution
 from bench.rules.descriptor import WHEEL, GameDescriptor, clauses, frozen, lucky_draw_clauses

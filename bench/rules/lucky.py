@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Protocol
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from tablebench_io.fields import refuse_unknown
 from bench.rules.base import Lucky
 from bench.rules.exact import draw, parse_int, parse_probability

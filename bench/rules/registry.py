@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 
 # Modules imported on first lookup; each calls ``register`` at import time.
 GAME_MODULES = (

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
 from bench.rules.registry import game_names, get_game
 from bench.rules.submission import Rules, default_rules, normalize_paytable

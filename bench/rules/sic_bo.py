@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.dice_bets import FACES, is_triple, parse_combo, parse_number, shows, total
 from bench.rules.dice_game import DiceGame
 from bench.rules.descriptor import DICE3, NO_ROLL_AGAIN, GameDescriptor, clauses, frozen

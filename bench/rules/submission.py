@@ -26,7 +26,7 @@ from typing import Mapping
 
 import tablebench_fixtures
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.lucky import LuckyDistribution, parse_lucky
 from bench.rules.registry import game_names, get_game
 from tablebench_io.fields import refuse_unknown, suggestion

@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from types import MappingProxyType
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.registry import game_names, get_game, register, unregister
 from tablebench_io.fields import Fields, suggestion
 from tablebench_io.paytables import Table, changed_rows, checked_odds

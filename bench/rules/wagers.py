@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from bench.errors import RulesError
+from bench.rules.errors import RulesError
 from bench.rules.base import Settlement, Wager
 
 

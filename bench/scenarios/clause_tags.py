@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 _KNOWN_TAGS = pytest.StashKey[dict]()
-_SECTION = re.compile(r"^(?:sd\.)?(\d{3}[a-z]?\.\d+|20\.18\.33\.14)((?:\.[0-9a-z]+)*)$")
+SECTION_TAG = re.compile(r"^(?:sd\.)?(\d{3}[a-z]?\.\d+|20\.18\.33\.14)((?:\.[0-9a-z]+)*)$")
 
 
 def feature_tags(features_dir: Path) -> dict[str, str]:
@@ -46,7 +46,7 @@ def clause_of_tag(tag: str) -> str:
     ``625b.2.d.5`` -> ``625b.2(d)(5)``, ``sd.20.18.33.14.1.b`` ->
     ``20:18:33:14(1)(b)``; a tag outside the scheme (``off-controller.layout``)
     stays as it is."""
-    match = _SECTION.match(tag)
+    match = SECTION_TAG.match(tag)
     if not match:
         return tag
     section = match.group(1)
@@ -98,7 +98,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     known = config.stash.get(_KNOWN_TAGS, {})
     for item in items:
         clauses = sorted({clause_of_tag(m.name) for m in item.iter_markers()
-                          if m.name in known and _SECTION.match(m.name)})
+                          if m.name in known and SECTION_TAG.match(m.name)})
         item.user_properties.extend(("clause", clause) for clause in clauses)
         name = scenario_name(item)
         if name:

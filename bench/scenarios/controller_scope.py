@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+import pytest
+
 from bench.errors import RulesError
 from bench.rules import game_titled
 
@@ -135,3 +137,13 @@ def _on_target(p: Plan, target: Target) -> Plan:
             return Plan("other-rules", f"{name}: {value}, the controller's submission says {rules.options.get(name)}",
                         p.game)
     return p
+
+
+# Where a test item keeps its scenario's plan (the pytest plugin sets it; its run report reads it).
+PLAN = pytest.StashKey[Plan]()
+
+
+def played_on_controller(item: pytest.Item) -> bool:
+    """Whether a test item is a scenario of a feature played on a controller (its
+    module says ``PLAYED_ON_CONTROLLER``)."""
+    return bool(getattr(getattr(item, "module", None), "PLAYED_ON_CONTROLLER", False))

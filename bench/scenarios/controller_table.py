@@ -289,13 +289,6 @@ class ControllerConnection:
                 self.link.close()
 
 
-@dataclasses.dataclass
-class PlacedWager:
-    id: str
-    bet: str
-    stake: int
-
-
 class ControllerTable:
     """One scenario's table, played on a controller. ``connect(game, rules)``
     gives the connection to a controller running those rules."""
@@ -310,7 +303,7 @@ class ControllerTable:
         self.readings = readings or {}
         self.plain_bets = frozenset(plain_bets)   # bets the scenario pays at base odds: no Lucky Number on them
         self.cover = cover                         # the players cover the layout beside the scenario's wagers
-        self.wagers: list[PlacedWager] = []
+        self.wagers: list[Wager] = []
         self.lucky: tuple[Lucky, ...] = ()         # what the controller revealed
         self.dictated: tuple[Lucky, ...] = ()      # what the scenario says the RNG revealed (not imposed)
         self.outcome: dict[str, object] = {}
@@ -440,7 +433,7 @@ class ControllerTable:
         if reply.type == "REFUSE":
             raise RulesError(f"the controller refused the wager on {bet!r} in round {self._round}: "
                              f"{reply['reason']}", field="bet", clause=reply.get("clause"))
-        wager = PlacedWager(f"w{len(self.wagers) + 1}", bet, stake)
+        wager = Wager(f"w{len(self.wagers) + 1}", bet, stake)
         self.wagers.append(wager)
         self._wire[wager.id] = wire_id
         return wager.id

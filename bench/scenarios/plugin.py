@@ -30,14 +30,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench.scenarios.controller_scope import REASONS, Plan, Target, plan
+from bench.scenarios.controller_scope import PLAN, REASONS, Plan, Target, plan, played_on_controller
 from bench.scenarios.controller_table import ControllerConnection, ControllerTable, WireLog
 from bench.errors import BenchError
 from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
 from tablebench_io.commandline import doc_ref
 
-PLAN = pytest.StashKey[Plan]()
 WIRE_LOGS = pytest.StashKey[list]()
 SUMMARY = pytest.StashKey[tuple]()
 FAILED_STEP = pytest.StashKey[str]()
@@ -215,12 +214,8 @@ def _steps(item: pytest.Item) -> list[tuple[str, str]] | None:
     return [(step.type, step.name) for step in template.render(example).steps]
 
 
-def _played_on_controller(item: pytest.Item) -> bool:
-    return bool(getattr(getattr(item, "module", None), "PLAYED_ON_CONTROLLER", False))
-
-
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
-    if not any(_played_on_controller(item) for item in items):
+    if not any(played_on_controller(item) for item in items):
         return
     tgt = target(config)
     adapter(config)
@@ -228,7 +223,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     readings = _readings(config)
     keep, deselected, reasons = [], [], Counter()
     for item in items:
-        if not _played_on_controller(item):
+        if not played_on_controller(item):
             keep.append(item)
             continue
         steps = _steps(item)
@@ -243,7 +238,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = keep
-    played = sum(1 for item in keep if _played_on_controller(item))
+    played = sum(1 for item in keep if played_on_controller(item))
     config.stash[SUMMARY] = (tgt, played, reasons)
 
 
@@ -430,7 +425,7 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     outcome = yield
     report = outcome.get_result()
     logs = item.stash.get(WIRE_LOGS, None)
-    if (report.failed and call.excinfo is not None and _played_on_controller(item)
+    if (report.failed and call.excinfo is not None and played_on_controller(item)
             and item.config.option.tbstyle == "auto"):
         # What the controller did, not the plugin's traceback (docs/controller-testing.md, "Failures")
         from bench.scenarios.failure_report import describe

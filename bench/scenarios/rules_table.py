@@ -19,7 +19,7 @@ import random
 from typing import Iterable
 
 from bench.errors import RulesError
-from bench.rules import Lucky, get_game
+from bench.rules import Lucky, Wager, get_game
 from bench.rules.settle_json import settle_line
 from bench.rules.submission import Rules, default_rules
 
@@ -55,13 +55,6 @@ READINGS: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
-@dataclasses.dataclass
-class PlacedWager:
-    id: str
-    bet: str
-    stake: int
-
-
 class RulesTable:
     """One table of one game for one round at a time, its rules fixed by a
     submission (``default_rules`` unless a scenario reads a clause otherwise)."""
@@ -69,7 +62,7 @@ class RulesTable:
     def __init__(self, game: str, paytable: str | None = None, rules: Rules | None = None):
         self.game = get_game(game)
         self.rules = rules if rules is not None else default_rules(game, paytable)
-        self.wagers: list[PlacedWager] = []
+        self.wagers: list[Wager] = []
         self.lucky: tuple[Lucky, ...] = ()
         self.outcome: dict[str, object] = {}
         self._settlements: dict[str, dict] | None = None
@@ -96,7 +89,7 @@ class RulesTable:
     def place(self, bet: str, stake: int) -> str:
         """Place a wager; a bet the layout does not offer raises RulesError."""
         self.game.check_bet(bet, self.rules)
-        wager = PlacedWager(f"w{len(self.wagers) + 1}", bet, stake)
+        wager = Wager(f"w{len(self.wagers) + 1}", bet, stake)
         self.wagers.append(wager)
         return wager.id
 
@@ -160,7 +153,7 @@ class RulesTable:
             self._settlements = {s["id"]: s for s in result["settlements"]}
         return self._settlements
 
-    def settlement_for(self, bet: str) -> tuple[PlacedWager, dict]:
+    def settlement_for(self, bet: str) -> tuple[Wager, dict]:
         matches = [w for w in self.wagers if w.bet == bet]
         assert len(matches) == 1, f"the scenario placed {len(matches)} wagers on {bet!r}; expected one"
         wager = matches[0]

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from bench.report.findings import shape_of
-from bench.scenarios.clause_tags import _SECTION, clause_of_tag, scenario_name
-from bench.scenarios.controller_scope import REASONS
+from bench.scenarios.clause_tags import SECTION_TAG, clause_of_tag, scenario_name
+from bench.scenarios.controller_scope import PLAN, REASONS, played_on_controller
 from bench.report.message_text import message_text
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, file_input,
                                        report_page, utc, version_of)
@@ -108,20 +108,18 @@ class RunReport:
         if known:
             return known
         feature, feature_file = _feature_of(item)
-        clauses = sorted({clause_of_tag(m.name) for m in item.iter_markers() if _SECTION.match(m.name)})
+        clauses = sorted({clause_of_tag(m.name) for m in item.iter_markers() if SECTION_TAG.match(m.name)})
         found = self.scenarios[item.nodeid] = Scenario(item.nodeid, feature, feature_file,
                                                        scenario_name(item) or item.name, clauses)
         return found
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items) -> None:
-        from bench.scenarios.plugin import _played_on_controller as played_on_controller
         for item in items:
             if played_on_controller(item):
                 self._scenario(item)
 
     def pytest_deselected(self, items) -> None:
-        from bench.scenarios.plugin import PLAN, _played_on_controller as played_on_controller
         for item in items:
             if not played_on_controller(item):
                 continue

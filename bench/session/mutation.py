@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from bench.session.cycle import Phases, failure_clause
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.rules import game_names
-from bench.session.runner import SessionConfig, _rules, run_session
+from bench.session.runner import SessionConfig, run_session, session_rules
 
 GAMES = tuple(sorted(game_names()))    # the built-in games
 REPLY_S = 3.0      # wall seconds for each reply (the default): a held-back message costs this much once;
@@ -64,7 +64,7 @@ def trial(t: Trial) -> TrialResult:
         config = SessionConfig(game=t.game, rounds=t.rounds, seed=t.seed, out=out, plant="dice",
                                misbehave=t.misbehaviour, phases=Phases(reply_s=REPLY_S), progress=False,
                                stop_at_first_finding=t.misbehaviour is not None)
-        controller = threaded_controller(t.game, _rules(config), seed=t.seed, misbehave=t.misbehaviour) \
+        controller = threaded_controller(t.game, session_rules(config), seed=t.seed, misbehave=t.misbehaviour) \
             if t.in_process else nullcontext(None)
         with controller as url:
             if url:

@@ -120,7 +120,8 @@ class SessionOutcome:
                 **({"not_written": self.missing} if self.missing else {})}
 
 
-def _rules(config: SessionConfig):
+def session_rules(config: SessionConfig):
+    """The rules a session plays by: its submission, checked to be for its game, or the game's default."""
     if config.submission:
         rules = load_submission(config.submission)
         if rules.game != config.game:
@@ -175,7 +176,7 @@ def run_session(config: SessionConfig) -> SessionOutcome:
                          f"to six frames, and a round of more than {CEILING_FRAMES} frames is a flooded link "
                          "(docs/bench-run.md)")
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
-    rules = _rules(config)
+    rules = session_rules(config)
     adapter = get_adapter(config.adapter)      # an adapter not installed is bad input: nothing started yet
     out = Path(config.out)
     link = _link(config, rules, seed, adapter)   # before the folder is taken: a line too slow is refused at once
@@ -270,147 +271,213 @@ def _controller_url(config: SessionConfig, seed: int, line: _Link, adapter, out:
 
 
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter) -> SessionOutcome:
-    journal_path = out / "session.jsonl"
-    # The first KEPT_PER_CLAUSE violations of each clause are kept for the summary, JUnit and the
-    # report; every one is journalled and counted, so a controller that breaks a rule on every
-    # frame costs no more memory than one that breaks it a hundred times.
-    oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s, keep_per_clause=KEPT_PER_CLAUSE)
-    # strict=False: talking to the controller happens inside simpy steps and
-    # takes real time; a strict clock would call every slow reply a crash. The
-    # reply deadline (Phases.reply_s) is what bounds a slow controller.
-    env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
-    failures: dict[int, str] = {}
-    # Recorded outcomes cannot be staged.
-    plan = CoveragePlan(config.game, rules, seed) if config.probes and config.plant != "recorded" else None
-    started = time.monotonic()
-    stopped = reason = None
-    sealer = sealer_for(config.key, config.seal_every)     # before anything starts: a bad key stops the session
-    reserve = Reserve(out)
-    writes = _LastWrites(reserve)
-
+    """The session, step by step: the journal and the link opened, the rounds
+    played, the round in flight and the abandoned ones closed, the session's
+    end written, then its files (``_Play`` keeps what the steps share)."""
+    play = _Play(config, seed, rules, plant, out, line, adapter)
     with ExitStack() as stack:
-        stack.callback(reserve.release)
-        url = _controller_url(config, seed, line, adapter, out, stack)
+        play.start(stack)
+        play.run_rounds()
+        play.close_rounds()
+        play.write_end()
+        head = play.journal.head
+    return play.finish(head)
+
+
+class _Play:
+    """One ``bench run`` session's state as its steps pass it on: the oracle,
+    the journal and its recorder, the round cycle, the failed rounds, and how
+    (if at all) the session stopped early."""
+
+    def __init__(self, config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter):
+        self.config, self.seed, self.rules, self.plant, self.out, self.line, self.adapter = \
+            config, seed, rules, plant, out, line, adapter
+        self.journal_path = out / "session.jsonl"
+        # The first KEPT_PER_CLAUSE violations of each clause are kept for the summary, JUnit and the
+        # report; every one is journalled and counted, so a controller that breaks a rule on every
+        # frame costs no more memory than one that breaks it a hundred times.
+        self.oracle = Oracle(config.game, rules, response_timeout=config.phases.reply_s,
+                             keep_per_clause=KEPT_PER_CLAUSE)
+        # strict=False: talking to the controller happens inside simpy steps and
+        # takes real time; a strict clock would call every slow reply a crash. The
+        # reply deadline (Phases.reply_s) is what bounds a slow controller.
+        self.env = simpy.rt.RealtimeEnvironment(strict=False) if config.realtime else simpy.Environment()
+        self.failures: dict[int, str] = {}
+        # Recorded outcomes cannot be staged.
+        self.plan = CoveragePlan(config.game, rules, seed) if config.probes and config.plant != "recorded" else None
+        self.started = time.monotonic()
+        self.stopped: str | None = None
+        self.reason: str | None = None
+        self.sealer = sealer_for(config.key, config.seal_every)   # before anything starts: a bad key stops it
+        self.reserve = Reserve(out)
+        self.writes = _LastWrites(self.reserve)
+        self.recorded_rounds: list[int] = []
+        self.budgets: dict = {}
+        self.ending, self.status = COMPLETED, 0
+
+    def start(self, stack: ExitStack) -> None:
+        """The controller reached, the journal opened with the session's
+        header, and the round cycle made ready on the link."""
+        config, line, plant, plan = self.config, self.line, self.plant, self.plan
+        stack.callback(self.reserve.release)
+        self.url = url = _controller_url(config, self.seed, line, self.adapter, self.out, stack)
         link = stack.enter_context(open_link(url, baudrate=line.baud or BAUDRATE))
-        journal = stack.enter_context(JournalWriter(journal_path, defer_fsync=True, sealer=sealer))
+        sealer = self.sealer
+        self.journal = journal = stack.enter_context(JournalWriter(self.journal_path, defer_fsync=True,
+                                                                   sealer=sealer))
         journal.append("session", seal=sealer.header if sealer else None, **session_header(
-            game=config.game, rules=rules, controller=url, emulated=config.controller is None,
-            misbehave=config.misbehave, phases=vars(config.phases), seed=seed, rounds=config.rounds,
+            game=config.game, rules=self.rules, controller=url, emulated=config.controller is None,
+            misbehave=config.misbehave, phases=vars(config.phases), seed=self.seed, rounds=config.rounds,
             plant=plant.name, design=plant.design_path,
             **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, staging=[c.id for c in plan.classes] if plan else None,
-            line=line.budget.to_json() if line.budget else None, **adapter_fields(adapter),
+            line=line.budget.to_json() if line.budget else None, **adapter_fields(self.adapter),
             **game_file_fields(config.game)))
         journal.sync()
-        recorder = Recorder(journal, oracle, clock_now=lambda: env.now, max_frames=config.max_frames)
-        session = adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
+        env = self.env
+        self.recorder = recorder = Recorder(journal, self.oracle, clock_now=lambda: env.now,
+                                            max_frames=config.max_frames)
+        self.session = session = self.adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
         session.on_idle = recorder.catch_up
-        recorded_rounds: list[int] = []
-
-        def round_end(round_no: int, failure: str | None, **fields) -> None:
-            if failure:
-                failures[round_no] = failure
-            recorded_rounds.append(round_no)
-            recorder.on_round_end(round_no, failure, **fields)
-            if journal.size > config.max_journal_bytes and stopped is None:
-                raise SessionCeiling(f"the journal passed the session's ceiling of "
-                                     f"{config.max_journal_bytes / 2**20:g} MB after round {round_no} "
-                                     "(bench run --max-journal-mb N raises it)")
-
-        budgets: dict = {}
-
-        def greeted(version: int):
-            try:
-                players, budget = line.in_version(config, rules, seed, version)
-            except LineError as err:
-                raise ProtocolViolation(f"line budget: the controller speaks protocol {version}: {err}") from None
-            if budget is not None:
-                budgets["used"] = budget.to_json()
-            return players
-
-        cycle = RoundCycle(env, session, game=config.game, rules=rules, plant=plant,
-                           players=config.players or CoveringPlayers(config.game, rules),
-                           window=line.budget.window if line.budget else WINDOW, on_greeted=greeted,
-                           reconnect=(lambda lost: _reopen(url, line.baud, config.reconnect_s, session.port, stack))
-                           if config.reconnect_s > 0 else None,
-                           phases=config.phases, session_seed=seed, on_plant=recorder.on_plant,
-                           on_round_end=round_end, software=f"tablebench/{bench.__version__}",
-                           plan=plan, probe_unlawful=config.probe_wagers,
-                           stop=(lambda: bool(oracle.violation_count or failures)) if config.stop_at_first_finding
-                           else (lambda: False))
-        bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
-                                               desc=f"{config.game}", leave=False))
+        oracle, failures = self.oracle, self.failures
+        self.cycle = cycle = RoundCycle(
+            env, session, game=config.game, rules=self.rules, plant=plant,
+            players=config.players or CoveringPlayers(config.game, self.rules),
+            window=line.budget.window if line.budget else WINDOW, on_greeted=self.greeted,
+            reconnect=(lambda lost: _reopen(url, line.baud, config.reconnect_s, self.session.port, stack))
+            if config.reconnect_s > 0 else None,
+            phases=config.phases, session_seed=self.seed, on_plant=recorder.on_plant,
+            on_round_end=self.round_end, software=f"tablebench/{bench.__version__}",
+            plan=plan, probe_unlawful=config.probe_wagers,
+            stop=(lambda: bool(oracle.violation_count or failures)) if config.stop_at_first_finding
+            else (lambda: False))
+        self.bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
+                                                    desc=f"{config.game}", leave=False))
         stack.callback(cycle.close)
-        env.process(cycle.run(config.rounds, progress=(bar.update if bar else lambda *a: None)))
+
+    def round_end(self, round_no: int, failure: str | None, **fields) -> None:
+        """A round's record written (the cycle's ``on_round_end``); past the
+        journal's ceiling, the session stops."""
+        if failure:
+            self.failures[round_no] = failure
+        self.recorded_rounds.append(round_no)
+        self.recorder.on_round_end(round_no, failure, **fields)
+        ceiling = self.config.max_journal_bytes
+        if self.journal.size > ceiling and self.stopped is None:
+            raise SessionCeiling(f"the journal passed the session's ceiling of "
+                                 f"{ceiling / 2**20:g} MB after round {round_no} "
+                                 "(bench run --max-journal-mb N raises it)")
+
+    def greeted(self, version: int):
+        """The players the line allows once the protocol version is agreed (the cycle's ``on_greeted``)."""
         try:
-            env.run()
+            players, budget = self.line.in_version(self.config, self.rules, self.seed, version)
+        except LineError as err:
+            raise ProtocolViolation(f"line budget: the controller speaks protocol {version}: {err}") from None
+        if budget is not None:
+            self.budgets["used"] = budget.to_json()
+        return players
+
+    def run_rounds(self) -> None:
+        """The rounds, until they are all played or the session stops: how it
+        stopped (``stopped``, ``reason``), None if it did not."""
+        bar, cycle = self.bar, self.cycle
+        self.env.process(cycle.run(self.config.rounds, progress=(bar.update if bar else lambda *a: None)))
+        try:
+            self.env.run()
         except ProtocolViolation as err:
-            stopped, reason = (REFUSED if cycle.current_round is None and not recorded_rounds else LINK_LOST), str(err)
+            self.stopped = REFUSED if cycle.current_round is None and not self.recorded_rounds else LINK_LOST
+            self.reason = str(err)
         except LinkError as err:
-            stopped, reason = LINK_LOST, str(err)
+            self.stopped, self.reason = LINK_LOST, str(err)
         except KeyboardInterrupt as err:
-            stopped, reason = INTERRUPTED, f"session interrupted ({interrupt_name(err)})"
+            self.stopped, self.reason = INTERRUPTED, f"session interrupted ({interrupt_name(err)})"
         except Exception as err:     # a failure of the bench itself: the files are still written
             if is_disk_full(err):
-                stopped, reason = DISK_FULL, _disk_full(out, err, recorded_rounds)
+                self.stopped, self.reason = DISK_FULL, _disk_full(self.out, err, self.recorded_rounds)
             else:
-                stopped, reason = CRASHED, f"the bench failed: {err!r}"
-                writes("crash.txt", lambda: (out / "crash.txt").write_text(traceback.format_exc()))
-        reserve.release()            # the room kept for the session's end is the end's to use
+                self.stopped, self.reason = CRASHED, f"the bench failed: {err!r}"
+                out = self.out
+                self.writes("crash.txt", lambda: (out / "crash.txt").write_text(traceback.format_exc()))
+        self.reserve.release()            # the room kept for the session's end is the end's to use
+
+    def close_rounds(self) -> None:
+        """The round in flight of a session that stopped written as failed;
+        the last frames judged, the oracle's last verdicts, and the round the
+        controller opened after the last one closed as abandoned."""
+        stopped, reason, writes, recorder, oracle = self.stopped, self.reason, self.writes, self.recorder, self.oracle
         if stopped is not None:
-            in_flight = cycle.current_round
-            if in_flight is not None and (not recorded_rounds or recorded_rounds[-1] != in_flight):
+            in_flight = self.cycle.current_round
+            if in_flight is not None and (not self.recorded_rounds or self.recorded_rounds[-1] != in_flight):
                 # The round in flight is written as a round that failed; what
                 # crossed the link after it goes into the session-end record.
                 extra = {"interrupted": True} if stopped in (INTERRUPTED, CRASHED) else {}
-                writes(f"round {in_flight}'s record", lambda: round_end(
+                writes(f"round {in_flight}'s record", lambda: self.round_end(
                     in_flight, f"round {in_flight}: {reason}", judge=stopped != CRASHED, **extra))
         else:
             try:
-                session.flush()   # the ACK of the controller's last frames goes out (version 2 holds it back)
+                self.session.flush()   # the ACK of the controller's last frames goes out (version 2 holds it back)
             except LinkError:
                 pass              # a controller that has gone is its own business by now; every frame is journalled
         writes("the last frames", lambda: recorder.catch_up(judge=stopped != CRASHED))  # judged before the end's verdicts
-        finish_mono = time.monotonic()
+        self.finish_mono = finish_mono = time.monotonic()
         if stopped != CRASHED:
             writes("the last verdicts", lambda: recorder.verdicts(oracle.finish(finish_mono)))
         # The controller opens the next round as soon as one is cleared; the
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
-            if round_no not in recorded_rounds:
+            if round_no not in self.recorded_rounds:
                 writes(f"round {round_no}'s record", lambda: recorder.on_round_end(round_no, None, abandoned=True))
-        if writes.full is not None and stopped != DISK_FULL:
-            stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
-        ending, status = verdict(stopped, oracle.violation_count, len(failures))
-        end = dict(rounds=cycle.rounds_done, violations=oracle.violation_count, protocol=session.version,
-                   failures=len(failures), sim_seconds=round(env.now, 3), ending=ending, status=status,
-                   reason=reason, finish_mono=round(finish_mono, 6), line=budgets.get("used"))
-        if not writes("the session-end record", lambda: recorder.on_session_end(**end, judge=stopped != CRASHED)):
+
+    def _stop_for_a_full_disk(self, err: OSError) -> None:
+        self.stopped, self.reason = DISK_FULL, _disk_full(self.out, err, self.recorded_rounds, self.reason)
+
+    def write_end(self) -> None:
+        """The session-end record (without the last frames if they do not fit
+        on a full disk, saying how many were lost), the journal's final seal."""
+        writes, recorder, oracle = self.writes, self.recorder, self.oracle
+        if writes.full is not None and self.stopped != DISK_FULL:
+            self._stop_for_a_full_disk(writes.full)
+        self.ending, self.status = verdict(self.stopped, oracle.violation_count, len(self.failures))
+        end = dict(rounds=self.cycle.rounds_done, violations=oracle.violation_count, protocol=self.session.version,
+                   failures=len(self.failures), sim_seconds=round(self.env.now, 3), ending=self.ending,
+                   status=self.status, reason=self.reason, finish_mono=round(self.finish_mono, 6),
+                   line=self.budgets.get("used"))
+        judge = self.stopped != CRASHED
+        if not writes("the session-end record", lambda: recorder.on_session_end(**end, judge=judge)):
             # The frames since the last record do not fit: the end is written without them,
             # saying how many were lost (replay then does not hold the verdicts to them).
-            if stopped != DISK_FULL:
-                stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
-                ending, status = verdict(stopped, oracle.violation_count, len(failures))
-                end.update(ending=ending, status=status, reason=reason)
+            if self.stopped != DISK_FULL:
+                self._stop_for_a_full_disk(writes.full)
+                self.ending, self.status = verdict(self.stopped, oracle.violation_count, len(self.failures))
+                end.update(ending=self.ending, status=self.status, reason=self.reason)
             lost = recorder.let_go()
             if writes("the session-end record", lambda: recorder.on_session_end(**end, lost=lost, judge=False)):
                 writes.missing.remove("the session-end record")
-        writes("the journal's final seal and fsync", journal.close)
-        head = journal.head
-    writes("session.head", lambda: write_durably(out / "session.head", head + "\n"))
-    if writes.full is not None and stopped != DISK_FULL:
-        stopped, reason = DISK_FULL, _disk_full(out, writes.full, recorded_rounds, reason)
-        ending, status = verdict(stopped, oracle.violation_count, len(failures))
-    outcome = SessionOutcome(config, seed, journal_path, oracle, failures, head, recorder.stakes_by_bet,
-                             float(env.now), time.monotonic() - started, rules,
-                             {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
-                             if sealer else None, ending=ending, status=status, reason=reason, missing=writes.missing,
-                             line=budgets.get("used") or (line.budget.to_json() if line.budget else None))
-    outcome.summary = summarise(config.game, rules, oracle, failures,
-                                ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round, cycle.probed),
-                                ignore_incomplete=set(oracle.incomplete_rounds) - set(failures),
-                                probe_rounds=cycle.probed, staged=plan is not None)
-    writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
-                                            ending=ending, reason=reason))
-    writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))
-    return outcome
+        writes("the journal's final seal and fsync", self.journal.close)
+
+    def finish(self, head: str) -> SessionOutcome:
+        """``session.head``, the outcome and its summary, ``junit.xml`` and ``summary.json``."""
+        config, out, writes, oracle, recorder, sealer = \
+            self.config, self.out, self.writes, self.oracle, self.recorder, self.sealer
+        writes("session.head", lambda: write_durably(out / "session.head", head + "\n"))
+        if writes.full is not None and self.stopped != DISK_FULL:
+            self._stop_for_a_full_disk(writes.full)
+            self.ending, self.status = verdict(self.stopped, oracle.violation_count, len(self.failures))
+        ending, reason, line = self.ending, self.reason, self.line
+        outcome = SessionOutcome(config, self.seed, self.journal_path, oracle, self.failures, head,
+                                 recorder.stakes_by_bet, float(self.env.now), time.monotonic() - self.started,
+                                 self.rules,
+                                 {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
+                                 if sealer else None, ending=ending, status=self.status, reason=reason,
+                                 missing=writes.missing,
+                                 line=self.budgets.get("used") or (line.budget.to_json() if line.budget else None))
+        outcome.summary = summarise(config.game, self.rules, oracle, self.failures,
+                                    ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
+                                                    self.cycle.probed),
+                                    ignore_incomplete=set(oracle.incomplete_rounds) - set(self.failures),
+                                    probe_rounds=self.cycle.probed, staged=self.plan is not None)
+        writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
+                                                ending=ending, reason=reason))
+        writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))
+        return outcome

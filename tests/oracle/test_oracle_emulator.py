@@ -11,6 +11,7 @@ import pytest
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.rules.submission import default_rules
 from bench.oracle import Oracle
+from bench.oracle.feed import judged_message
 from bench.rules.coverage import MULTISETS
 from tests.link.conftest import REPLY, connect, emulator_process, hello, play_round
 
@@ -41,16 +42,17 @@ def not_lucky_pocket(said):
 
 def judge_session(game, rounds, *, misbehave=None, faults=(), response_timeout=2.0, seed=7) -> Oracle:
     """Play ``rounds`` ((wagers, readings, late) each) against `bench emulate`,
-    every frame with a message fed to an oracle; returns the oracle, finished."""
+    every frame the oracle judges (bench.oracle.feed) fed to it; returns the oracle, finished."""
     oracle = Oracle(game, default_rules(game, PAYTABLE.get(game)), response_timeout=response_timeout)
     args = ["--game", game, "--seed", str(seed)]
     args += ["--misbehave", misbehave] if misbehave else []
     for fault in faults:
         args += ["--fault", fault]
 
-    def observe(event):
-        if event.message is not None:
-            oracle.observe(event.direction, event.message, event.mono)
+    def observe(event):                 # what bench run's oracle judges (bench.oracle.feed)
+        message = judged_message(event)
+        if message is not None:
+            oracle.observe(event.direction, message, event.mono)
 
     with emulator_process(*args) as url:
         session = connect(url, game, observer=observe)
