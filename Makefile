@@ -1,5 +1,5 @@
 # Two commands do all set-up from a fresh clone: `make demo` and `make test`.
-# Both create .venv and install the project into it (with the test, twin and Ray
+# Both create .venv and install the project into it (with the test, twin, Ray and lint
 # extras, so that the Ray engine is tested too); the stamp file makes a
 # second run skip the install unless pyproject.toml changed.
 PYTHON ?= python3
@@ -8,14 +8,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 REPORTS := reports
 
-.PHONY: install demo test wheel clean
+.PHONY: install demo test lint lint-baseline wheel clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,twin,ray]'
+	$(BIN)/python -m pip install --quiet -e '.[test,twin,ray,lint]'
 	touch $(STAMP)
 
 # The main job on the embedded default: the emulated controller in its own
@@ -44,6 +44,16 @@ test: $(STAMP)
 	mkdir -p $(REPORTS)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --junitxml=$(REPORTS)/junit.xml
 	$(BIN)/python -m pytest -q -p no:xdist tests/features --cucumberjson=$(REPORTS)/cucumber.json
+
+# ruff (the rules in pyproject.toml) and mypy, ratcheted against .ci/mypy-baseline.txt:
+# a new type error fails; make lint-baseline records the errors left after fixing some.
+LINTED := bench twin tablebench_io tests benchmarks features tablebench_pytest.py
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/python .ci/mypy_ratchet.py
+
+lint-baseline: $(STAMP)
+	$(BIN)/python .ci/mypy_ratchet.py --update
 
 # The wheel a user of another project installs (README: Using tablebench from another project).
 wheel: $(STAMP)

@@ -56,8 +56,8 @@ def main(argv=None) -> int:
             results.append(result)
             print(f"\r{done}/{len(jobs)} sessions", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    print(f"| game | classes | sessions covering all | covered (median, min) | last class covered by round "
-          f"(median, worst) | classes left (sessions) |\n|---|---|---|---|---|---|")
+    print("| game | classes | sessions covering all | covered (median, min) | last class covered by round "
+          "(median, worst) | classes left (sessions) |\n|---|---|---|---|---|---|")
     for game in GAMES:
         rows = [r for r in results if r["game"] == game]
         covered = [len(r["covered"]) for r in rows]

@@ -138,7 +138,7 @@ def intervals(rows: Sequence[tuple[str, float, float | None, float | None]], *, 
     fig = _figure(width_in, 0.75 + 0.42 * len(rows))
     ax = fig.add_subplot()
     handles = []
-    for k, (label, value, low, high) in enumerate(rows):
+    for k, (_label, value, low, high) in enumerate(rows):
         y = len(rows) - 1 - k
         if low is not None and high is not None:
             line = ax.hlines(y, low, high, colors=BAD if failed else OK, linewidth=5, zorder=2,

@@ -190,7 +190,7 @@ def _provenance(run: ConformanceRun) -> Provenance:
             ("timeouts", esc(run.timeouts_words()))]
     return Provenance(
         date=f"{utc(run.started)} to {utc(run.finished)}", inputs=[rules], seeds=esc(seeds),
-        engine=esc(f"bench conformance: one fresh connection and a time budget for each check; the faults "
+        engine=esc("bench conformance: one fresh connection and a time budget for each check; the faults "
                    "are the bench's own, on its side of the link"),
         repeat=run.command, more=more)
 

@@ -268,7 +268,7 @@ class Session:
                 raise self._give_up()
             return          # a NAK after the last attempt: the timer decides
         self._attempts += 1
-        for seq, data, sent in self._in_flight:
+        for _seq, data, sent in self._in_flight:
             self._write(data, sent, "retransmit")
         self._resend_at = self.clock() + self.timeouts.response
 

@@ -94,7 +94,7 @@ def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target,
     game = paytable = None
     options: dict[str, str] = {}
     paid: set[str] = set()
-    for kind, text in steps:
+    for _kind, text in steps:
         m = TABLE.match(text)
         if m:
             try:

@@ -148,7 +148,7 @@ class RulesTable:
             if self.rules.paytable is not None:
                 line["paytable"] = self.rules.paytable
             if self.game.descriptor.lightning:
-                line["lucky"] = [{"bet": l.bet, "pays": l.pays} for l in self.lucky]
+                line["lucky"] = [{"bet": n.bet, "pays": n.pays} for n in self.lucky]
             result = settle_line(line, self.rules)
             self._settlements = {s["id"]: s for s in result["settlements"]}
         return self._settlements

@@ -202,7 +202,7 @@ def every_round_count(seen, low, high):
 @then("no betting position is selected twice in a round")
 def no_position_twice(seen):
     twice = {seed: lucky for seed, lucky in seen.draws.items()
-             if len({l.bet for l in lucky}) != len(lucky)}
+             if len({n.bet for n in lucky}) != len(lucky)}
     assert not twice, f"rounds selecting a position twice: {twice}"
 
 
@@ -210,16 +210,16 @@ def no_position_twice(seen):
 def lucky_on_offered_positions(table, seen):
     offered = set(table.offers())
     for seed, lucky in seen.draws.items():
-        for l in lucky:
-            assert l.bet in offered, f"seed {seed}: Lucky Number on {l.bet!r}, not on the layout"
-            assert isinstance(l.pays, int) and l.pays >= 1, f"seed {seed}: payout {l.pays!r} for {l.bet}"
+        for n in lucky:
+            assert n.bet in offered, f"seed {seed}: Lucky Number on {n.bet!r}, not on the layout"
+            assert isinstance(n.pays, int) and n.pays >= 1, f"seed {seed}: payout {n.pays!r} for {n.bet}"
 
 
 @then("each round's Lucky Numbers pass the checks of § 625b.2(d)(2) and (g)(3)")
 def draws_pass_checks(table, seen):
     # check_lucky itself is walked row by row by the (d)(2) and (g)(3) outlines.
     for seed, lucky in seen.draws.items():
-        err = refusal(lambda: table.check_announcement(lucky))
+        err = refusal(lambda lucky=lucky: table.check_announcement(lucky))
         assert err is None, f"seed {seed}: {lucky} refused: {err}"
 
 
@@ -227,20 +227,20 @@ def draws_pass_checks(table, seen):
 def lucky_straight_numbers(seen):
     allowed = {f"straight:{n}" for n in range(37)}
     for seed, lucky in seen.draws.items():
-        assert all(l.bet in allowed for l in lucky), f"seed {seed}: {lucky}"
+        assert all(n.bet in allowed for n in lucky), f"seed {seed}: {lucky}"
 
 
 @then(parsers.parse("each Lucky Number's payout is one of {listed} to 1"))
 def lucky_payout_listed(seen, listed):
     allowed = set(parse_numbers(listed))
     for seed, lucky in seen.draws.items():
-        assert all(l.pays in allowed for l in lucky), f"seed {seed}: {lucky} outside {sorted(allowed)}"
+        assert all(n.pays in allowed for n in lucky), f"seed {seed}: {lucky} outside {sorted(allowed)}"
 
 
 @then(parsers.parse("each of the payouts {listed} to 1 is selected in some round"))
 def every_payout_selected(seen, listed):
     wanted = set(parse_numbers(listed))
-    selected = {l.pays for lucky in seen.draws.values() for l in lucky}
+    selected = {n.pays for lucky in seen.draws.values() for n in lucky}
     assert wanted <= selected, (f"never selected in {len(seen.draws)} rounds: {sorted(wanted - selected)}; "
                                 f"selected: {sorted(selected)}")
 

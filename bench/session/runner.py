@@ -427,7 +427,7 @@ class _Play:
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
             if round_no not in self.recorded_rounds:
-                writes(f"round {round_no}'s record", lambda: recorder.on_round_end(round_no, None, abandoned=True))
+                writes(f"round {round_no}'s record", lambda round_no=round_no: recorder.on_round_end(round_no, None, abandoned=True))
 
     def _stop_for_a_full_disk(self, err: OSError) -> None:
         self.stopped, self.reason = DISK_FULL, _disk_full(self.out, err, self.recorded_rounds, self.reason)

@@ -74,7 +74,7 @@ class MjpegServer:
                 try:
                     while not server.closed:
                         with server.changed:
-                            server.changed.wait_for(lambda: server.count > seen or server.closed, timeout=1.0)
+                            server.changed.wait_for(lambda seen=seen: server.count > seen or server.closed, timeout=1.0)
                             if server.count == seen:
                                 continue
                             seen, frame = server.count, server.latest

@@ -7,9 +7,7 @@ import socket
 import subprocess
 import sys
 import urllib.request
-from pathlib import Path
 
-import pytest
 
 from bench.vision.mjpeg import BOUNDARY, MjpegServer
 

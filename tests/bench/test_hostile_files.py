@@ -129,7 +129,6 @@ def test_a_design_past_physical_bounds_is_refused_naming_the_field(capsys, tmp_p
     change(design)
     path = tmp_path / "big.yaml"
     path.write_text(yaml.safe_dump(design))
-    started = time.monotonic()
     status, said, took, err = call(twin_main, ["drop", str(path)], capsys)
     assert status == 2 and len(said) == 1 and f"big.yaml: {field}:" in said[0], said
     assert took < LIMIT_S

@@ -17,7 +17,7 @@ import socket
 import pytest
 
 from bench.protocol.link import Link
-from bench.protocol import BENCH, CONTROLLER, PROTOCOL_VERSIONS, Codec, Session, Timeouts, make
+from bench.protocol import BENCH, PROTOCOL_VERSIONS, Codec, Session, Timeouts, make
 
 GAME = "lightning-dice"
 TIMEOUTS = Timeouts(byte=0.05, frame=0.2, response=0.1, retries=2)

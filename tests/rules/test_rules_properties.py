@@ -186,7 +186,7 @@ def lucky_chance(lucky, bet):
 
 def test_sic_bo_rtp_is_the_average_over_216_rolls():
     game = get_game("sic-bo")
-    for paytable, rules in SIC_BO_RULES.items():
+    for _paytable, rules in SIC_BO_RULES.items():
         for bet in game.bet_names():
             expected = average_return(game, bet, rules, ALL_DICE, lambda d: Round("sic-bo", dice=d))
             assert game.rtp(bet, rules) == expected, bet
@@ -201,7 +201,7 @@ def _lucky_average(game, bet, rules, outcomes, make_round, fillers, base_round_l
     enhanced = Fraction(0)
     for pays, p in rules.lucky.pays_distribution(bet):
         lucky = (Lucky(bet, pays),) + tuple(f for f in fillers if f.bet != bet)[:1]
-        enhanced += p * average_return(game, bet, rules, outcomes, lambda o: make_round(o, lucky))
+        enhanced += p * average_return(game, bet, rules, outcomes, lambda o, lucky=lucky: make_round(o, lucky))
     return (1 - q) * plain + q * enhanced
 
 

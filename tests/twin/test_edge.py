@@ -204,9 +204,9 @@ def test_the_rotor_watched_before_the_launch_is_known_better_early():
 def test_loaded_faces_pay_when_the_dice_keep_them_and_not_otherwise():
     rng = np.random.default_rng(5)
     loads = [list(map(int, rng.integers(1, 7, 3))) for _ in range(2000)]
-    keep = [{"seed": i, "loaded": l, "faces": l, "no_roll": False} for i, l in enumerate(loads)]
-    fair = [{"seed": i, "loaded": l, "faces": list(map(int, rng.integers(1, 7, 3))), "no_roll": False}
-            for i, l in enumerate(loads)]
+    keep = [{"seed": i, "loaded": load, "faces": load, "no_roll": False} for i, load in enumerate(loads)]
+    fair = [{"seed": i, "loaded": load, "faces": list(map(int, rng.integers(1, 7, 3))), "no_roll": False}
+            for i, load in enumerate(loads)]
     assert tower_edge(keep, 0.99).edge.low > 1.0
     fair_edge = tower_edge(fair, 0.99).edge
     assert fair_edge.low < fair_edge.house_edge < fair_edge.high

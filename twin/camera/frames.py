@@ -117,7 +117,7 @@ class Studio:
         result, trace = drop_traced(self.design, seed, frame_every_s=fall_every_s)
         frames = []
         edge = self.design.dice.edge_m
-        for k, (time_s, poses) in enumerate(zip(trace.times_s, trace.poses)):
+        for time_s, poses in zip(trace.times_s, trace.poses):
             if time_s < trace.release_s:
                 continue               # in the compartment: the camera sees the tray empty
             v = draw(self.level, seed)

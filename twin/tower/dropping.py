@@ -34,7 +34,7 @@ from twin.physics_engine import pybullet as pb
 
 from twin.errors import DesignError
 from twin.tower.design import TowerDesign
-from twin.tower.resting import GRAVITY, Hold, holds, try_rest
+from twin.tower.resting import Hold, holds, try_rest
 from twin.tower.world import DOOR_PARKED, World, build, place_dice
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)

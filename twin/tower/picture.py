@@ -277,7 +277,7 @@ def drop_gif(design: TowerDesign, result: DropResult, trace: Trace, path: str | 
         if time_s < trace.release_s:
             fd.polygon(door_outline, fill=(150, 120, 90))
         final = k == last
-        for view, project, scale in ((0, to_px, px_per_m), (1, to_top, top_scale)):
+        for view, project, _scale in ((0, to_px, px_per_m), (1, to_top, top_scale)):
             boxes, anchors = [], []
             # From the front, nearer dice over farther ones; from above, higher over lower.
             order = sorted(range(len(poses)), key=lambda i: poses[i][0][2] if view else -poses[i][0][1])

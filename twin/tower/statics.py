@@ -308,7 +308,7 @@ def can_hold(scene: Scene, group: Sequence[int], contacts: Sequence[Contact], gr
             if c.rolling_m > 0 or c.spinning_m > 0:
                 resisting.setdefault((c.die, c.other, c.other_die), (c, []))[1].append(len(columns))
             columns.append(acting(c.die, c.other_die, f,
-                                  lambda body, f=f: np.cross((point - scene.dice[body][0]) / edge, f)))
+                                  lambda body, f=f, point=point: np.cross((point - scene.dice[body][0]) / edge, f)))
     forces = len(columns)
     # Rolling and spinning resistance: three torques per body pressing on a
     # die (either sign), bounded by its coefficients times that body's push
