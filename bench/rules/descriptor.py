@@ -18,21 +18,14 @@ from types import MappingProxyType
 from typing import Mapping
 
 from bench.rules.outcome_classes import OutcomeClass
+# Kinds of outcome and what a no roll does: one object per kind, reached as
+# ``GameDescriptor.outcome`` (the names stay importable from here).
+from bench.rules.outcome_kind import (CRAPS, DICE3, KINDS, NO_ROLL_AGAIN, NO_ROLL_VOIDS, WHEEL, OutcomeKind,
+                                      outcome_kind)
 
 def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
 
-
-# Kinds of outcome. The wire messages a round uses depend on the kind
-# (``bench.protocol.messages``), not on the game.
-DICE3 = "dice3"     # three dice at rest from one drop or shake
-WHEEL = "wheel"     # one pocket of a single-zero wheel
-CRAPS = "craps"     # numbered two-dice rolls until every side bet resolves
-KINDS = (DICE3, WHEEL, CRAPS)
-
-# What a "no roll" (a die not flat) does to the round.
-NO_ROLL_VOIDS = "void"       # every wager returned, the round ends
-NO_ROLL_AGAIN = "again"      # the dice are thrown again, the round goes on
 
 # Where an order-of-events finding cites no regulation (docs/protocol.md).
 PROTOCOL = "protocol"
@@ -82,6 +75,12 @@ class GameDescriptor:
     def built_in(self) -> str:
         """The built-in game this one is (itself, or the game a game file varies)."""
         return self.base or self.name
+
+    @property
+    def outcome(self) -> OutcomeKind:
+        """The kind of outcome as an object, with this game's no-roll rule:
+        its wire fields, reading checks, quiet reading and display."""
+        return outcome_kind(self.kind, self.no_roll)
 
     @property
     def dice_count(self) -> int:
