@@ -68,9 +68,9 @@ class OutcomeKind:
         """A no roll ends the round with every wager returned (else the dice go again)."""
         return self.no_roll == NO_ROLL_VOIDS
 
-    def due_no_roll(self, game, flat, rules) -> bool:
-        """Is a no roll due for a reading whose dice lie ``flat``?"""
-        return self.can_no_roll and bool(game.is_no_roll(tuple(flat), rules))
+    def due_no_roll(self, game, reading, rules) -> bool:
+        """Is a no roll due for a SENSOR reading (its dice not lying flat as ``game`` requires)?"""
+        return self.can_no_roll and bool(game.is_no_roll(tuple(reading["flat"]), rules))
 
     # -- the wire ----------------------------------------------------------
     def command_fields(self, throws: int) -> dict[str, Any]:
@@ -222,7 +222,7 @@ class SingleZeroPocket(OutcomeKind):
     widest_lucky = "straight:36"
     POCKETS: ClassVar[int] = 37
 
-    def due_no_roll(self, game, flat, rules) -> bool:
+    def due_no_roll(self, game, reading, rules) -> bool:
         return False
 
     def sensor(self, round_no: int, reading, roll: int | None = None) -> dict[str, Any]:
