@@ -434,8 +434,8 @@ def _base_odds(ctrl, round_: Round, wager: Wager) -> int:
 def _covers(game: str, bet: str, outcome) -> bool:
     """Does ``bet`` (another kind than the Lucky one) win with this outcome?"""
     from bench.rules.lightning_roulette import COVERED
-    if describe(game).pocket:
-        return not bet.startswith("straight:") and outcome in COVERED.get(bet, ())
+    if bet in COVERED:      # a roulette bet: the pockets it holds (no dice bet shares a name with one)
+        return not bet.startswith("straight:") and outcome in COVERED[bet]
     return bet in ("low", "high", "any-double")
 
 
