@@ -82,10 +82,12 @@ class GameDescriptor:
         its wire fields, reading checks, quiet reading and display."""
         return outcome_kind(self.kind, self.no_roll)
 
+    # The flags below are the outcome kind's (kept for callers inside bench/rules);
+    # outside bench/rules ask ``outcome`` what to do rather than branch on them.
     @property
     def dice_count(self) -> int:
         """Dice read per throw: 0 for a wheel."""
-        return {DICE3: 3, CRAPS: 2, WHEEL: 0}[self.kind]
+        return self.outcome.dice_count
 
     @property
     def pocket(self) -> bool:
@@ -95,7 +97,7 @@ class GameDescriptor:
     @property
     def rolls(self) -> bool:
         """A round is a sequence of numbered rolls, each settling what it resolves."""
-        return self.kind == CRAPS
+        return self.outcome.series
 
     @property
     def betting_clause(self) -> str:
