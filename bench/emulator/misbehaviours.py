@@ -455,7 +455,7 @@ class LuckyOddsOnOtherBets(Policy):
         if not winners:
             return returned
         pays = winners[0][1]
-        outcome = round_.pocket if round_.pocket is not None else round_.dice
+        outcome = ctrl.outcome.of_round(round_)
         for w in wagers:
             if returned[w.id] > 0 and w.bet not in {x.bet for x in round_.lucky} and _covers(ctrl.game_name, w.bet, outcome):
                 returned[w.id] = w.stake * (pays + 1)

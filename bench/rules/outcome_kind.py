@@ -111,6 +111,10 @@ class OutcomeKind:
         """The ``Round`` fields that hold a one-throw round's outcome."""
         return {"dice": None if outcome is None else tuple(outcome)}
 
+    def of_round(self, round_):
+        """The outcome a ``Round`` holds (its dice, pocket or rolls)."""
+        return round_.dice
+
     # -- a scenario's outcome, and the quiet one -------------------------
     def readings(self, outcome: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The plant's readings, in order, for a scenario's outcome (the
@@ -188,6 +192,9 @@ class RollSeries(OutcomeKind):
     def shown_reading(self, reading):
         return "-".join(map(str, reading.dice))
 
+    def of_round(self, round_):
+        return round_.rolls
+
     def readings(self, outcome: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"dice": tuple(dice), "flat": (True,) * len(dice)} for dice in outcome["rolls"]]
 
@@ -245,6 +252,9 @@ class SingleZeroPocket(OutcomeKind):
 
     def round_fields(self, outcome) -> dict[str, Any]:
         return {"pocket": outcome}
+
+    def of_round(self, round_):
+        return round_.pocket
 
     def readings(self, outcome: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"pocket": outcome["pocket"]}]
