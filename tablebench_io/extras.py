@@ -8,7 +8,7 @@ physics twin is the ``twin`` extra (pyproject.toml keeps the same table).
 from __future__ import annotations
 
 # top-level module -> the extra that installs it
-EXTRAS = {"pybullet": "twin", "scipy": "twin", "numpy": "twin", "ray": "ray"}
+EXTRAS = {"pybullet": "twin", "ray": "ray"}
 
 
 def missing_extra(err: ImportError) -> str | None:

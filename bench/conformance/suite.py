@@ -70,7 +70,7 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter
             args += ["--misbehave", name]
         elif name in ("protocol", "fault", "link"):
             if name == "link":
-                _known_misbehaviour(spec, value, link=True)
+                _known_misbehaviour(spec, value, link=True, adapter=adapter)
             args += [{"link": "--misbehave-link"}.get(name, f"--{name}"), value]
         elif name == "seed":
             seed = value
@@ -80,11 +80,14 @@ def emulator_args(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter
     return args + ["--seed", seed]
 
 
-def _known_misbehaviour(spec: str, name: str, *, link: bool = False) -> None:
+def _known_misbehaviour(spec: str, name: str, *, link: bool = False, adapter=None) -> None:
     """A misbehaviour the emulator has, of the kind the option names (else
-    the emulator would exit with its whole usage)."""
+    the emulator would exit with its whole usage); an adapter's wire format
+    brings its own link-level misbehaviours."""
     from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
     from bench.emulator.misbehaviours import MISBEHAVIOURS
+    if link and adapter is not None and name in adapter.link_misbehaviours():
+        return
     if name in (LINK_MISBEHAVIOURS if link else MISBEHAVIOURS):
         return
     if not link and name in LINK_MISBEHAVIOURS:

@@ -112,6 +112,11 @@ class EmulatedController:
         # the session speaks it (version 2's window is the bench's).
         self.session.use_protocol(m["proto"], peer_window=m.get("window"))
         self._hello()
+        # Every HELLO is sent stop-and-wait (docs/protocol.md 9): in version 2 the
+        # window opens once it is acknowledged. (Sent ahead, an OPEN whose ACK
+        # reached us while the HELLO was lost made the bench's cumulative ACK
+        # seem to cover the HELLO, which was then never sent again.)
+        self.session.flush()
         if self.state != "idle":
             self._void()
         self._open_round()
@@ -129,6 +134,7 @@ class EmulatedController:
         self.session.flush()      # version 2: the RESET (and all before it) acknowledged before numbering restarts
         self.session.restart()
         self._hello()
+        self.session.flush()      # stop-and-wait, as every HELLO (docs/protocol.md 9)
         if self.state != "idle":
             self._void()
         self._open_round()

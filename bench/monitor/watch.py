@@ -228,8 +228,8 @@ class Watch:
                 self.echo(f"monitor: VIOLATION [{violation.clause}] round {violation.round}: {violation.message}")
             if shown == ECHOED_VIOLATIONS:
                 self.echo("monitor: more violations this interval are counted in its report, not shown")
-        self.found_violations += len(oracle.violations) - violations
-        self._seen = (len(oracle.rounds), len(oracle.violations), len(oracle.voided_rounds))
+        self.found_violations += oracle.violation_count - violations
+        self._seen = (len(oracle.rounds), oracle.violation_count, len(oracle.voided_rounds))
 
     def _close_part(self, stopped: str | None, reason: str | None, *, continued: bool = False) -> None:
         part = self.series.part

@@ -136,16 +136,18 @@ class Oracle:
         if self.draws is not None and self.lucky_draw is None:
             self.lucky_draw = self.draws.verdict()
             for test in self.lucky_draw.failed if self.lucky_draw else ():
-                violation = Violation(None, test.clause, None, _draw_message(self.lucky_draw, test))
-                self.violations.append(violation)
-                self._found.append(violation)
+                self._keep(Violation(None, test.clause, None, _draw_message(self.lucky_draw, test)))
         return self._found
 
     # -- bookkeeping ----------------------------------------------------
     def _flag(self, clause: str, frame: int | None, message: str, round_: int | None = None) -> None:
         if round_ is None and self._round is not None:
             round_ = self._round.number
-        violation = Violation(round_, clause, frame, message)
+        self._keep(Violation(round_, clause, frame, message))
+
+    def _keep(self, violation: Violation) -> None:
+        """Count a violation; keep the first ``keep_per_clause`` of its clause."""
+        clause, round_ = violation.clause, violation.round
         self.violation_count += 1
         self.violations_by_clause[clause] += 1
         in_round = self.clauses_by_round.get(round_)

@@ -45,6 +45,8 @@ class RoundLog:
         self._no_roll = bytearray()
         self._outcome: list = []
         self._lucky: list = []
+        self._throws: list = []        # the readings, for the outcome classes shown (bench.rules.coverage)
+        self._throw_kinds: dict = {}
         self._big: dict[tuple[str, int], int] = {}     # a number past 64 bits (a controller's absurd SETTLE)
 
     def append(self, summary: RoundSummary) -> None:
@@ -59,6 +61,17 @@ class RoundLog:
         self._no_roll.append(bool(summary.no_roll))
         self._outcome.append(summary.outcome)
         self._lucky.append(summary.lucky)
+        self._throws.append(self._interned(summary.throws))
+
+    def _interned(self, throws: tuple) -> tuple:
+        """One object for each way a round's readings came out (a few hundred
+        for three dice), so that a long session keeps a reference a round."""
+        try:
+            key = tuple(tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(throw.items()))
+                        for throw in throws)
+            return self._throw_kinds.setdefault(key, throws)
+        except (AttributeError, TypeError):      # not SENSOR fields: kept as they are
+            return throws
 
     def __len__(self) -> int:
         return len(self._outcome)
@@ -66,7 +79,7 @@ class RoundLog:
     def _at(self, index: int) -> RoundSummary:
         numbers = {name: self._big.get((name, index), column[index]) for name, column in self._columns.items()}
         return RoundSummary(outcome=self._outcome[index], no_roll=bool(self._no_roll[index]),
-                            lucky=self._lucky[index], **numbers)
+                            lucky=self._lucky[index], throws=self._throws[index], **numbers)
 
     def __getitem__(self, index):
         if isinstance(index, slice):

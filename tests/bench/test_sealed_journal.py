@@ -80,9 +80,11 @@ def losing_wager(records, nth: int = 0):
 
 
 def losing_stake(records):
-    # Raised within the stake limits (601a.2): a forgery the oracle has no rule against.
+    # Moved within the stake limits (601a.2): a forgery the oracle has no rule against. (The
+    # covering players also stake the limits themselves, so a stake is lowered, not raised.)
     index, row = losing_wager(records)
-    reencode(row, stake=row[6]["stake"] + 100)
+    stake = row[6]["stake"]
+    reencode(row, stake=stake - 100 if stake > 100 else stake + 100)
     return records, index
 
 

@@ -158,7 +158,7 @@ def test_a_controller_that_gives_up_at_the_documented_deadline_is_never_left_wai
 
 
 @pytest.mark.parametrize("kind", ("tower", "wheel"))
-def test_the_shipped_catalogue_of_the_standard_design_still_holds(kind):
+def test_the_shipped_catalogue_of_the_standard_design_still_holds(kind, tmp_path):
     """A first session on a shipped design stages at once from
     fixtures/staged-seeds.json; a changed twin or design makes it stale
     (regenerate: benchmarks/staging_bench.py --sweeps --write
@@ -167,7 +167,7 @@ def test_the_shipped_catalogue_of_the_standard_design_still_holds(kind):
     from bench.play.staging import VARIANTS
     made = {"tower": plants.TowerPlant, "wheel": plants.WheelPlant}[kind]
     for variant in range(VARIANTS):
-        plant = made("standard", session_seed=variant, memo=SeedMemo("/nonexistent/memo.json"))
+        plant = made("standard", session_seed=variant, memo=SeedMemo(tmp_path / "memo.json"))
         catalogue = plant.catalogue
         assert catalogue.complete and set(catalogue.found) == set(plant.wanted), (kind, variant)
         if variant == 0:
@@ -176,14 +176,14 @@ def test_the_shipped_catalogue_of_the_standard_design_still_holds(kind):
                 assert key in shown or key.rsplit(":", 1)[0] + ":*" in shown, (key, seed, shown)
 
 
-def test_sessions_with_different_seeds_stage_a_triple_and_a_cocked_die_from_different_drops():
+def test_sessions_with_different_seeds_stage_a_triple_and_a_cocked_die_from_different_drops(tmp_path):
     """On the tower a staged outcome is a real drop from the catalogue of the
     sweep the session seed picks: the same triple, another drop; a die
     cocked, another drop (and here another die)."""
     from bench.rules.outcome_classes import Throw
     triples, cocked = set(), set()
     for seed in range(3):
-        plant = plants.TowerPlant("standard", session_seed=seed, memo=SeedMemo("/nonexistent/memo.json"))
+        plant = plants.TowerPlant("standard", session_seed=seed, memo=SeedMemo(tmp_path / "memo.json"))
         triple = plant.read(2, 0, 3, Throw(faces=(4, 4, 4)))
         assert sorted(triple.dice) == [4, 4, 4] and all(triple.flat) and triple.detail["staged"] == "faces 4-4-4"
         triples.add(triple.seed)

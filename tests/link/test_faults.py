@@ -101,3 +101,17 @@ def test_a_reset_mid_round_voids_the_round_and_returns_the_wagers(emulator, prot
     assert of(said, "SETTLED")[0]["void"] is True
     assert of(said, "HELLO")[0].seq == 0            # the controller restarted its sequence numbers
     assert nxt["round"] == 2 and of(said2, "RESULT")
+
+
+def test_a_lossy_line_loses_the_controllers_hello_and_the_session_still_completes(tmp_path):
+    """Seed 1 at 3% dropped and 3% corrupted frames loses the controller's
+    HELLO on the way to the bench. Every HELLO is stop-and-wait (docs/protocol.md
+    9): the controller sends nothing after it until its ACK, so its HELLO is
+    sent again, instead of an OPEN's ACK passing for the HELLO's (the session
+    then ended link-lost, "no reply from the controller to HELLO")."""
+    from bench.session.runner import SessionConfig, run_session
+    outcome = run_session(SessionConfig(game="lightning-dice", rounds=4, plant="dice", seed=1, progress=False,
+                                        out=str(tmp_path / "out"),
+                                        emulator_args=("--fault", "drop=0.03", "--fault", "corrupt=0.03")))
+    assert (outcome.ending, outcome.status) == ("completed", 0), outcome.reason
+    assert not outcome.summary.violations_by_clause and not outcome.round_failures

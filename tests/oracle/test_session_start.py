@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bench.oracle import Oracle
 from bench.protocol.messages import make
+from bench.rules import Lucky
 from bench.rules.submission import default_rules
 
 from tests.oracle.test_oracle_streams import lightning_dice, rx, tx
@@ -97,12 +98,14 @@ def test_the_void_of_a_round_this_session_played_returns_every_stake_still_up():
     void = [rx("SETTLE", round=1, id="w1", returned=100), rx("SETTLE", round=1, id="w2", returned=250),
             rx("SETTLE", round=1, id="w3", returned=40), rx("SETTLED", round=1, wagers=3, returned=390, void=True),
             rx("CLEARED", round=1)]
-    clean = judge(played[:cut] + [bench_hello(), controller_hello()] + void + renumbered(lightning_dice(), 1))
+    # The next round draws its Lucky Numbers afresh (repeating a voided round's is a breach of its own, 625b.2(d)(2)).
+    fresh = renumbered(lightning_dice(lucky=(Lucky("total:11", 49), Lucky("total:17", 99))), 1)
+    clean = judge(played[:cut] + [bench_hello(), controller_hello()] + void + fresh)
     assert clean.violations == [] and clean.voided_rounds == [1] and clean.earlier_rounds == []
     short = list(void)
     short[1] = rx("SETTLE", round=1, id="w2", returned=25)
     short[3] = rx("SETTLED", round=1, wagers=3, returned=165, void=True)
-    [v] = judge(played[:cut] + [bench_hello(), controller_hello()] + short + renumbered(lightning_dice(), 1)).violations
+    [v] = judge(played[:cut] + [bench_hello(), controller_hello()] + short + fresh).violations
     assert v.clause == "protocol" and "returns 25 for wager w2; its stake 250 is due" in v.message
 
 

@@ -1,7 +1,7 @@
 """Every verdict a lab files, on one frame: the session report (a pass, a
 fail), the same journal replayed without its head hash, a pytest run's
 journal replayed, the validation, edge and conformance reports and a pytest
-run's report each carry the shared verdict box and provenance block, stand
+run's report and a recogniser's scores each carry the shared verdict box and provenance block, stand
 alone (nothing fetched, every picture decodes) and, in a real browser, show
 the verdict in the first screen at a phone's width (420 px) and a desk's
 (1400 px) with nothing cut off at the right.
@@ -86,6 +86,12 @@ def pages(tmp_path_factory):
     done = bench("replay", journal, "--head", journal.with_suffix(".head").read_text().strip(), "--report",
                  tmp / "pytest-journal.html")
     made["pytest-journal"] = (tmp / "pytest-journal.html", "fail")
+    done = twin("frames", "wheels/standard", "--count", "2", "--out", tmp / "frames", cwd=tmp)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = bench("recognize", tmp / "frames", "--recognizer", "reference", "--require", "pocket_accuracy=0.5",
+                 "--report", tmp / "recognition.html")
+    assert done.returncode == 0, done.stdout + done.stderr
+    made["recognition"] = (tmp / "recognition.html", "pass")      # the reference reads both pockets
     return {"pages": made, "said": said, "tmp": tmp}
 
 
@@ -121,7 +127,7 @@ class _Frame(HTMLParser):
 
 
 KINDS = ("session-pass", "session-fail", "replay", "validation", "edge", "conformance", "pytest-run",
-         "pytest-journal")
+         "pytest-journal", "recognition")
 
 
 @pytest.mark.parametrize("kind", KINDS)

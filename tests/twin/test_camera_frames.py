@@ -58,7 +58,10 @@ def test_tower_labels_are_the_drops_truth(narrow, tmp_path):
     assert truth["no_roll"] is True and truth["faces"] == list(result.faces)
     assert [d["flat"] for d in truth["dice"]] == [d.flat for d in result.dice]
     cocked = [d for d in truth["dice"] if not d["flat"]]
-    assert cocked and all(d["holder"] in ("wall", "die") and d["tilt_deg"] > 3 for d in cocked)
+    # Not flat: tilted past 3 deg against a wall or a die, or lying square on another die (seed 3
+    # of the narrow tray at true size: 0.2 deg, on die 2), which is no more on the tray's floor.
+    assert cocked and all(d["holder"] in ("wall", "die") and (d["tilt_deg"] > 3 or d["holder"] == "die")
+                          for d in cocked)
     assert counts["cocked_dice"] >= len(cocked) and counts["no_roll"] >= 1
     image = tmp_path / label["image"]
     assert hashlib.sha256(image.read_bytes()).hexdigest() == label["sha256"] == frame.digest
