@@ -99,12 +99,8 @@ class Context:
         return get_game(self.game).bet_names(self.rules)[0]
 
     def reading(self, round_: int, command: Message) -> dict:
-        descriptor = describe(self.game)
-        if descriptor.pocket:
-            return dict(round=round_, pocket=17)
-        if descriptor.rolls:    # a seven resolves every side bet: the round ends on this roll
-            return dict(round=round_, roll=command["roll"], dice=(3, 4), flat=(True, True))
-        return dict(round=round_, dice=(6, 4, 1), flat=(True, True, True))
+        # a lawful reading that ends the round (in a roll series, a seven)
+        return describe(self.game).outcome.quiet_sensor(round_, command)
 
     def to_phase(self, phase: str) -> tuple[int, list[tuple[str, int]]]:
         """HELLO, then play the round up to ``phase``: betting (just opened),
@@ -417,7 +413,7 @@ def _damaged(ctx: Context, seq: int, round_: int) -> dict[str, bytes]:
     """The bench's WAGER damaged in each way of section 2's table, numbered ``seq``."""
     s = b"%04d" % seq
     wager = b"%s WAGER round=%d id=d1 bet=%s stake=100" % (s, round_, ctx.good_bet().encode())
-    foreign = b"SPIN" if not describe(ctx.game).pocket else b"RELEASE"
+    foreign = b"SPIN" if describe(ctx.game).command != "SPIN" else b"RELEASE"   # another game's command
     good = _with_crc(wager)
     return {
         "bad-crc": good[:-6] + (b"0000" if not good.endswith(b"*0000\r\n") else b"0001") + b"\r\n",

@@ -19,7 +19,6 @@ from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSIONS, Session, mak
 from bench.protocol.session import WINDOW
 from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
-from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.rules.submission import LIMITS_CLAUSE
 from bench.emulator.misbehaviours import Policy
 
@@ -41,6 +40,7 @@ class EmulatedController:
         self.game_name = game
         self.game = get_game(game)
         self.descriptor = self.game.descriptor
+        self.outcome = self.descriptor.outcome      # the kind of outcome (bench.rules.outcome_kind)
         self.rules = rules
         self.seed = seed
         self.policy = policy
@@ -212,10 +212,7 @@ class EmulatedController:
         self._command()
 
     def _command(self) -> None:
-        fields = {"round": self.round}
-        if self.descriptor.rolls:
-            fields["roll"] = len(self.rolls) + 1
-        self._send(self.descriptor.command, **fields)
+        self._send(self.descriptor.command, round=self.round, **self.outcome.command_fields(len(self.rolls)))
 
     def _on_sensor(self, m: Message) -> None:
         if self.state != "released" or m["round"] != self.round:
@@ -224,22 +221,16 @@ class EmulatedController:
         problem = self._check_reading(m)
         if problem:
             return self._error("bad-sensor", problem)
-        if self.descriptor.pocket:
-            self._send("RESULT", round=self.round, pocket=m["pocket"])
+        if self.outcome.series:
+            return self._craps_roll(m["roll"], m["dice"], all(m["flat"]))
+        if not (self.outcome.can_no_roll and self._no_roll(m["flat"])):
+            self._send("RESULT", **{name: m[name] for name, _ in self.outcome.result_fields})
             self._late_lucky()
-            round_ = Round(self.game_name, pocket=m["pocket"], lucky=self.lucky)
-            return self._settle_and_clear(round_)
-        dice, flat = m["dice"], m["flat"]
-        if self.descriptor.rolls:
-            return self._craps_roll(m["roll"], dice, all(flat))
-        if not self._no_roll(flat):
-            self._send("RESULT", round=self.round, dice=dice)
-            self._late_lucky()
-            return self._settle_and_clear(self._dice_round(dice, no_roll=False))
+            return self._settle_and_clear(self._round_of(self.outcome.settled_outcome(m), no_roll=False))
         self._send("NOROLL", round=self.round)
         self._late_lucky()
-        if self.descriptor.no_roll == NO_ROLL_VOIDS:   # Lightning Dice, 625b.2(d)(5): every wager returned
-            return self._settle_and_clear(self._dice_round(dice, no_roll=True))
+        if self.outcome.no_roll_voids:           # Lightning Dice, 625b.2(d)(5): every wager returned
+            return self._settle_and_clear(self._round_of(self.outcome.settled_outcome(m), no_roll=True))
         self._command()                          # Sic Bo: the dice are shaken again
 
     def _late_lucky(self) -> None:
@@ -247,24 +238,15 @@ class EmulatedController:
             self._reveal_lucky()
 
     def _check_reading(self, m: Message) -> str | None:
-        if self.descriptor.pocket:
-            return None if 0 <= m["pocket"] <= 36 else f"pocket {m['pocket']} is not on a single-zero wheel"
-        count = self.descriptor.dice_count
-        if len(m["dice"]) != count or len(m["flat"]) != count:
-            return f"expected {count} dice and {count} flat flags, got {len(m['dice'])} and {len(m['flat'])}"
-        if not all(1 <= face <= 6 for face in m["dice"]):
-            return f"faces {m['dice']} are not all from 1 to 6"
-        if self.descriptor.rolls and m["roll"] != len(self.rolls) + 1:
-            return f"reading for roll {m['roll']}, expected roll {len(self.rolls) + 1}"
-        return None
+        return self.outcome.check_reading(m, len(self.rolls))
 
     def _no_roll(self, flat) -> bool:
         """Lightning Dice reads 625b.2(d)(5) as the submission chooses; Sic Bo
         re-shakes whenever a die is not flat."""
         return self.policy.no_roll(self, flat, self.game.is_no_roll(flat, self.rules))
 
-    def _dice_round(self, dice, *, no_roll: bool) -> Round:
-        return Round(self.game_name, dice=tuple(dice), no_roll=no_roll, lucky=self.lucky,
+    def _round_of(self, outcome, *, no_roll: bool) -> Round:
+        return Round(self.game_name, **self.outcome.round_fields(outcome), no_roll=no_roll, lucky=self.lucky,
                      paytable=_paytable(self.rules))
 
     def _settle_and_clear(self, round_: Round) -> None:

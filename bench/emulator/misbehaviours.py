@@ -434,8 +434,8 @@ def _base_odds(ctrl, round_: Round, wager: Wager) -> int:
 def _covers(game: str, bet: str, outcome) -> bool:
     """Does ``bet`` (another kind than the Lucky one) win with this outcome?"""
     from bench.rules.lightning_roulette import COVERED
-    if describe(game).pocket:
-        return not bet.startswith("straight:") and outcome in COVERED.get(bet, ())
+    if bet in COVERED:      # a roulette bet: the pockets it holds (no dice bet shares a name with one)
+        return not bet.startswith("straight:") and outcome in COVERED[bet]
     return bet in ("low", "high", "any-double")
 
 
@@ -455,7 +455,7 @@ class LuckyOddsOnOtherBets(Policy):
         if not winners:
             return returned
         pays = winners[0][1]
-        outcome = round_.pocket if round_.pocket is not None else round_.dice
+        outcome = ctrl.outcome.of_round(round_)
         for w in wagers:
             if returned[w.id] > 0 and w.bet not in {x.bet for x in round_.lucky} and _covers(ctrl.game_name, w.bet, outcome):
                 returned[w.id] = w.stake * (pays + 1)

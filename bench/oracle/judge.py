@@ -25,7 +25,6 @@ from collections import Counter, deque
 from bench.errors import RulesError
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import Lucky, Settlement, Wager, get_game
-from bench.rules.descriptor import NO_ROLL_VOIDS
 from bench.rules.submission import LIMITS_CLAUSE
 from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.lucky_draw import CONFIDENCE, DrawLog, DrawVerdict
@@ -56,9 +55,7 @@ class Oracle:
         self.game = game
         self.kind = descriptor.kind
         self.lightning = descriptor.lightning
-        self.pocket = descriptor.pocket             # the outcome is a pocket, not dice
-        self.rolls = descriptor.rolls               # numbered rolls until every bet resolves
-        self.no_roll_voids = descriptor.no_roll == NO_ROLL_VOIDS   # else the dice are thrown again
+        self.outcome = descriptor.outcome           # the kind of outcome (bench.rules.outcome_kind)
         self.rules = rules
         self.response_timeout = response_timeout
         self.recompute = Recompute(game, rules)
@@ -445,7 +442,7 @@ class Oracle:
             self._flag(clause, frame, f"{m.type} after the round's outcome was established")
         elif not (r.trigger_armed or r.rethrow_armed):
             self._flag(clause, frame, f"{m.type} without the dealer's TRIGGER")
-        if self.rolls:
+        if self.outcome.series:
             self._kept_open(r, frame, f"before roll {len(r.rolls) + 1}")
             if m.get("roll") != len(r.rolls) + 1:
                 self._flag(self._clause("result"), frame, f"ROLL {m.get('roll')}, expected roll {len(r.rolls) + 1}")
@@ -462,7 +459,7 @@ class Oracle:
         self._ask("SENSOR", m, mono, frame, "result")
 
     def _due_no_roll(self, reading) -> bool:
-        return not self.pocket and self.recompute.is_no_roll(reading["flat"])
+        return self.outcome.due_no_roll(self.recompute.game, reading, self.rules)
 
     def _outcome_round(self, m, frame: int, phase: str):
         """RESULT or NOROLL: it answers the bench's SENSOR; the round it
@@ -490,27 +487,21 @@ class Oracle:
         if reading is not m and self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
-        if self.rolls:
+        if self.outcome.series:
             return self._craps_result(r, m, reading, frame)
         if r.resolved:
             self._flag(self._clause("result"), frame, "a second outcome for one round")
             return
-        r.outcome = reading["pocket"] if self.pocket else tuple(reading["dice"])
+        r.outcome = self.outcome.settled_outcome(reading)
         r.resolved = True
         self._judge_one_throw(r)
 
     def _outcome_of(self, m):
         """What ``_shown`` says, to compare (formatting it every round cost more than the rest)."""
-        if self.pocket:
-            return m.get("pocket")
-        dice = tuple(m.get("dice") or ())
-        return (m.get("roll"), dice) if self.rolls else dice
+        return self.outcome.outcome_of(m)
 
     def _shown(self, m) -> str:
-        if self.pocket:
-            return f"pocket {m.get('pocket')}"
-        dice = f"dice {list(m.get('dice') or ())}"
-        return f"roll {m.get('roll')} {dice}" if self.rolls else dice
+        return self.outcome.shown(m)
 
     def _rx_noroll(self, m, mono, frame):
         r, reading = self._outcome_round(m, frame, "no_roll")
@@ -521,7 +512,7 @@ class Oracle:
         elif not self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"NOROLL although the dice landed flat={list(reading['flat'])} ({self._shown(reading)})")
-        if not self.no_roll_voids:
+        if not self.outcome.no_roll_voids:
             r.rethrow_armed = True        # Sic Bo: shaken again; craps: thrown again
             return
         if r.resolved:
@@ -537,11 +528,8 @@ class Oracle:
         todo = [w for w in r.accepted.values() if w.id not in r.expected]
         if not todo:
             return
-        if self.pocket:
-            found = self.recompute.one_throw(todo, pocket=r.outcome, lucky=r.lucky or (), lucky_lawful=r.lucky_lawful)
-        else:
-            found = self.recompute.one_throw(todo, dice=r.outcome, no_roll=r.no_roll, lucky=r.lucky or (),
-                                             lucky_lawful=r.lucky_lawful or not self.lightning)
+        found = self.recompute.one_throw(todo, **self.outcome.round_fields(r.outcome), no_roll=r.no_roll,
+                                         lucky=r.lucky or (), lucky_lawful=r.lucky_lawful or not self.lightning)
         r.expected.update(found)
 
     # -- Dice-Ology: rolls until every side bet is resolved ---------------
@@ -609,7 +597,7 @@ class Oracle:
             r.early_clear_reported = True
             self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled after the table was cleared")
         if wager_id not in r.expected:
-            if self.rolls:
+            if self.outcome.series:
                 still = self.recompute.over_rolls(r.accepted[wager_id], r.rolls[r.counting_from[wager_id]:])
                 clause = still.clause if still else self._clause("settlement")
                 self._flag(clause, frame, f"wager {wager_id} settled ({returned}) while the rules keep it open")
@@ -629,7 +617,7 @@ class Oracle:
         r = self._current(m, frame, "settlement")
         if r is None:
             return
-        if self.rolls:
+        if self.outcome.series:
             self._kept_open(r, frame, "at SETTLED")
             for w in r.accepted.values():
                 if w.id not in r.expected and w.id not in r.settled:
@@ -669,8 +657,8 @@ class Oracle:
         r.complete = True
         if self.draws is not None and r.lucky is not None:
             self.draws.round_ended("no-roll" if r.no_roll else "played")
-        outcome = tuple(r.rolls) if self.rolls else r.outcome
-        if isinstance(outcome, tuple) and not self.rolls:
+        outcome = tuple(r.rolls) if self.outcome.series else r.outcome
+        if isinstance(outcome, tuple) and not self.outcome.series:
             outcome = self._interned.setdefault(outcome, outcome)     # 216 dice outcomes, kept once each
         expected = sum(s.returned for s in r.expected.values() if s is not None)
         self.rounds.append(RoundSummary(

@@ -38,7 +38,6 @@ from typing import Any, Generator, Iterable, Protocol
 
 from bench.play.plant import Reading
 from bench.protocol import Message
-from bench.rules.descriptor import NO_ROLL_VOIDS
 
 # Releases in one round before giving up: Sic Bo re-shakes after a no roll; a
 # Dice-Ology sequence ends at the first seven (P(no seven in 500 rolls) < 1e-39).
@@ -169,10 +168,10 @@ class RoundScript:
                 reading = yield ReadingWanted(command, attempt, refused=self.outcome)
             yield Pause("result")
             if self.outcome.type == "NOROLL":
-                if descriptor.no_roll == NO_ROLL_VOIDS:
+                if descriptor.outcome.no_roll_voids:
                     return              # Lightning Dice: every wager is returned, 625b.2(d)(5)
                 continue                # the controller commands the dice again
-            if descriptor.rolls and self.outcome["open"] > 0:
+            if (self.outcome.get("open") or 0) > 0:    # a roll series: side bets still up after this roll
                 yield NextRoll(self.outcome)
                 talk.send("TRIGGER", round=self.round)   # the next roll of the sequence
                 continue
@@ -204,9 +203,4 @@ class RoundScript:
 def sensor_fields(round_no: int, descriptor, reading: Reading, roll: int | None = None) -> dict[str, Any]:
     """The SENSOR's fields for a reading: the pocket, or the dice and which
     lie flat (and, in a game of rolls, the roll it answers)."""
-    if descriptor.pocket:
-        return {"round": round_no, "pocket": reading.pocket}
-    fields: dict[str, Any] = {"round": round_no, "dice": list(reading.dice), "flat": list(reading.flat)}
-    if descriptor.rolls:
-        fields["roll"] = roll
-    return fields
+    return descriptor.outcome.sensor(round_no, reading, roll)

@@ -1,9 +1,9 @@
 """The message set of the protocol (versions 1 and 2 share it; version 2 adds
 only HELLO's optional ``window``): who sends each message, and its fields
-with their types, per kind of outcome (three dice, a wheel, two-dice rolls).
-The kind-keyed field tables below are one of the two places outside
-``bench/rules`` that dispatch on a game's shape; the other is the plant
-registry in ``bench.play.plant``.
+with their types. SENSOR's and RESULT's fields are the game's kind of outcome's
+(``bench.rules.outcome_kind``: three dice, a wheel, two-dice rolls), and which
+games use a message is asked of the game's descriptor, so nothing here branches
+on a kind.
 
 The schema checks form only (a field is present and is an integer); whether
 the value is lawful (dice 1..6, Lucky odds in range, the order of a round) is
@@ -112,30 +112,42 @@ FLAG = FieldType("flag", _parse_flag, lambda v: "1" if v else "0")
 LUCKY = FieldType("lucky list", _parse_lucky, lambda v: ",".join(f"{x.bet}@{int(x.pays)}" for x in v))
 
 
+# Which games use a message (``Spec.only``), asked of the game's descriptor.
+LIGHTNING = "lightning"     # a game that reveals Lucky Numbers
+COMMAND = "command"         # the game whose plant command this is (RELEASE, SPIN, ROLL)
+NO_ROLL = "no-roll"         # a game whose outcome can be a no roll (a die not flat)
+
+
 @dataclass(frozen=True)
 class Spec:
     """One message type: its sender, required and optional fields, and the
-    kinds of game that use it (None: every game)."""
+    games that use it (``only``: LIGHTNING, COMMAND or NO_ROLL; None: every game)."""
 
     type: str
     sender: str
     required: tuple[tuple[str, FieldType], ...] = ()
     optional: tuple[tuple[str, FieldType], ...] = ()
-    kinds: frozenset[str] | None = None
+    only: str | None = None
     meaning: str = ""
+
+    def used_by(self, descriptor) -> bool:
+        """Does the game ``descriptor`` describes use this message?"""
+        return {None: True, LIGHTNING: descriptor.lightning, COMMAND: descriptor.command == self.type,
+                NO_ROLL: descriptor.outcome.can_no_roll}[self.only]
 
     def field_types(self) -> dict[str, FieldType]:
         return dict(self.required + self.optional)
 
 
 R = ("round", INT)
-DICE_FIELDS = {"dice3": (R, ("dice", INTS)), "wheel": (R, ("pocket", INT)),
-               # craps: ``open`` is how many side bets are still unresolved after this roll
-               "craps": (R, ("roll", INT), ("dice", INTS), ("open", INT))}
-SENSOR_FIELDS = {"dice3": (R, ("dice", INTS), ("flat", FLAGS)), "wheel": (R, ("pocket", INT)),
-                 "craps": (R, ("roll", INT), ("dice", INTS), ("flat", FLAGS))}
+# The field types an outcome kind names (bench.rules.outcome_kind): SENSOR's and
+# RESULT's fields are the kind's, the rules not importing the protocol.
+FIELD_TYPES = {"int": INT, "ints": INTS, "flags": FLAGS}
 
-_ALL = frozenset({"dice3", "wheel", "craps"})
+
+def _typed(fields: tuple[tuple[str, str], ...]) -> tuple[tuple[str, FieldType], ...]:
+    return tuple((name, FIELD_TYPES[type_name]) for name, type_name in fields)
+
 
 # (type, sender, required per kind or for all, optional, kinds, meaning)
 _SPECS: list[Spec] = [
@@ -158,17 +170,17 @@ _SPECS: list[Spec] = [
          meaning="the wager is refused, with why"),
     Spec("CLOSE", BENCH, (R,), meaning="the dealer calls no more bets (the betting time has expired)"),
     Spec("NOMORE", CONTROLLER, (R,), meaning="no more bets: betting is closed"),
-    Spec("LUCKY", CONTROLLER, (R, ("lucky", LUCKY)), kinds=frozenset({"dice3", "wheel"}),
+    Spec("LUCKY", CONTROLLER, (R, ("lucky", LUCKY)), only=LIGHTNING,
          meaning="the Lucky Numbers and their enhanced odds, BET@PAYS meaning PAYS to 1"),
     Spec("TRIGGER", BENCH, (R,), meaning="the dealer triggers the drop, the spin or the throw"),
-    Spec("RELEASE", CONTROLLER, (R,), kinds=frozenset({"dice3"}),
+    Spec("RELEASE", CONTROLLER, (R,), only=COMMAND,
          meaning="command to the tower (shaker): release the dice"),
-    Spec("SPIN", CONTROLLER, (R,), kinds=frozenset({"wheel"}), meaning="command to the wheel: spin"),
-    Spec("ROLL", CONTROLLER, (R, ("roll", INT)), kinds=frozenset({"craps"}),
+    Spec("SPIN", CONTROLLER, (R,), only=COMMAND, meaning="command to the wheel: spin"),
+    Spec("ROLL", CONTROLLER, (R, ("roll", INT)), only=COMMAND,
          meaning="command to the shooter: throw roll number ROLL"),
     Spec("SENSOR", BENCH, meaning="the plant's reading: faces and flatness of each die, or the pocket"),
     Spec("RESULT", CONTROLLER, meaning="the outcome the controller established"),
-    Spec("NOROLL", CONTROLLER, (R,), kinds=frozenset({"dice3", "craps"}),
+    Spec("NOROLL", CONTROLLER, (R,), only=NO_ROLL,
          meaning="a die did not land flat: no roll"),
     Spec("SETTLE", CONTROLLER, (R, ("id", TOKEN), ("returned", INT)),
          meaning="one wager settled: everything handed back, stake included (0 for a loss)"),
@@ -187,15 +199,12 @@ def spec_for(type_: str, game: str) -> Spec:
     Raises KeyError for an unknown type, LookupError if the game does not use it."""
     spec = SPECS[type_]
     descriptor = describe(game)
-    kind = descriptor.kind
-    if spec.kinds is not None and kind not in spec.kinds:
-        raise LookupError(f"{type_} is not a message of {game}")
-    if type_ == "LUCKY" and not descriptor.lightning:
+    if not spec.used_by(descriptor):
         raise LookupError(f"{type_} is not a message of {game}")
     if type_ == "RESULT":
-        return Spec(type_, spec.sender, DICE_FIELDS[kind], meaning=spec.meaning)
+        return Spec(type_, spec.sender, _typed(descriptor.outcome.result_fields), meaning=spec.meaning)
     if type_ == "SENSOR":
-        return Spec(type_, spec.sender, SENSOR_FIELDS[kind], meaning=spec.meaning)
+        return Spec(type_, spec.sender, _typed(descriptor.outcome.sensor_fields), meaning=spec.meaning)
     return spec
 
 

@@ -18,21 +18,14 @@ from types import MappingProxyType
 from typing import Mapping
 
 from bench.rules.outcome_classes import OutcomeClass
+# Kinds of outcome and what a no roll does: one object per kind, reached as
+# ``GameDescriptor.outcome`` (the names stay importable from here).
+from bench.rules.outcome_kind import (CRAPS, DICE3, KINDS, NO_ROLL_AGAIN, NO_ROLL_VOIDS, WHEEL, OutcomeKind,
+                                      outcome_kind)
 
 def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
 
-
-# Kinds of outcome. The wire messages a round uses depend on the kind
-# (``bench.protocol.messages``), not on the game.
-DICE3 = "dice3"     # three dice at rest from one drop or shake
-WHEEL = "wheel"     # one pocket of a single-zero wheel
-CRAPS = "craps"     # numbered two-dice rolls until every side bet resolves
-KINDS = (DICE3, WHEEL, CRAPS)
-
-# What a "no roll" (a die not flat) does to the round.
-NO_ROLL_VOIDS = "void"       # every wager returned, the round ends
-NO_ROLL_AGAIN = "again"      # the dice are thrown again, the round goes on
 
 # Where an order-of-events finding cites no regulation (docs/protocol.md).
 PROTOCOL = "protocol"
@@ -84,9 +77,17 @@ class GameDescriptor:
         return self.base or self.name
 
     @property
+    def outcome(self) -> OutcomeKind:
+        """The kind of outcome as an object, with this game's no-roll rule:
+        its wire fields, reading checks, quiet reading and display."""
+        return outcome_kind(self.kind, self.no_roll)
+
+    # The flags below are the outcome kind's (kept for callers inside bench/rules);
+    # outside bench/rules ask ``outcome`` what to do rather than branch on them.
+    @property
     def dice_count(self) -> int:
         """Dice read per throw: 0 for a wheel."""
-        return {DICE3: 3, CRAPS: 2, WHEEL: 0}[self.kind]
+        return self.outcome.dice_count
 
     @property
     def pocket(self) -> bool:
@@ -96,7 +97,7 @@ class GameDescriptor:
     @property
     def rolls(self) -> bool:
         """A round is a sequence of numbered rolls, each settling what it resolves."""
-        return self.kind == CRAPS
+        return self.outcome.series
 
     @property
     def betting_clause(self) -> str:

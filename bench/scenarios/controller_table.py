@@ -514,7 +514,7 @@ class ControllerTable:
         the middle of the sequence (20:18:33:14(1)(d), (2)(e): at the beginning
         of the roll only). The controller's REFUSE raises RulesError (field
         ``bet``); an ACCEPT is the oracle's violation."""
-        if not self.descriptor.rolls:
+        if not self.descriptor.outcome.series:
             raise AssertionError("a wager between rolls is for a game of rolls (Dice-Ology)")
         self.settle()
         if self._phase != "rolling":
@@ -544,7 +544,7 @@ class ControllerTable:
         self._readings = deque(self._outcome_readings(outcome))
         self._phase = "closed"
         self._advance()
-        if self.descriptor.rolls:
+        if self.descriptor.outcome.series:
             return self._by_scenario_id("the controller's RESULT and SETTLE frames"), False
         no_roll = self._script.no_roll
         clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll
@@ -553,13 +553,7 @@ class ControllerTable:
 
     def _outcome_readings(self, outcome: dict) -> list[Reading]:
         """What the plant reports, in order, for the scenario's outcome."""
-        if self.descriptor.rolls:
-            return [Reading(dice=tuple(dice), flat=(True,) * len(dice)) for dice in outcome["rolls"]]
-        if self.descriptor.pocket:
-            return [Reading(pocket=outcome["pocket"])]
-        dice = tuple(outcome["dice"])
-        flat = (False,) * len(dice) if outcome.get("no_roll") else tuple(outcome.get("flat") or (True,) * len(dice))
-        return [Reading(dice=dice, flat=flat)]
+        return [Reading(**fields) for fields in self.descriptor.outcome.readings(outcome)]
 
     def _advance(self, answer: Reading | None = None) -> None:
         """Play the round script on until it needs what the scenario has not
@@ -580,7 +574,7 @@ class ControllerTable:
             if isinstance(step, Pause):
                 if step.phase == "lucky":
                     self._revealed()
-                elif self.descriptor.rolls and self._script.no_roll:
+                elif self.descriptor.outcome.series and self._script.no_roll:
                     raise AssertionError(f"NOROLL for a flat reading\nwire log: {self.log.path}")
                 else:
                     self._phase = "settling"
@@ -591,7 +585,7 @@ class ControllerTable:
                     raise RulesError(f"the controller refused the reading {self._shown}: {step.refused['code']} "
                                      f"{step.refused.get('detail') or ''}", field=self._outcome_field)
                 if not self._readings:
-                    if self.descriptor.rolls or step.attempt == 0:
+                    if self.descriptor.outcome.series or step.attempt == 0:
                         return       # the scenario's readings are used up: the round waits for one
                     # Sic Bo after a no roll: the dice are shaken again, and land flat
                     self._readings.append(Reading(dice=self._last.dice, flat=(True,) * len(self._last.dice)))
@@ -616,14 +610,13 @@ class ControllerTable:
 
     @property
     def _outcome_field(self) -> str:
-        return "rolls" if self.descriptor.rolls else "pocket" if self.descriptor.pocket else "dice"
+        return self.descriptor.outcome.field
 
     def _carried(self, reading: Reading, step: ReadingWanted) -> Reading:
         """``reading``, once the protocol is known to carry it; a reading it
         cannot (a face of 7, pocket 37) raises RulesError naming the outcome's field."""
         self._last = reading
-        self._shown = reading.pocket if self.descriptor.pocket else \
-            "-".join(map(str, reading.dice)) if self.descriptor.rolls else list(reading.dice)
+        self._shown = self.descriptor.outcome.shown_reading(reading)
         try:
             message = make("SENSOR", **sensor_fields(self._round, self.descriptor, reading, step.command.get("roll")))
             self._controller().session.codec.encode(message, 0)
@@ -660,9 +653,9 @@ class ControllerTable:
             wire_id = self._wire[wager.id]
             if wire_id in self._settled:
                 out[wager.id] = {"id": wager.id, "returned": self._settled[wire_id], "clause": clause}
-                if self.descriptor.rolls:
+                if self.descriptor.outcome.series:
                     out[wager.id]["open"] = False
-            elif self.descriptor.rolls and self._phase == "rolling":
+            elif self.descriptor.outcome.series and self._phase == "rolling":
                 out[wager.id] = {"id": wager.id, "returned": 0, "open": True, "clause": "still up after the rolls"}
         return out
 
@@ -708,12 +701,11 @@ class ControllerTable:
             self._advance()                 # where the oracle stopped it
         if self._phase == "released":
             # a reading the scenario never gave, or one the controller refused: a quiet one
-            quiet = self._outcome_readings({"rolls": [[3, 4]]} if self.descriptor.rolls
-                                           else {**self.descriptor.quiet_outcome, "no_roll": False})
+            quiet = self._outcome_readings(self.descriptor.outcome.quiet(self.descriptor.quiet_outcome))
             self._readings = deque(quiet)
             self._advance(self._carried(self._readings.popleft(), self._pending))
         if self._phase == "rolling":
-            self._readings = deque(Reading(dice=(3, 4), flat=(True, True)) for _ in range(MAX_EXTRA_ROLLS))
+            self._readings = deque(Reading(**fields) for fields in self.descriptor.outcome.quiet_readings(MAX_EXTRA_ROLLS))
             self._advance()
 
     def _check_final(self) -> None:

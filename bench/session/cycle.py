@@ -316,7 +316,7 @@ class RoundCycle:
     def _read(self, round_no: int, attempt: int, throw) -> Reading:
         """The plant's reading; a physics plant works on its own thread while
         every frame the controller sends meanwhile is acknowledged."""
-        count = self.descriptor.dice_count
+        count = self.descriptor.outcome.dice_count
         if self.plant_worker is None:
             return self.plant.read(round_no, attempt, count, throw)
         return self.plant_worker.read_while(self.session.linger, round_no, attempt, count, throw)

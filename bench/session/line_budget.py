@@ -137,7 +137,7 @@ def plan(line: Line, *, game: str, rules, players, phases, version: int, probe_w
     lucky = size(make("LUCKY", round=r, lucky=tuple(_longest_lucky(game) for _ in range(lucky_count)))) \
         if lucky_count else 0
     fixed_bench = sum(size(make(t, round=r)) for t in ("CLOSE", "TRIGGER")) + late + _sensor(size, descriptor, r)
-    command = make(descriptor.command, round=r, **({"roll": 99} if descriptor.rolls else {}))
+    command = make(descriptor.command, round=r, **descriptor.outcome.largest_command())
     fixed_controller = (sum(size(make(t, round=r)) for t in ("NOMORE", "CLEARED", "OPEN")) + size(command)
                         + lucky + _result(size, descriptor, r))
     settled = size(make("SETTLED", round=r, wagers=len(wanted), returned=10**15 - 1))
@@ -183,21 +183,12 @@ def _exchange(line: Line, version: int, to_controller: int, to_bench: int, phase
 
 def _longest_lucky(game: str):
     from bench.rules import Lucky
-    return Lucky("straight:36" if describe(game).pocket else "total:18", 999)
+    return Lucky(describe(game).outcome.widest_lucky, 999)
 
 
 def _sensor(size, descriptor, r: int) -> int:
-    if descriptor.pocket:
-        return size(make("SENSOR", round=r, pocket=36))
-    fields = dict(round=r, dice=(6,) * descriptor.dice_count, flat=(True,) * descriptor.dice_count)
-    if descriptor.rolls:
-        fields["roll"] = 99
-    return size(make("SENSOR", **fields))
+    return size(make("SENSOR", **descriptor.outcome.largest_sensor(r)))
 
 
 def _result(size, descriptor, r: int) -> int:
-    if descriptor.pocket:
-        return size(make("RESULT", round=r, pocket=36))
-    if descriptor.rolls:
-        return size(make("RESULT", round=r, roll=99, dice=(6, 6), open=3))
-    return size(make("RESULT", round=r, dice=(6,) * descriptor.dice_count))
+    return size(make("RESULT", **descriptor.outcome.largest_result(r)))

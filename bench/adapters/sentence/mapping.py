@@ -101,16 +101,16 @@ _FIELDS: dict[str, tuple[Field, ...]] = {
     "NAK": (Field("reason", codes.nak_code, codes.nak_word),),
     **{type_: (ROUND,) for type_ in ("OPEN", "CLOSE", "NOMORE", "TRIGGER", "RELEASE", "SPIN", "NOROLL", "CLEARED")},
 }
-_BY_KIND = {
-    "SENSOR": {"dice3": (ROUND, FACES, FLAT), "wheel": (ROUND, POCKET), "craps": (ROUND, ROLL_NO, FACES, FLAT)},
-    "RESULT": {"dice3": (ROUND, FACES), "wheel": (ROUND, POCKET),
-               "craps": (ROUND, ROLL_NO, FACES, Field("open", INT.render, INT.parse))},
-}
+# SENSOR's and RESULT's fields are the game's kind of outcome's (bench.rules.outcome_kind),
+# in its order; each outcome field as the sentence protocol writes it.
+_OUTCOME_FIELDS = {field.name: field for field in (ROUND, FACES, FLAT, POCKET, ROLL_NO)}
+_OUTCOME_FIELDS["open"] = Field("open", INT.render, INT.parse)
 
 
 def fields_of(type_: str, game: str) -> tuple[Field, ...]:
     """The fields of ``type_``'s sentence in ``game``, in order."""
-    by_kind = _BY_KIND.get(type_)
+    outcome = describe(game).outcome
+    by_kind = {"SENSOR": outcome.sensor_fields, "RESULT": outcome.result_fields}.get(type_)
     if by_kind is not None:
-        return by_kind[describe(game).kind]
+        return tuple(_OUTCOME_FIELDS[name] for name, _ in by_kind)
     return _FIELDS[type_]
