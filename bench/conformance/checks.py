@@ -245,7 +245,7 @@ def observe_round(ctx: Context) -> Observed:
         seq = w.last_seq
         at = w.now()
         sent.append((at, seq, type_))
-        for attempt in range(t.retries + 1):
+        for _attempt in range(t.retries + 1):
             w.write(data)
             ends = time.monotonic() + t.response + SLACK_S
             while time.monotonic() < ends:
@@ -565,7 +565,7 @@ def _frame_timeout(ctx: Context) -> str:
     t = ctx.timeouts
     _, opened = ctx.hello()
     step = t.byte * 0.3
-    for attempt in range(3):
+    for attempt in range(3):  # noqa: B007 (reported after the loop)
         frame = w.frame("WAGER", w.tx_seq, round=opened["round"], id="f1" + "x" * 40, bet=ctx.good_bet(),
                         stake=100)
         chunks = int((t.frame + 2 * t.byte) / step) + 2

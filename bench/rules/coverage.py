@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 from bench.rules.errors import RulesError
 from bench.rules.base import Lucky, Round, Wager
 from bench.rules.descriptor import CRAPS, DICE3, NO_ROLL_VOIDS, WHEEL
-from bench.rules.outcome_classes import (DOUBLE, FACES, LUCKY_POCKET, LUCKY_WIN, LUCKY_WIN_AFTER, NO_ROLL, POCKET,
+from bench.rules.outcome_classes import (DOUBLE, LUCKY_POCKET, LUCKY_WIN, LUCKY_WIN_AFTER, NO_ROLL, POCKET,
                                          SEQUENCE, TOTAL, OutcomeClass, Throw)
 from bench.rules.registry import describe, get_game
 

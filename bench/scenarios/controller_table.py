@@ -488,7 +488,7 @@ class ControllerTable:
         return matches[0], settlements[matches[0].id]
 
     def _play(self, outcome: dict) -> dict[str, dict]:
-        for attempt in range(1, MAX_ROUNDS + 1):
+        for _attempt in range(1, MAX_ROUNDS + 1):
             if self._phase in ("idle", "done"):
                 self._betting()
                 for wager in self.wagers:        # the same wagers again, in a new round
