@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
-from bench.errors import RulesError
 
 MAX_BYTES = 1 << 20     # 1 MiB: a round of a thousand wagers is under 100 KB
 MAX_DEPTH = 32          # a settle line nests three levels deep
@@ -47,28 +46,33 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+class JsonLineError(ValueError):
+    """A line that is not JSON or breaks a limit (no file or field: the
+    caller adds its line number)."""
+
+
 def parse_line(text: str | bytes) -> Any:
-    """The JSON value of one line; RulesError (no file or field: the caller
-    adds its line number) for a line that is not JSON or breaks a limit."""
+    """The JSON value of one line; JsonLineError for a line that is not JSON
+    or breaks a limit."""
     if len(text) > MAX_BYTES:
-        raise RulesError(f"a line of {len(text)} bytes, over the {MAX_BYTES}-byte limit")
+        raise JsonLineError(f"a line of {len(text)} bytes, over the {MAX_BYTES}-byte limit")
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise RulesError(f"not UTF-8 text (byte {err.start})") from None
+            raise JsonLineError(f"not UTF-8 text (byte {err.start})") from None
     try:
         value = json.loads(text, parse_int=_integer, parse_constant=_constant)
     except _Limit as err:
-        raise RulesError(str(err)) from None
+        raise JsonLineError(str(err)) from None
     except json.JSONDecodeError as err:
-        raise RulesError(f"not valid JSON: {err.msg} at column {err.colno}") from None
+        raise JsonLineError(f"not valid JSON: {err.msg} at column {err.colno}") from None
     except RecursionError:
-        raise RulesError(f"nested deeper than the {MAX_DEPTH}-level limit") from None
+        raise JsonLineError(f"nested deeper than the {MAX_DEPTH}-level limit") from None
     except ValueError as err:
-        raise RulesError(f"not valid JSON: {err}") from None
+        raise JsonLineError(f"not valid JSON: {err}") from None
     if _depth(value) > MAX_DEPTH:
-        raise RulesError(f"nested deeper than the {MAX_DEPTH}-level limit")
+        raise JsonLineError(f"nested deeper than the {MAX_DEPTH}-level limit")
     return value
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 
 from bench.errors import RulesError
-from tablebench_io.jsonline import MAX_BYTES, numbered_lines, parse_line
+from tablebench_io.jsonline import MAX_BYTES, JsonLineError, numbered_lines, parse_line
 from bench.rules.settle_json import settle_line
 from bench.rules.submission import load_submission
 
@@ -98,7 +98,7 @@ def run(args) -> int:
             if text is None:
                 raise RulesError(f"a line over the {MAX_BYTES}-byte limit")
             result = settle_line(parse_line(text), rules)
-        except RulesError as err:
+        except (RulesError, JsonLineError) as err:
             print(f"bench settle: line {number}: {err}", file=sys.stderr)
             status = 2
             continue

@@ -483,40 +483,16 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     record = plants[-1]
     # With a camera in the loop the round's reading is what the recogniser read; the physics gives the truth.
     record = {**record, **((record.get("detail") or {}).get("camera") or {}).get("truth", {})}
-    if header.get("plant") not in ("tower", "wheel"):
+    from bench.play.plant import physics_plant
+    plant = physics_plant(header.get("plant"))
+    if plant is None:
         raise BenchError(f"--round {round_no}: plant {header.get('plant')!r} has no physics to simulate again")
     for drawing in (gif, png):
         if drawing:
             Path(drawing).parent.mkdir(parents=True, exist_ok=True)
-    seed = record["seed"]
     with session_file(header, "design", design) as design_path:
-        if header["plant"] == "tower":
-            from twin.tower import drop_traced, load_design
-            twin_design = load_design(design_path)
-            loaded = record.get("detail", {}).get("loaded")
-            result, trace = drop_traced(twin_design, seed, loaded=loaded)
-            same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
-            told = (f"round {round_no}: seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
-                    f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
-            if gif:
-                from twin.tower.picture import drop_gif
-                drop_gif(twin_design, result, trace, gif)
-            if png:
-                from twin.tower.picture import tray_png
-                tray_png(twin_design, result, png)
-        else:
-            from twin.wheel import load_design, trace as spin_trace
-            twin_design = load_design(design_path)
-            traced = spin_trace(twin_design, seed)
-            same = traced.result.number == record["pocket"]
-            told = (f"round {round_no}: seed {seed}: simulated pocket {traced.result.number}; "
-                    f"recorded {record['pocket']}")
-            if gif:
-                from twin.wheel.picture import save_gif
-                save_gif(twin_design, traced, gif)
-            if png:
-                from twin.wheel.picture import save_png
-                save_png(twin_design, traced, png)
+        same, told = plant.simulate_again(plant.load_design(design_path), record, gif, png)
+    told = f"round {round_no}: {told}"
     return same, told + (" — the same" if same else " — DIFFERENT")
 
 

@@ -100,6 +100,18 @@ class PhysicsPlant:
     def load_design(path: str):
         raise NotImplementedError
 
+    # -- a recorded round, again (bench replay --round) and drawn (the report) --
+    @staticmethod
+    def simulate_again(design, record: dict, gif: str | None, png: str | None) -> tuple[bool, str]:
+        """The recorded reading's seed simulated again: (the same as recorded?,
+        what was simulated and what recorded), with its animation and picture."""
+        raise NotImplementedError
+
+    @staticmethod
+    def picture(design, reading: dict) -> tuple[bytes, str]:
+        """(PNG, what it shows) of a recorded reading, nothing simulated again."""
+        raise NotImplementedError
+
     # -- staged outcomes -----------------------------------------------------
     wanted: tuple[str, ...] = ()
 
@@ -160,6 +172,37 @@ class TowerPlant(PhysicsPlant):
         from twin.tower import drop
         return drop(self.design, seed)     # a staged drop uses the design's own loading
 
+    @staticmethod
+    def simulate_again(design, record: dict, gif: str | None, png: str | None) -> tuple[bool, str]:
+        from twin.tower import drop_traced
+        seed, loaded = record["seed"], (record.get("detail") or {}).get("loaded")
+        result, trace = drop_traced(design, seed, loaded=loaded)
+        same = list(result.faces) == record["dice"] and [d.flat for d in result.dice] == record["flat"]
+        told = (f"seed {seed}, loaded {loaded}: simulated faces {list(result.faces)} "
+                f"flat {[d.flat for d in result.dice]}; recorded {record['dice']} flat {record['flat']}")
+        if gif:
+            from twin.tower.picture import drop_gif
+            drop_gif(design, result, trace, gif)
+        if png:
+            from twin.tower.picture import tray_png
+            tray_png(design, result, png)
+        return same, told
+
+    @staticmethod
+    def picture(design, reading: dict) -> tuple[bytes, str]:
+        """The tray from above, from the drop's recorded result (``DropResult.to_dict``)."""
+        import tempfile
+
+        from twin.tower import DropResult
+        from twin.tower.picture import tray_png
+        detail = reading.get("detail") or {}
+        what = ("NO ROLL: " + ", ".join(f"die {k + 1} {d.get('reason')}" for k, d in
+                                          enumerate(detail.get("dice", ())) if not d.get("flat"))
+                if detail.get("no_roll") else "faces " + " ".join(map(str, detail.get("faces", ()))))
+        with tempfile.TemporaryDirectory() as folder:
+            png = tray_png(design, DropResult.from_dict(detail), Path(folder) / "tray.png").read_bytes()
+        return png, f"the tray from above, drop seed {reading.get('seed')}: {what}"
+
     def shows(self, result) -> list[str]:
         from twin.tower.staging import shows_cocked
         if not result.settled:
@@ -199,6 +242,45 @@ class WheelPlant(PhysicsPlant):
     def simulate(self, seed: int):
         from twin.wheel import spin
         return spin(self.design, seed)
+
+    @staticmethod
+    def simulate_again(design, record: dict, gif: str | None, png: str | None) -> tuple[bool, str]:
+        from twin.wheel import trace as spin_trace
+        seed = record["seed"]
+        traced = spin_trace(design, seed)
+        same = traced.result.number == record["pocket"]
+        told = f"seed {seed}: simulated pocket {traced.result.number}; recorded {record['pocket']}"
+        if gif:
+            from twin.wheel.picture import save_gif
+            save_gif(design, traced, gif)
+        if png:
+            from twin.wheel.picture import save_png
+            save_png(design, traced, png)
+        return same, told
+
+    @staticmethod
+    def picture(design, reading: dict) -> tuple[bytes, str]:
+        """The wheel at rest with the ball in the recorded pocket (the rotor's
+        angle from the recorded seed's launch and the recorded spin time)."""
+        import io
+        import math
+
+        from twin.wheel.picture import draw_wheel
+        from twin.wheel.spin import draw_launch, rotor_at
+        from twin.wheel.world import pocket_angle
+        detail = reading.get("detail") or {}
+        seed, pocket = int(reading["seed"]), reading.get("pocket")
+        rotor_angle = rotor_at(design, draw_launch(design, seed), float(detail.get("spin_time_s", 0.0)))[0]
+        index = ball = None
+        if pocket is not None and pocket in design.pockets:
+            index = design.pockets.index(pocket)
+            angle = rotor_angle + pocket_angle(index)
+            radius = (design.rotor.pocket_inner_radius_m + design.rotor.pocket_outer_radius_m) / 2
+            ball = (radius * math.cos(angle), radius * math.sin(angle), 0.0)
+        image = draw_wheel(design, rotor_angle, ball, index, 420, f"seed {seed}: pocket {pocket}")
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        return buffer.getvalue(), f"the wheel at rest, spin seed {seed}: pocket {pocket}"
 
     def shows(self, result) -> list[str]:
         return [f"pocket:{result.number}"] if result.valid else []
@@ -295,6 +377,15 @@ class RecordedPlant:
 
 
 DEFAULT_DESIGNS = {"tower": "standard", "wheel": "standard"}     # shipped designs (tablebench_fixtures)
+
+# The plants with a twin behind them, by the name a journal's header records:
+# what replay simulates again and what a report draws asks here, not the name.
+PHYSICS_PLANTS: dict[str, type[PhysicsPlant]] = {"tower": TowerPlant, "wheel": WheelPlant}
+
+
+def physics_plant(name: str | None) -> type[PhysicsPlant] | None:
+    """The physics plant of that name, or None (the fair dice, recorded outcomes)."""
+    return PHYSICS_PLANTS.get(name or "")
 
 
 def _recorded(design: str | None, session_seed: int):

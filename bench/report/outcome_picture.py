@@ -11,10 +11,6 @@ no picture and the reason says why.
 
 from __future__ import annotations
 
-import math
-import tempfile
-from pathlib import Path
-
 from bench.errors import BenchError
 from bench.journal.replay import session_file
 from twin.errors import TwinError
@@ -24,58 +20,25 @@ _DESIGNS: dict[str, object] = {}      # loaded designs by SHA-256: a report draw
 
 
 def _usable_design(header: dict):
-    """(design, None) or (None, why there is no picture)."""
+    """(the physics plant and its design, None) or (None, why there is no picture)."""
+    from bench.play.plant import physics_plant
     kind = header.get("plant")
-    if kind not in ("tower", "wheel"):
+    plant = physics_plant(kind)
+    if plant is None:
         return None, f"the {kind or 'unknown'} plant has no picture of its outcome"
     digest = header.get("design_sha256")
     if digest in _DESIGNS:
-        return _DESIGNS[digest], None
+        return (plant, _DESIGNS[digest]), None
     try:
         with session_file(header, "design") as path:
             if path is None:
                 return None, "the journal names no design"
-            if kind == "tower":
-                from twin.tower import load_design
-            else:
-                from twin.wheel import load_design
-            design = load_design(path)
+            design = plant.load_design(path)
     except (BenchError, TwinError, OSError) as err:
         return None, str(err)
     if digest:
         _DESIGNS[digest] = design
-    return design, None
-
-
-def tray_picture(design, detail: dict) -> bytes:
-    """The tray from above, from a drop's recorded result (``DropResult.to_dict``)."""
-    from twin.tower import DropResult
-    from twin.tower.picture import tray_png
-    result = DropResult.from_dict(detail)
-    with tempfile.TemporaryDirectory() as folder:
-        return tray_png(design, result, Path(folder) / "tray.png").read_bytes()
-
-
-def wheel_picture(design, reading: dict, caption: str) -> bytes:
-    """The wheel at rest with the ball in the recorded pocket."""
-    import io
-
-    from twin.wheel.picture import draw_wheel
-    from twin.wheel.spin import draw_launch, rotor_at
-    from twin.wheel.world import pocket_angle
-    detail = reading.get("detail") or {}
-    seed, pocket = int(reading["seed"]), reading.get("pocket")
-    rotor_angle = rotor_at(design, draw_launch(design, seed), float(detail.get("spin_time_s", 0.0)))[0]
-    index = ball = None
-    if pocket is not None and pocket in design.pockets:
-        index = design.pockets.index(pocket)
-        angle = rotor_angle + pocket_angle(index)
-        radius = (design.rotor.pocket_inner_radius_m + design.rotor.pocket_outer_radius_m) / 2
-        ball = (radius * math.cos(angle), radius * math.sin(angle), 0.0)
-    image = draw_wheel(design, rotor_angle, ball, index, 420, caption)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
+    return (plant, design), None
 
 
 def why_no_picture(header: dict) -> str | None:
@@ -95,19 +58,11 @@ def reading_words(reading: dict) -> str:
 
 def outcome_picture(header: dict, reading: dict) -> tuple[bytes | None, str]:
     """(PNG bytes or None, what it shows or why there is none) for one reading."""
-    design, why_not = _usable_design(header)
-    seed = reading.get("seed")
-    if design is None:
+    usable, why_not = _usable_design(header)
+    if usable is None:
         return None, why_not
+    plant, design = usable
     try:
-        if header.get("plant") == "tower":
-            detail = reading.get("detail") or {}
-            what = ("NO ROLL: " + ", ".join(f"die {k + 1} {d.get('reason')}" for k, d in
-                                              enumerate(detail.get("dice", ())) if not d.get("flat"))
-                    if detail.get("no_roll") else "faces " + " ".join(map(str, detail.get("faces", ()))))
-            return tray_picture(design, detail), f"the tray from above, drop seed {seed}: {what}"
-        pocket = reading.get("pocket")
-        return (wheel_picture(design, reading, f"seed {seed}: pocket {pocket}"),
-                f"the wheel at rest, spin seed {seed}: pocket {pocket}")
+        return plant.picture(design, reading)
     except (KeyError, TypeError, ValueError) as err:
         return None, f"the recorded reading cannot be drawn ({err!r})"

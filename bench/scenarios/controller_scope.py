@@ -29,6 +29,10 @@ import pytest
 from bench.errors import RulesError
 from bench.rules import game_titled
 
+# Each scenario's wire logs, kept on its pytest item: the plugin writes them,
+# the run's report links them.
+WIRE_LOGS = pytest.StashKey[list]()
+
 REASONS = {
     "layout": "about the layout, which no frame of the protocol describes",
     "dictated-announcement": "judges a Lucky Number announcement the scenario dictates; a controller draws its own "

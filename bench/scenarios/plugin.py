@@ -30,14 +30,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench.scenarios.controller_scope import PLAN, REASONS, Plan, Target, plan, played_on_controller
+from bench.scenarios.controller_scope import PLAN, REASONS, WIRE_LOGS, Plan, Target, plan, played_on_controller
 from bench.scenarios.controller_table import ControllerConnection, ControllerTable, WireLog
 from bench.errors import BenchError
 from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
 from tablebench_io.commandline import doc_ref
 
-WIRE_LOGS = pytest.StashKey[list]()
 SUMMARY = pytest.StashKey[tuple]()
 FAILED_STEP = pytest.StashKey[str]()
 CLAUSE_TAG = re.compile(r"^(?:sd\.)?\d")     # a feature tag naming a clause (625b.2.d.5, 20.18.33.14.1.b)

@@ -25,7 +25,7 @@ import pytest
 
 from bench.report.findings import shape_of
 from bench.scenarios.clause_tags import SECTION_TAG, clause_of_tag, scenario_name
-from bench.scenarios.controller_scope import PLAN, REASONS, played_on_controller
+from bench.scenarios.controller_scope import PLAN, REASONS, WIRE_LOGS, played_on_controller
 from bench.report.message_text import message_text
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, file_input,
                                        report_page, utc, version_of)
@@ -135,7 +135,6 @@ class RunReport:
         report = outcome.get_result()
         if item.nodeid not in self.scenarios:
             return
-        from bench.scenarios.plugin import WIRE_LOGS
         scenario = self.scenarios[item.nodeid]
         scenario.wire_logs = [str(p) for p in item.stash.get(WIRE_LOGS, [])]
         scenario.seconds += report.duration
