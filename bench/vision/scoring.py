@@ -67,6 +67,10 @@ def match_dice(truth: list[dict], read: list[dict]) -> list[int | None]:
             if gap <= grow:
                 middle = (lo + hi) / 2
                 cost[i, j] = gap * 100 + math.hypot(c[0] - middle[0], c[1] - middle[1])
+                if t.get("visible_share", 1.0) < HIDDEN_SHARE:
+                    # A die the camera hardly sees (under the die lying on it) takes a reading
+                    # only if no die it can see is there to take it.
+                    cost[i, j] += 1e4
     rows, cols = linear_sum_assignment(cost)
     out: list[int | None] = [None] * len(truth)
     for i, j in zip(rows, cols):

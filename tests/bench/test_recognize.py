@@ -152,3 +152,14 @@ def test_an_http_recogniser(frames):
 def test_not_a_frames_folder(tmp_path):
     done = _bench("recognize", str(tmp_path), "--recognizer", "reference")
     assert done.returncode == 2 and "not a frames folder" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_reading_goes_to_the_die_the_camera_sees_not_the_one_hidden_under_it():
+    """A die lying on another (true size: it may lie square on it) hides the
+    one under it; the reading at that place is the visible die's."""
+    from bench.vision.scoring import match_dice
+    under = {"die": 3, "flat": True, "box_px": [83, 211, 136, 125], "visible_share": 0.06}
+    on_top = {"die": 2, "flat": False, "box_px": [63, 174, 185, 178], "visible_share": 0.94}
+    read = [{"centre_px": [150.0, 270.0], "flat": False}]
+    assert match_dice([under, on_top], read) == [None, 0]
+    assert match_dice([under], read) == [0]            # alone, the hidden die still takes it
