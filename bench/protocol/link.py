@@ -19,15 +19,36 @@ import math
 import os
 import select
 import socket
-
-import serial
+from typing import TYPE_CHECKING
 
 from bench.protocol.errors import LinkClosed, LinkError
 
-try:
-    from serial.serialposix import Serial as _POSIX_SERIAL
-except ImportError:            # not a POSIX system: pyserial does every read and write
-    _POSIX_SERIAL = None
+if TYPE_CHECKING:
+    import serial
+
+# pyserial is imported when a link first needs it (``_pyserial``): on POSIX its
+# package imports its POSIX backend, which needs termios and fcntl, so importing
+# it up front would keep ``import bench`` (and the pytest plugin) from working
+# where they do not exist (Windows, where pyserial brings its own backend); a
+# link over a file descriptor or a socket never needs pyserial at all.
+_SERIAL_ERRORS: tuple[type[BaseException], ...] = ()       # (serial.SerialException,) once loaded
+_SERIAL_TIMEOUTS: tuple[type[BaseException], ...] = ()     # (serial.SerialTimeoutException,) once loaded
+_POSIX_SERIAL: type | None = None                          # pyserial's POSIX Serial, where there is one
+
+
+def _pyserial():
+    """pyserial, imported (and its exceptions noted) on first use."""
+    global _SERIAL_ERRORS, _SERIAL_TIMEOUTS, _POSIX_SERIAL
+    import serial
+    if not _SERIAL_ERRORS:
+        try:
+            from serial.serialposix import Serial
+            _POSIX_SERIAL = Serial
+        except ImportError:    # not a POSIX system: pyserial does every read and write
+            _POSIX_SERIAL = None
+        _SERIAL_TIMEOUTS = (serial.SerialTimeoutException,)
+        _SERIAL_ERRORS = (serial.SerialException,)
+    return serial
 
 BAUDRATE = 115200
 WRITE_TIMEOUT = 2.0          # a write that cannot drain in 2 s means the peer is gone
@@ -49,7 +70,7 @@ class Link:
         if port is not None:
             try:
                 self._select_fd = port.fileno()
-            except (AttributeError, NotImplementedError, serial.SerialException, OSError):
+            except (AttributeError, NotImplementedError, OSError):   # (pyserial's errors are OSErrors)
                 self._select_fd = None
             # With a file descriptor we wait in select() and then read what is
             # there without blocking; without one, pyserial waits _POLL at a time.
@@ -97,7 +118,7 @@ class Link:
             return self._read_polling(timeout)
         except BlockingIOError:
             return b""
-        except serial.SerialException as err:     # (a subclass of OSError: caught first)
+        except _SERIAL_ERRORS as err:     # (a subclass of OSError: caught first)
             raise LinkClosed(f"{self.description}: {err}") from None
         except (ConnectionResetError, BrokenPipeError):
             raise LinkClosed(f"{self.description}: closed by the other end") from None
@@ -133,9 +154,9 @@ class Link:
                 if not select.select([], [self._fd], [], WRITE_TIMEOUT)[1]:
                     raise LinkError(f"{self.description}: write blocked for {WRITE_TIMEOUT} s")
                 view = view[os.write(self._fd, view):]
-        except serial.SerialTimeoutException:
+        except _SERIAL_TIMEOUTS:
             raise LinkError(f"{self.description}: write blocked for {WRITE_TIMEOUT} s") from None
-        except serial.SerialException as err:
+        except _SERIAL_ERRORS as err:
             raise LinkClosed(f"{self.description}: {err}") from None
         except (BrokenPipeError, ConnectionResetError):
             raise LinkClosed(f"{self.description}: closed by the other end") from None
@@ -164,6 +185,7 @@ class Link:
 
 def open_link(url: str, *, baudrate: int = BAUDRATE) -> Link:
     """Open a device path or pyserial URL. Raises LinkError naming the URL."""
+    serial = _pyserial()
     try:
         port = serial.serial_for_url(url, baudrate=baudrate, timeout=0)
     except (serial.SerialException, ValueError, OSError) as err:

@@ -232,14 +232,24 @@ def test_without_the_twin_extra_the_qa_install_works_and_the_twin_says_what_to_i
 def test_without_termios_tty_and_fcntl_bench_and_the_plugin_import_and_the_emulator_goes_over_tcp(installed,
                                                                                                 tmp_path):
     """Where termios, tty and fcntl do not exist (Windows), importing bench,
-    the pytest plugin and twin needs none of them, and the emulated controller
-    listens on TCP instead of a pty. (pyserial's own POSIX backend, imported
-    first, is left alone: on Windows pyserial has its own.)"""
+    the pytest plugin and twin needs none of them (pyserial itself, whose
+    package loads its POSIX backend on Linux, is imported only when a link is
+    opened), and the emulated controller listens on TCP instead of a pty. To
+    play over TCP here pyserial's POSIX backend is imported before the block:
+    on Windows pyserial has its own."""
+    bare = blocking(tmp_path, "no-posix-at-all", "import sys\n"
+                                                 "sys.modules.update(termios=None, tty=None, fcntl=None, pty=None)\n")
+    for module in ("termios", "fcntl", "serial"):
+        refused = subprocess.run([str(installed / "python"), "-c", f"import {module}"], env=bare,
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode != 0, module        # the block holds, pyserial's POSIX backend included
+    imported = subprocess.run(
+        [str(installed / "python"), "-c", "import bench, bench.pytest_plugin, bench.steps, bench.scenarios.plugin, "
+         "twin, twin.cli, bench.cli, bench.session.runner, bench.protocol.link, bench.monitor"],
+        cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
     env = blocking(tmp_path, "no-posix", "import sys\nimport serial, serial.serialposix\n"
                                          "sys.modules.update(termios=None, tty=None, fcntl=None, pty=None)\n")
-    imported = subprocess.run(
-        [str(installed / "python"), "-c", "import termios"], env=env, capture_output=True, text=True, timeout=60)
-    assert imported.returncode != 0
     imported = subprocess.run(
         [str(installed / "python"), "-c",
          "import bench, bench.pytest_plugin, bench.steps, twin, twin.cli, bench.cli, bench.session.runner, "
