@@ -41,6 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.emulator.process import emulated_controller  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from proc_memory import memory_mb  # noqa: E402
+
 SERVE_FLAG = "--serve-settle-flood"
 
 
@@ -99,17 +102,6 @@ def proxy(upstream: str, rate_mb_s: float, raw: bool, stop: threading.Event) -> 
 
     threading.Thread(target=serve, daemon=True).start()
     return listener.getsockname()[1]
-
-
-def memory_mb(pid: int, field: str = "VmHWM") -> float:
-    """A process's peak (VmHWM) or present (VmRSS) resident memory, in MB."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def serve_settle_flood(extra: int) -> int:

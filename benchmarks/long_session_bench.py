@@ -28,15 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-def memory_mb(pid: int, field: str) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from proc_memory import memory_mb  # noqa: E402
 
 class RoundCounter:
     """Counts the journal's round records as the bench appends them, reading
