@@ -97,6 +97,23 @@ class _ListShipped(argparse.Action):
         parser.exit(Exit.OK)
 
 
+def number_between(low: float, high: float, *, unit: str = "", below_high: bool = False):
+    """An argparse ``type``: a number from ``low`` to ``high`` (``below_high``:
+    ``high`` itself not allowed), said in one line otherwise (exit status 2)."""
+    said = f" {unit}" if unit else ""
+
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number{' of ' + unit if unit else ''}, got {text!r}") from None
+        if not (low <= value < high if below_high else low <= value <= high):
+            top = f"below {high:g}" if below_high else f"{high:g}"
+            raise argparse.ArgumentTypeError(f"must be from {low:g} to {top}{said}, got {text}")
+        return value
+    return number
+
+
 def add_list_option(parser: argparse.ArgumentParser, *kinds: str) -> None:
     """Give a command ``--list``: the shipped designs (or submissions) it
     takes by name instead of a path."""

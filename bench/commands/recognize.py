@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tablebench_io.commandline import Exit
+from tablebench_io.commandline import Exit, number_between
 from tablebench_io.progress import bar as progress_bar
 
 EPILOG = """\
@@ -35,11 +35,9 @@ def _requirement(text: str) -> tuple[str, float]:
     if key not in REQUIRE_KEYS:
         raise argparse.ArgumentTypeError(f"unknown figure {key!r}: {', '.join(REQUIRE_KEYS)}")
     try:
-        share = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: expected FIGURE=SHARE, e.g. face_accuracy=0.99") from None
-    if not 0 <= share <= 1:
-        raise argparse.ArgumentTypeError(f"{text}: the share must be from 0 to 1")
+        share = number_between(0, 1)(value)
+    except argparse.ArgumentTypeError as err:
+        raise argparse.ArgumentTypeError(f"{text}: the share {err} (FIGURE=SHARE, e.g. face_accuracy=0.99)") from None
     return key, share
 
 

@@ -8,22 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-from tablebench_io.commandline import add_list_option
+from tablebench_io.commandline import add_list_option, number_between
 from tablebench_io.progress import bar as progress_bar
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import DesignError
 
 PROGRESS_FROM = 5
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not 0.01 <= value <= 10:
-        raise argparse.ArgumentTypeError(f"must be from 0.01 to 10 seconds, got {text}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "default: the design's camera section, else straight above the tray or rotor")
     parser.add_argument("--variation", choices=tuple(LEVELS), default="default",
                         help="how much light, camera, colours, blur and compression vary (default %(default)s)")
-    parser.add_argument("--fall-every", type=_seconds, metavar="S",
+    parser.add_argument("--fall-every", type=number_between(0.01, 10, unit="seconds"), metavar="S",
                         help="towers: also a frame every S seconds of the fall (labels: where the dice are)")
     parser.add_argument("--json", action="store_true", help="a JSON summary on stdout")
     parser.set_defaults(func=run)

@@ -7,20 +7,10 @@ import json
 import os
 import sys
 
-from tablebench_io.commandline import add_list_option, stdout_for_result
+from tablebench_io.commandline import add_list_option, number_between, stdout_for_result
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 from twin.kinds import plant_kind
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number like 0.99, got {text!r}") from None
-    if not 0.5 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 0.5 and below 1, got {value}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--ray-address", metavar="ADDR",
                         help="a running Ray cluster, e.g. ray://head:10001 or auto (default: a local instance)")
     parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="first seed (default 0)")
-    parser.add_argument("--confidence", type=_confidence, default=0.99, metavar="C",
+    parser.add_argument("--confidence", type=number_between(0.5, 1, below_high=True), default=0.99, metavar="C",
                         help="confidence of the verdicts, over the whole family of tests (default 0.99)")
     parser.add_argument("--results", metavar="FILE",
                         help="JSON-lines file of the runs, read to resume and appended to "
