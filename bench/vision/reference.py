@@ -15,7 +15,9 @@ Dice, per frame:
 2. Flat dice's top faces all face the light alike: their brightness is the
    commonest among the dice's pixels. A face is the pixels near it, grown
    through pixels a little further from it (a gleam brightens one end), pips
-   filled in; two faces joined where dice touch are split where they narrow.
+   filled in; two faces joined where dice touch are split where they narrow,
+   and a region two faces long that does not narrow (a cocked die's lit
+   face lying along the top of the die it leans on) is cut across its middle.
 3. The face's pips are its dark holes of at least a third of a pip's
    expected size: their count is the face.
 4. Flat or not (625b.2(d)(5)): a flat die's face and pips have known shapes
@@ -26,7 +28,10 @@ Dice, per frame:
    of axes in the ratio cos t; a lone pip must not be too large; the face
    must be square; the die must not show its side beyond the outline of a
    flat die lying there. A patch of die pixels that no flat die explains is
-   a die whose top face was not found: not flat.
+   a die whose top face was not found: not flat. Only while more faces are
+   found than the tray holds dice are two faces closer than an edge one
+   cocked die showing two sides; with no more faces than dice they are dice
+   leaning on one another.
 
 Wheel, per frame: the ball is the largest bright, round blob in the pocket
 ring; the green zero pocket gives the rotor's angle; the ball's angle from
@@ -62,6 +67,7 @@ SQUARENESS_MIN = 0.86       # the face's principal spreads' ratio below this: ti
 SIZE_MAX = 1.2              # the face's shorter side this much longer than a flat die's there: lifted
 SIZE_MIN = 0.85             # ... or this much shorter: tilted
 LEFTOVER_DIE = 0.4          # die pixels unexplained by flat dice, this many faces' worth: a die not flat
+LONG_REGION = 1.7           # a face region this many faces' sides long, unparted by erosion: two faces
 OUTSIDE_MAX = 0.2           # the die's pixels outside a flat die's outline, in faces: its side shows
 PIP_SCALE = (0.97, 1.03)    # the pip pattern's size against a flat die's there
 PIP_SQUARENESS_MIN = 0.96   # the pip pattern's squareness against its own
@@ -192,7 +198,31 @@ def _split_joined(faces: np.ndarray, camera: Camera, edge: float) -> np.ndarray:
                 break
             if parts == 0:
                 break
+        else:
+            next_label += _cut_long(regions[where], region, index, next_label, expected)
     return regions
+
+
+def _cut_long(window: np.ndarray, region: np.ndarray, index: int, new_label: int, expected: float) -> int:
+    """A region two faces long that erosion could not part (a cocked die's lit face
+    lying on the face of the die it leans on, joined along a whole edge): cut across
+    its long axis where it is narrowest between a third and two thirds of its length.
+    Returns how many labels it used (0: not that long, left whole)."""
+    ys, xs = np.nonzero(region)
+    centred = np.column_stack([xs, ys]).astype(float)
+    centred -= centred.mean(axis=0)
+    _, vectors = np.linalg.eigh(centred.T @ centred)
+    along = centred @ vectors[:, 1]                  # the long axis
+    length = along.max() - along.min() + 1
+    if length < LONG_REGION * math.sqrt(expected):
+        return 0
+    bins = np.floor(along - along.min()).astype(int)
+    widths = np.bincount(bins)
+    lo, hi = int(len(widths) / 3), int(2 * len(widths) / 3)
+    cut = lo + int(np.argmin(widths[lo:hi + 1]))
+    far = bins > cut
+    window[ys[far], xs[far]] = new_label
+    return 1
 
 
 def _pip_scale(pips: list[tuple[float, float]], camera: Camera, edge: float) -> tuple[float, float] | None:
@@ -337,31 +367,35 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
             f["checks"]["outside"] = round(outside, 3)
             f["flat"] = f["flat"] and outside <= OUTSIDE_MAX
 
-    found = _one_face_a_die(found, edge, camera)
+    found = _one_face_a_die(found, edge, camera, int(cal.data["dice"]["count"]))
     for f in found:
         for key in ("_area", "_index", "_shadow", "_expected"):
             f.pop(key, None)
     return {"dice": found, "no_roll": any(not f["flat"] for f in found) or len(found) != cal.data["dice"]["count"]}
 
 
-def _one_face_a_die(found: list[dict], edge: float, camera: Camera) -> list[dict]:
-    """A cocked die may show two lit faces: faces closer than an edge belong
-    to one die, which is then cocked; it reads as its larger face."""
-    merged: list[dict] = []
-    for f in sorted(found, key=lambda f: -f["_area"]):
-        for m in merged:
-            a = camera.on_plane([m["centre_px"]], edge)[0]
-            b = camera.on_plane([f["centre_px"]], edge)[0]
-            if math.hypot(a[0] - b[0], a[1] - b[1]) < 0.85 * edge:
-                m["flat"] = False
-                x0, y0 = min(m["box_px"][0], f["box_px"][0]), min(m["box_px"][1], f["box_px"][1])
-                x1 = max(m["box_px"][0] + m["box_px"][2], f["box_px"][0] + f["box_px"][2])
-                y1 = max(m["box_px"][1] + m["box_px"][3], f["box_px"][1] + f["box_px"][3])
-                m["box_px"] = [x0, y0, x1 - x0, y1 - y0]
-                break
-        else:
-            merged.append(f)
-    return merged
+def _one_face_a_die(found: list[dict], edge: float, camera: Camera, count: int) -> list[dict]:
+    """A cocked die may show two lit faces: while more dice are found than the
+    tray holds (``count``), the two faces closest together, closer than an edge,
+    are one die, which is then cocked; it reads as its larger face. With no more
+    faces than dice, faces that close are dice leaning on one another, each
+    judged by its own face."""
+    found = list(found)
+    ground = {id(f): camera.on_plane([f["centre_px"]], edge)[0] for f in found}
+    while len(found) > count:
+        pairs = [(math.hypot(*(ground[id(a)][:2] - ground[id(b)][:2])), i, j)
+                 for i, a in enumerate(found) for j, b in enumerate(found) if i < j]
+        gap, i, j = min(pairs)
+        if gap >= 0.85 * edge:
+            break
+        keep, gone = (found[i], found[j]) if found[i]["_area"] >= found[j]["_area"] else (found[j], found[i])
+        keep["flat"] = False
+        x0, y0 = min(keep["box_px"][0], gone["box_px"][0]), min(keep["box_px"][1], gone["box_px"][1])
+        x1 = max(keep["box_px"][0] + keep["box_px"][2], gone["box_px"][0] + gone["box_px"][2])
+        y1 = max(keep["box_px"][1] + keep["box_px"][3], gone["box_px"][1] + gone["box_px"][3])
+        keep["box_px"] = [x0, y0, x1 - x0, y1 - y0]
+        found.remove(gone)
+    return sorted(found, key=lambda f: -f["_area"])
 
 
 def read_wheel(rgb: np.ndarray, cal: Calibration) -> dict:

@@ -163,3 +163,32 @@ def test_a_reading_goes_to_the_die_the_camera_sees_not_the_one_hidden_under_it()
     read = [{"centre_px": [150.0, 270.0], "flat": False}]
     assert match_dice([under, on_top], read) == [None, 0]
     assert match_dice([under], read) == [0]            # alone, the hidden die still takes it
+
+
+def test_dice_cocked_against_others_are_found_as_themselves(tmp_path):
+    """At true size a cocked die most often leans on the die beside it (83 of
+    94 cocked dice in 600 drops of the narrow tray), its lit face joined to
+    that die's top face along a whole edge. The reference recogniser must find
+    each as a die of its own, cocked, where the camera sees it: not merge it
+    into the die it leans on, which left it "not found" (issue 31: 6 of the 94
+    in the seeds it was tuned on, 1000 on; 2 of them in the 120 drops here)."""
+    from bench.vision.scoring import match_dice
+    design = load_design("narrow-tray")
+    seeds = [s for s in range(1000, 1120)
+             if any(not d.flat and d.tilt_deg > 20 and d.reason == "die" for d in drop(design, s).dice)]
+    assert len(seeds) >= 10, seeds
+    studio = Studio(design, "tower")
+    try:
+        write_folder(studio, tmp_path, seeds)
+    finally:
+        studio.close()
+    cal = Calibration.load(tmp_path / "calibration.json")
+    missed = []
+    for label in read_labels(tmp_path):
+        reading = read_image((tmp_path / label["image"]).read_bytes(), cal)
+        truth = label["truth"]["dice"]
+        for die, j in zip(truth, match_dice(truth, reading["dice"])):
+            if not die["flat"] and die["holder"] == "die" and (j is None or reading["dice"][j]["flat"]):
+                missed.append(label["image"])
+        assert reading["no_roll"] is True, label["image"]
+    assert missed == [], f"leaning dice not found cocked in {missed} of {len(seeds)} frames"
