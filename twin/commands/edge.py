@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "when it is shown safe at 29 to 1 (T no later than the latest safe call and the low "
                              "end of its interval), 1 when it is not")
     parser.add_argument("--resamples", type=non_negative_int, default=100, metavar="N",
-                        help="bootstrap draws of the spins for the latest safe call's interval (default 100; 0: none)")
+                        help="random halvings of the spins for the latest safe call's interval (default 100; 0: none)")
     parser.add_argument("--results", metavar="FILE", help="the campaign's JSON-lines file (shared with twin validate)")
     parser.add_argument("--report", metavar="DIR", help="write DIR/index.html with the chart inline")
     parser.add_argument("--json", action="store_true", help="one JSON object a line: each cutoff, then the verdict")

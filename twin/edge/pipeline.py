@@ -188,7 +188,7 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
                   resamples: int = RESAMPLES) -> EdgeOutcome:
     """The edge of a design: a wheel's per cutoff and payout, a tower's from its loaded faces.
     ``records`` (a finished campaign's) skips running one. A wheel's verdict (the main
-    payout's latest safe call) gets its interval from ``resamples`` bootstrap draws
+    payout's latest safe call) gets its interval from ``resamples`` halvings of the spins
     (0: none); ``call_time_s`` is added to the cutoffs and judged (``Verdict.shows_safe``).
     ``game``: where the payouts come from, a Lightning Dice game file for a tower, a
     Lightning Roulette rules submission (its Lucky draw) for a wheel; default the shipped ones."""
