@@ -245,7 +245,7 @@ def test_without_termios_tty_and_fcntl_bench_and_the_plugin_import_and_the_emula
         assert refused.returncode != 0, module        # the block holds, pyserial's POSIX backend included
     imported = subprocess.run(
         [str(installed / "python"), "-c", "import bench, bench.pytest_plugin, bench.steps, bench.scenarios.plugin, "
-         "twin, twin.cli, bench.cli, bench.session.runner, bench.protocol.link, bench.monitor"],
+         "twin, twin.cli, twin.commandline, bench.cli, bench.session.runner, bench.protocol.link, bench.monitor"],
         cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=120)
     assert imported.returncode == 0, imported.stderr
     env = blocking(tmp_path, "no-posix", "import sys\nimport serial, serial.serialposix\n"
