@@ -1,14 +1,15 @@
 # Two commands do all set-up from a fresh clone: `make demo` and `make test`.
 # Both create .venv and install the project into it (with the test, twin, Ray and lint
 # extras, so that the Ray engine is tested too); the stamp file makes a
-# second run skip the install unless pyproject.toml changed.
+# second run skip the install unless pyproject.toml changed. `make test` also
+# needs Debian's Chromium for the report-page tests (`make browser`).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 REPORTS := reports
 
-.PHONY: install demo test lint lint-baseline wheel clean
+.PHONY: install browser demo test lint lint-baseline wheel clean
 
 install: $(STAMP)
 
@@ -17,6 +18,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,twin,ray,lint]'
 	touch $(STAMP)
+
+# The browser the report-page tests open pages in (tests/report_pages), before the
+# first test: nothing if /usr/bin/chromium is there; as root with apt-get, Debian's
+# chromium package is installed (one progress line); otherwise make stops with one
+# line saying what to install (.ci/ensure-chromium). Its progress goes to the
+# terminal and its complaint to $(error), so that make adds no line of its own;
+# make -n only shows it.
+ENSURE_BROWSER = $(eval BROWSER_MISSING := $(shell sh .ci/ensure-chromium 3>&1 1>&2 2>&3))$\
+	$(if $(BROWSER_MISSING),$(error $(BROWSER_MISSING)))
+browser:
+	@$(if $(findstring n,$(firstword -$(MAKEFLAGS))),sh .ci/ensure-chromium,$(ENSURE_BROWSER):)
 
 # The main job on the embedded default: the emulated controller in its own
 # process behind a pty, the physics twin as the plant, every frame judged and
@@ -40,7 +52,7 @@ demo: $(STAMP)
 # tests/features (seconds): pytest-bdd writes it only in the process that ran
 # the scenarios, and under xdist that is a worker, whose report is lost.
 TEST_WORKERS ?= 2
-test: $(STAMP)
+test: browser $(STAMP)
 	mkdir -p $(REPORTS)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --junitxml=$(REPORTS)/junit.xml
 	$(BIN)/python -m pytest -q -p no:xdist tests/features --cucumberjson=$(REPORTS)/cucumber.json
