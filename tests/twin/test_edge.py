@@ -117,7 +117,7 @@ def test_a_perfect_camera_sees_the_state_and_negative_noise_is_refused():
     design = dataclasses.replace(load_design(LEVEL), track_noise=None)   # the player's model is then exact
     launch = draw_launch(design, 3)
     model = TrackModel(design)
-    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s, dense=True)
+    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
 
     def ball(t):
         y = solution.sol(t)

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.spatial import ConvexHull
 
 from twin.camera.spec import Camera
+from twin import fixed_arithmetic as fx
 
 CATEGORIES = [{"id": f, "name": f"face-{f}", "supercategory": "die"} for f in range(1, 7)] + \
              [{"id": 7, "name": "ball", "supercategory": "ball"}]
@@ -36,7 +37,7 @@ def _rotation(quaternion) -> np.ndarray:
 
 def die_corners(edge_m: float, position, orientation) -> np.ndarray:
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-    return signs * edge_m / 2 @ _rotation(orientation).T + np.asarray(position, float)
+    return fx.matmul(signs * edge_m / 2, _rotation(orientation).T) + np.asarray(position, float)
 
 
 def outline(camera: Camera, points) -> list[list[float]]:
@@ -58,7 +59,7 @@ def mask_box(mask: np.ndarray, body: int) -> tuple[list[int] | None, int]:
 def _area(polygon) -> float:
     pts = np.asarray(polygon)
     x, y = pts[:, 0], pts[:, 1]
-    return float(abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) / 2)
+    return float(abs(fx.dot(x, np.roll(y, 1)) - fx.dot(y, np.roll(x, 1))) / 2)
 
 
 def die_truth(rest) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from twin.camera.textures import FACE_SHARE, atlas_cell
+from twin import fixed_arithmetic as fx
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,8 @@ class _Builder:
         """A flat convex polygon, fanned into triangles, facing ``outward`` (or its own normal)."""
         pts = np.asarray(points, float)
         normal = np.cross(pts[1] - pts[0], pts[2] - pts[0])
-        normal /= np.linalg.norm(normal)
-        if outward is not None and np.dot(normal, outward) < 0:
+        normal /= fx.norm(normal)
+        if outward is not None and fx.dot(normal, outward) < 0:
             pts, uvs, normal = pts[::-1], list(uvs)[::-1], -normal
         base = len(self.vertices)
         for p, uv in zip(pts, uvs):

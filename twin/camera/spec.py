@@ -24,6 +24,7 @@ import numpy as np
 from tablebench_io.fields import Fields
 from tablebench_io.yamlfile import read_yaml
 from twin.errors import DesignError
+from twin import fixed_arithmetic as fx
 
 MAX_PIXELS = 4096
 
@@ -47,19 +48,19 @@ class Camera:
 
     @property
     def distance_m(self) -> float:
-        return float(np.linalg.norm(np.subtract(self.position_m, self.target_m)))
+        return fx.norm(np.subtract(self.position_m, self.target_m))
 
     def view_matrix(self) -> np.ndarray:
         """World to camera (OpenGL: the camera looks down its -z), 4x4, row-major."""
         eye, target = np.array(self.position_m, float), np.array(self.target_m, float)
         forward = target - eye
-        forward /= np.linalg.norm(forward)
+        forward /= fx.norm(forward)
         side = np.cross(forward, np.array(self.up, float))
-        side /= np.linalg.norm(side)
+        side /= fx.norm(side)
         up = np.cross(side, forward)
         m = np.eye(4)
         m[0, :3], m[1, :3], m[2, :3] = side, up, -forward
-        m[:3, 3] = -m[:3, :3] @ eye
+        m[:3, 3] = -fx.matmul(m[:3, :3], eye)
         return m
 
     def projection_matrix(self) -> np.ndarray:
@@ -79,7 +80,7 @@ class Camera:
         """World points (N x 3, metres) to pixel coordinates (N x 2)."""
         pts = np.atleast_2d(np.asarray(points, float))
         homo = np.hstack([pts, np.ones((len(pts), 1))])
-        clip = homo @ (self.projection_matrix() @ self.view_matrix()).T
+        clip = fx.matmul(homo, fx.matmul(self.projection_matrix(), self.view_matrix()).T)
         ndc = clip[:, :2] / clip[:, 3:4]
         return np.column_stack([(ndc[:, 0] + 1) * self.width_px / 2, (1 - ndc[:, 1]) * self.height_px / 2])
 
@@ -91,8 +92,8 @@ class Camera:
         aspect = self.width_px / self.height_px
         local = np.column_stack([ndc[:, 0] * aspect / f, ndc[:, 1] / f, -np.ones(len(px))])
         rot = self.view_matrix()[:3, :3]
-        directions = local @ rot            # camera to world: the transpose of the rotation
-        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+        directions = fx.matmul(local, rot)            # camera to world: the transpose of the rotation
+        directions /= fx.row_norms(directions)[:, None]
         return np.array(self.position_m, float), directions
 
     def on_plane(self, pixels, z_m: float) -> np.ndarray:
@@ -167,9 +168,9 @@ def camera_from_mapping(data: Any, file: str | None = None, prefix: str = "camer
         size.append(value)
     f.done()
     forward = np.subtract(target, position)
-    if np.linalg.norm(forward) < 1e-3:
+    if fx.norm(forward) < 1e-3:
         raise f.error("target_m", "must be at least 1 mm from position_m")
-    if np.linalg.norm(np.cross(forward / np.linalg.norm(forward), up)) < 1e-3:
+    if fx.norm(np.cross(forward / fx.norm(forward), up)) < 1e-3:
         raise f.error("up", "must not point along the line of sight")
     return Camera(position, target, up, float(fov), size[0], size[1])
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from twin import fixed_arithmetic as fx
 from twin.edge import bets
 from twin.edge.bets import POCKETS, Spins
 from twin.edge.estimate import Edge, scaled_hits_edge
@@ -58,8 +59,8 @@ def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_
     track is, for this spin, its leaving time."""
     launch = draw_launch(design, seed)
     leaving = leaving or LeavingMap(TrackModel(design))       # what the player knows: the design's track
-    exit_, solution = TrackModel.for_spin(design, seed).ride(launch.ball_angle_rad, launch.ball_speed_m_s,
-                                                             dense=True)   # what happens: this spin's track
+    exit_, solution = TrackModel.for_spin(design, seed).ride(launch.ball_angle_rad,
+                                                             launch.ball_speed_m_s)   # what happens: this spin's track
     tau = design.rotor.decay_time_s
 
     def ball(t):
@@ -67,8 +68,8 @@ def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_
         return y[0], y[1]
 
     def rotor(t):
-        angle = launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - np.exp(-t / tau))
-        return angle, launch.rotor_speed_rad_s * np.exp(-t / tau)
+        angle = launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - fx.exp(-t / tau))
+        return angle, launch.rotor_speed_rad_s * fx.exp(-t / tau)
 
     predicted, places, speeds = [], [], []
     for c in cutoffs:

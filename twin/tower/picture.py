@@ -18,6 +18,7 @@ import numpy as np
 from twin.physics_engine import pybullet as pb
 from PIL import Image, ImageDraw, ImageFont
 
+from twin import fixed_arithmetic as fx
 from twin.tower.design import TowerDesign
 from twin.tower.dropping import DropResult, Trace
 from twin.tower.statics import convex_hull
@@ -47,7 +48,7 @@ def _rotation(orientation) -> np.ndarray:
 
 def _box_corners(half, position, orientation) -> np.ndarray:
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
-    return (signs * np.array(half)) @ _rotation(orientation).T + np.array(position)
+    return fx.matmul(signs * np.array(half), _rotation(orientation).T) + np.array(position)
 
 
 def _legend(draw: ImageDraw.ImageDraw, x: float, y: float, font) -> float:

@@ -28,6 +28,8 @@ from typing import Callable
 import numpy as np
 from twin.physics_engine import pybullet as pb
 
+from twin import fixed_arithmetic as fx
+
 from twin.tower.world import World, die_core
 
 GRAVITY = 9.81
@@ -115,8 +117,8 @@ def moved(before, after, corners: np.ndarray) -> list[bool]:
     (position, orientation)."""
     out = []
     for (pos, orn), (pos0, orn0) in zip(after, before):
-        now = corners @ np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3).T + pos
-        then = corners @ np.array(pb.getMatrixFromQuaternion(orn0)).reshape(3, 3).T + pos0
+        now = fx.matmul(corners, np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3).T) + pos
+        then = fx.matmul(corners, np.array(pb.getMatrixFromQuaternion(orn0)).reshape(3, 3).T) + pos0
         out.append(bool(np.max(np.sum((now - then) ** 2, axis=1)) > MOVED_M ** 2))
     return out
 

@@ -47,6 +47,8 @@ from typing import Sequence
 import numpy as np
 from scipy.optimize import linprog
 
+from twin import fixed_arithmetic as fx
+
 from twin.tower.design import TowerDesign
 from twin.tower.resting import TILT_DEG, TILT_DIRECTIONS
 from twin.tower.world import layout
@@ -124,10 +126,10 @@ def _closest_on_box(points: np.ndarray, centre: np.ndarray, rot: np.ndarray, hal
     """For each point: the closest point of a solid box, the distance, and the
     unit direction from the box towards the point (for a point inside: out
     through the nearest face, with a negative distance)."""
-    local = (points - centre) @ rot
+    local = fx.matmul(points - centre, rot)
     clamped = np.clip(local, -half, half)
     delta = local - clamped
-    dist = np.linalg.norm(delta, axis=1)
+    dist = fx.row_norms(delta)
     normal = np.zeros_like(local)
     outside = dist > 1e-12
     normal[outside] = delta[outside] / dist[outside, None]
@@ -141,22 +143,22 @@ def _closest_on_box(points: np.ndarray, centre: np.ndarray, rot: np.ndarray, hal
         normal[inside] = n
         dist[inside] = -room[rows, axis]
         clamped[inside] = local[inside] - n * (dist[inside, None])    # on the nearest face
-    return clamped @ rot.T + centre, dist, normal @ rot.T
+    return fx.matmul(clamped, rot.T) + centre, dist, fx.matmul(normal, rot.T)
 
 
 def _closest_on_cylinder(points: np.ndarray, centre: np.ndarray, rot: np.ndarray, radius: float, half_len: float):
     """The same for a solid cylinder along its local z."""
-    local = (points - centre) @ rot
-    rho = np.linalg.norm(local[:, :2], axis=1)
+    local = fx.matmul(points - centre, rot)
+    rho = fx.row_norms(local[:, :2])
     scale = np.where(rho > radius, radius / np.maximum(rho, 1e-12), 1.0)
     clamped = np.column_stack([local[:, 0] * scale, local[:, 1] * scale, np.clip(local[:, 2], -half_len, half_len)])
     delta = local - clamped
-    dist = np.linalg.norm(delta, axis=1)
+    dist = fx.row_norms(delta)
     normal = np.zeros_like(local)
     outside = dist > 1e-12
     normal[outside] = delta[outside] / dist[outside, None]
     normal[~outside] = np.array([0.0, 0.0, 1.0])      # inside a rod: never the case for a die at rest
-    return clamped @ rot.T + centre, dist, normal @ rot.T
+    return fx.matmul(clamped, rot.T) + centre, dist, fx.matmul(normal, rot.T)
 
 
 class Scene:
@@ -174,11 +176,11 @@ class Scene:
         self.dice = [(np.asarray(pos, dtype=float), rotation(orn)) for pos, orn in poses]
         self.samples = _box_edge_points(self.inner, EDGE_SAMPLES)
         self.parts = [p for p in layout(design) if p.role != "door"]     # the door is open once the dice fall
-        self.reach = float(np.linalg.norm(self.inner)) + self.radius + CONTACT_GAP_M
+        self.reach = fx.norm(self.inner) + self.radius + CONTACT_GAP_M
 
     def _die_points(self, i: int) -> np.ndarray:
         centre, rot = self.dice[i]
-        return self.samples @ rot.T + centre
+        return fx.matmul(self.samples, rot.T) + centre
 
     def static_contacts(self, i: int) -> list[Contact]:
         """The tower's parts touching die ``i``."""
@@ -204,7 +206,7 @@ class Scene:
                                      rolling, spinning))
             if part.shape == "box":
                 # The part's own edges near the die (a die lying across the lid's edge).
-                corners = _box_edge_points(half, 2) @ prot.T + pc
+                corners = fx.matmul(_box_edge_points(half, 2), prot.T) + pc
                 for a, b in _edges(corners, prot, pc):
                     seg = _segment_near(a, b, centre, self.reach)
                     if seg is None:
@@ -223,7 +225,7 @@ class Scene:
         r, mu = self.radius, dm.lateral_friction ** 2
         rolling, spinning = 2 * dm.rolling_friction * dm.lateral_friction, 2 * dm.spinning_friction * dm.lateral_friction
         (ci, roti), (cj, rotj) = self.dice[i], self.dice[j]
-        if np.linalg.norm(ci - cj) > 2 * self.reach:
+        if fx.norm(ci - cj) > 2 * self.reach:
             return []
         found = []
         # i's corners and edges against j's inner box, and j's against i's.
@@ -238,7 +240,7 @@ class Scene:
 
 def _edges(corners: np.ndarray, rot: np.ndarray, centre: np.ndarray):
     """The 12 edges of a box as pairs of world points."""
-    local = (corners - centre) @ rot
+    local = fx.matmul(corners - centre, rot)
     for a in range(len(local)):
         for b in range(a + 1, len(local)):
             if np.sum(np.abs(local[a] - local[b]) > 1e-9) == 1:
@@ -248,12 +250,12 @@ def _edges(corners: np.ndarray, rot: np.ndarray, centre: np.ndarray):
 def _segment_near(a: np.ndarray, b: np.ndarray, centre: np.ndarray, reach: float):
     """The part of segment ab within ``reach`` of ``centre``, or None."""
     d = b - a
-    length2 = float(d @ d)
+    length2 = fx.dot(d, d)
     if length2 == 0:
         return None
-    t = float(np.clip((centre - a) @ d / length2, 0.0, 1.0))
+    t = float(np.clip(fx.dot(centre - a, d) / length2, 0.0, 1.0))
     closest = a + t * d
-    off = float(np.linalg.norm(closest - centre))
+    off = fx.norm(closest - centre)
     if off > reach:
         return None
     half_chord = math.sqrt(max(0.0, reach * reach - off * off)) / math.sqrt(length2)
@@ -263,17 +265,17 @@ def _segment_near(a: np.ndarray, b: np.ndarray, centre: np.ndarray, reach: float
 def _pyramid(normal: np.ndarray, friction: float) -> np.ndarray:
     """The edges of a contact's friction pyramid: unit push plus friction,
     ``CONE_SIDES`` of them (rows)."""
-    n = normal / np.linalg.norm(normal)
+    n = normal / fx.norm(normal)
     t1, t2 = _tangents(n)
     angles = 2 * math.pi * np.arange(CONE_SIDES) / CONE_SIDES
-    return n + friction * (np.outer(np.cos(angles), t1) + np.outer(np.sin(angles), t2))
+    return n + friction * (np.outer(fx.cos(angles), t1) + np.outer(fx.sin(angles), t2))
 
 
 def _tangents(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n = normal / np.linalg.norm(normal)
+    n = normal / fx.norm(normal)
     helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     t1 = np.cross(n, helper)
-    t1 /= np.linalg.norm(t1)
+    t1 /= fx.norm(t1)
     return t1, np.cross(n, t1)
 
 
@@ -377,7 +379,7 @@ def _patches(contacts: Sequence[Contact]) -> list[Contact]:
             kept += group
             continue
         t1, t2 = _tangents(np.asarray(group[0].normal))
-        flat = [(float(np.dot(c.point, t1)), float(np.dot(c.point, t2))) for c in group]
+        flat = [(fx.dot(c.point, t1), fx.dot(c.point, t2)) for c in group]
         corners = set(convex_hull(flat))
         kept += [c for c, xy in zip(group, flat) if xy in corners]
     return kept

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from twin import fixed_arithmetic as fx
+
 POCKETS = 37
 BOOTSTRAP = 400
 SEED = 25
@@ -46,7 +48,7 @@ def concentration(values: list[int]) -> float:
     if not values:
         return float("nan")
     angles = 2 * np.pi * np.asarray(values) / POCKETS
-    return float(abs(np.exp(1j * angles).mean()))
+    return math.hypot(float(fx.cos(angles).mean()), float(fx.sin(angles).mean()))
 
 
 def signed(value: int, behind: int = 9) -> int:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from twin.wheel.design import WheelDesign
+from twin.wheel.integrator import Steps
 from twin.wheel.track import TrackModel
 from twin.wheel.world import Frame, pocket_under, world_for
 
@@ -50,6 +51,19 @@ class SpinResult:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
+
+
+# The track hands the descent its state rounded to a nanoradian and a
+# nanometre a second: far below anything physical, and it stops a difference
+# in the last bits of the track's arithmetic (another libm, another
+# compiler) from reaching PyBullet, where the deflectors would amplify it
+# into another pocket. Python's round() is exact (correctly rounded decimal).
+HANDOVER_DIGITS = 9
+
+
+def handed_over(value: float) -> float:
+    """A value as one stage of the spin hands it to the next."""
+    return round(value, HANDOVER_DIGITS)
 
 
 Z_99 = 2.5758293035489   # the standard normal's two-sided 99% point
@@ -95,7 +109,7 @@ class Trace:
     """Everything a picture needs: the launch, the track solution, the descent frames."""
     result: SpinResult
     launch: Launch
-    track_solution: object       # scipy OdeResult with dense output
+    track_solution: Steps        # the ride's steps: .sol(t) gives (angle, speed) at any time on the track
     track_time_s: float
     frames: tuple[Frame, ...]    # descent, t from the leaving moment
 
@@ -113,10 +127,9 @@ def trace(design: WheelDesign, seed: int, record_every_s: float = 1 / 15) -> Tra
 def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
     launch = draw_launch(design, seed)
     model = TrackModel.for_spin(design, seed)
-    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s,
-                                 dense=record_every_s is not None)
+    exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
     leave_deg = exit_.angle_deg
-    rotor_angle, rotor_speed = rotor_at(design, launch, exit_.time_s)
+    rotor_angle, rotor_speed = (handed_over(x) for x in rotor_at(design, launch, exit_.time_s))
     under = {"rotor_speed_rev_s": round(abs(rotor_speed) / TWO_PI, 6),
              "leave_pocket": pocket_under(math.cos(exit_.angle_rad), math.sin(exit_.angle_rad), rotor_angle)}
     if not exit_.left:
@@ -130,7 +143,7 @@ def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
                             settled=False, **under)
         return Trace(result, launch, solution, exit_.time_s, ())
     world = world_for(design)    # restored to its state as built: the same as a new world
-    descent = world.descend(exit_.angle_rad, exit_.speed_m_s, rotor_angle, rotor_speed,
+    descent = world.descend(handed_over(exit_.angle_rad), handed_over(exit_.speed_m_s), rotor_angle, rotor_speed,
                             record_every_s=record_every_s)
     total = exit_.time_s + descent.time_s
     rotor_turns = abs(descent.rotor_angle_rad - launch.rotor_angle_rad) / TWO_PI

@@ -27,10 +27,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
+from twin import fixed_arithmetic as fx
 from twin.wheel.design import WheelDesign
+from twin.wheel.integrator import Integrator, Steps
 
 GRAVITY = 9.81
 # The ball rolls on the track (I = 2/5 m R^2 about its centre): a force on it moves
@@ -39,9 +40,17 @@ GRAVITY = 9.81
 # (PyBullet) starts from a rolling ball, so the track must leave it where a
 # rolling ball leaves: with the point's criterion it still pressed the rim wall.
 ROLLING = 5.0 / 7.0
-WARP_STREAM = 6170
+WARP_STREAM = 6170           # the warp's draws: their own stream of the spin's seed
 MAX_STEP_S = 0.2             # integrator steps stay under a sixth of the slowest turn (about 1.3 s)
-DIP_SEARCH_S = 0.01          # steps back from a dip's lowest point to where the push was still positive           # the warp's draws: their own stream of the spin's seed
+FIRST_STEP_S = 0.01          # the integrator's first try; its error control takes over from there
+RTOL, ATOL = 1e-9, 1e-10     # the integrator's tolerances (theta in rad, v in m/s)
+XTOL_S = 1e-12               # a leaving moment is found to this
+# A dip's lowest point is found exactly when the cubic through the step's ends
+# puts it this near zero (m/s^2). That cubic's error is of order h^4 times the
+# push's fourth derivative, about 1e-5 m/s^2 at the track's step sizes; the
+# margin is 5000 times that, and costs exact searches only in the last turns.
+DIP_MARGIN = 0.05
+DIP_SAMPLES = 16
 
 
 @dataclass(frozen=True)
@@ -129,8 +138,8 @@ class TrackModel:
         d = self.incline_at(theta)
         return v * v / (ROLLING * self.r) * math.cos(d) - GRAVITY * math.sin(d)
 
-    def rhs(self, _t: float, y: np.ndarray) -> list[float]:
-        theta, v = y
+    def slope(self, _t: float, theta: float, v: float) -> tuple[float, float]:
+        """The right-hand side: (d theta/dt, dv/dt), in plain float arithmetic."""
         d = self.incline - self.tilt * math.cos(theta - self.low_side)
         pull = GRAVITY * math.sin(self.tilt) * math.sin(theta - self.low_side)
         if self.warp:
@@ -140,65 +149,80 @@ class TrackModel:
         n = max(0.0, v * v / (ROLLING * self.r) * math.cos(d) - GRAVITY * math.sin(d))
         floor = GRAVITY * math.cos(d) + v * v / self.r * math.sin(d)
         dv = ROLLING * (-self.mu_rim * n - self.mu_roll * floor - self.c_drag * v * v - pull)
-        return [v / self.r, dv]
+        return v / self.r, dv
+
+    def rhs(self, t: float, y) -> list[float]:
+        """:meth:`slope` for a state vector ``y = (theta, v)``."""
+        return list(self.slope(t, float(y[0]), float(y[1])))
 
     def slope_rate(self, theta: float) -> float:
         """How fast the incline changes along the track (per radian)."""
         rate = self.tilt * math.sin(theta - self.low_side)
         return rate + self.warp.at(theta)[1] if self.warp else rate
 
-    def wall_push_rate(self, y) -> float:
-        """The wall's push's rate of change along the ride (per second)."""
-        theta, v = y
+    def wall_push_rate(self, theta: float, v: float, dv: float) -> float:
+        """The wall's push's rate of change along the ride (per second), the
+        ball moving at ``v`` and changing speed at ``dv``."""
         d = self.incline_at(theta)
-        dv = self.rhs(0.0, y)[1]
         return (2 * v * dv * math.cos(d) / (ROLLING * self.r)
                 + (-v * v * math.sin(d) / (ROLLING * self.r) - GRAVITY * math.cos(d)) * self.slope_rate(theta) * v / self.r)
 
-    def ride(self, start_angle_rad: float, start_speed_m_s: float, dense: bool = False):
-        """Integrate from the launch to the leaving point; return (TrackExit, solution).
+    def ride(self, start_angle_rad: float, start_speed_m_s: float) -> tuple[TrackExit, Steps]:
+        """Integrate from the launch to the leaving point; return (TrackExit, the ride's steps).
 
         The ball leaves where the wall's push first reaches zero. On a tilted or
         warped track the push dips once a turn, and a dip below zero can begin
-        and end within one step of the integrator, whose event test only sees
-        the sign at the steps' ends (it missed one spin in 200 of tilted.yaml,
-        which then left a turn late). So every lowest point of the push is an
-        event too, with the steps kept under a fraction of a turn, and the ride
-        ends in the first dip that reaches zero."""
-        def leaves(t, y):
-            return self.wall_push(y[0], y[1])
-        leaves.terminal = True
-        leaves.direction = -1
-
-        def lowest(t, y):
-            return self.wall_push_rate(y)
-        lowest.direction = 1
-        solution = solve_ivp(self.rhs, (0.0, self.max_time), [start_angle_rad, start_speed_m_s],
-                             method="DOP853", rtol=1e-9, atol=1e-10, events=[leaves, lowest],
-                             dense_output=True, max_step=MAX_STEP_S)
-        left = bool(solution.t_events[0].size)
-        t = float(solution.t_events[0][0]) if left else float(solution.t[-1])
-        for t_low, y_low in zip(solution.t_events[1], solution.y_events[1]):
-            if t_low >= t:
-                break
-            if self.wall_push(*y_low) <= 0:
-                t, left = self._first_zero_before(solution, float(t_low)), True
-                break
-        theta, v = (float(x) for x in solution.sol(t))
+        and end within one step (it did in one spin of 200 of tilted.yaml, which
+        then left a turn late), so each step is also searched for a lowest
+        point of the push: where its rate turns from falling to rising within
+        the step. A lowest point that the step's ends say is within
+        ``DIP_MARGIN`` of zero is found exactly, and the ride ends there if the
+        push is not positive. Steps are kept under a fraction of a turn, so a
+        step holds at most one lowest point."""
+        ode = Integrator(self.slope, 0.0, (start_angle_rad, start_speed_m_s), rtol=RTOL, atol=ATOL,
+                         max_step=MAX_STEP_S, first_step=FIRST_STEP_S)
+        t_leave: float | None = 0.0 if self.wall_push(start_angle_rad, start_speed_m_s) <= 0 else None
+        rate_before = self.wall_push_rate(*ode.y, ode.k[1])
+        while t_leave is None and ode.step(self.max_time):
+            rate_now = self.wall_push_rate(*ode.y, ode.k[1])
+            t_leave = self._leaving_within(ode, rate_before, rate_now)
+            rate_before = rate_now
+        left = t_leave is not None
+        t = t_leave if t_leave is not None else ode.t
+        theta, v = ode.at(t) if left else ode.y
         exit_ = TrackExit(left=left, time_s=t, angle_rad=theta, speed_m_s=v,
                           revolutions=(theta - start_angle_rad) / (2 * math.pi))
-        return exit_, solution
+        return exit_, ode.path
 
-    def _first_zero_before(self, solution, t_low: float) -> float:
-        """The moment the push fell to zero on the way into the dip whose lowest point is at t_low."""
-        def push(t):
-            return self.wall_push(*solution.sol(t))
-        t_high = t_low
-        while t_high > 0 and push(t_high) <= 0:
-            t_high = max(0.0, t_high - DIP_SEARCH_S)
-        if push(t_high) <= 0:
-            return t_high
-        return float(brentq(push, t_high, t_low, xtol=1e-12))
+    def _leaving_within(self, ode: Integrator, rate_before: float, rate_now: float) -> float | None:
+        """When the ball left the track within the step just taken, or None."""
+        steps = ode.path
+        t0, t1 = steps.t[-2], steps.t[-1]
+        push_before, push_now = self.wall_push(*steps.y[-2]), self.wall_push(*steps.y[-1])
+
+        def push(t: float) -> float:
+            return self.wall_push(*ode.at(t))
+
+        if rate_before < 0 <= rate_now:                  # a lowest point within the step
+            h = t1 - t0
+            estimate = min(_hermite(push_before, push_now, rate_before * h, rate_now * h, i / DIP_SAMPLES)
+                           for i in range(DIP_SAMPLES + 1))
+            if estimate <= DIP_MARGIN:
+                def rate(t: float) -> float:
+                    theta, v = ode.at(t)
+                    return self.wall_push_rate(theta, v, self.slope(t, theta, v)[1])
+                t_low = float(brentq(rate, t0, t1, xtol=XTOL_S))
+                if push(t_low) <= 0:
+                    return float(brentq(push, t0, t_low, xtol=XTOL_S))
+        if push_now <= 0:
+            return float(brentq(push, t0, t1, xtol=XTOL_S))
+        return None
+
+
+def _hermite(p0: float, p1: float, m0: float, m1: float, s: float) -> float:
+    """The cubic through values p0, p1 with slopes m0, m1 (per unit s) at s = 0, 1."""
+    return ((1 + 2 * s) * (1 - s) ** 2 * p0 + s * (1 - s) ** 2 * m0
+            + s * s * (3 - 2 * s) * p1 + s * s * (s - 1) * m1)
 
 
 def ride_track(design: WheelDesign, start_angle_deg: float, start_speed_rev_s: float,
@@ -242,18 +266,18 @@ class LeavingMap:
         a, b = self._coefficients(grid)
         h = grid[1] - grid[0]
         big_l = np.concatenate([[0.0], np.cumsum((a[1:] + a[:-1]) * h / 2)])
-        f = b * np.exp(big_l)
+        f = b * fx.exp(big_l)
         big_k = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) * h / 2)])
         self.grid, self.big_l, self.big_k = grid, big_l, big_k
         self.l_turn, self.k_turn = float(big_l[-1]), float(big_k[-1])
 
     def _profile(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = self.model
-        d = m.incline - m.tilt * np.cos(theta - m.low_side)
-        pull = GRAVITY * math.sin(m.tilt) * np.sin(theta - m.low_side)
+        d = m.incline - m.tilt * fx.cos(theta - m.low_side)
+        pull = GRAVITY * math.sin(m.tilt) * fx.sin(theta - m.low_side)
         if m.warp:
             for k, (a, b) in enumerate(zip(m.warp.cos, m.warp.sin), start=1):
-                c, s = np.cos(k * theta), np.sin(k * theta)
+                c, s = fx.cos(k * theta), fx.sin(k * theta)
                 d = d + a * c + b * s
                 pull = pull + GRAVITY * k * (b * c - a * s)
         return d, pull
@@ -261,8 +285,8 @@ class LeavingMap:
     def _coefficients(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, k = self.model, ROLLING
         d, pull = self._profile(theta)
-        a = 2 * m.mu_rim * np.cos(d) + 2 * k * m.mu_roll * np.sin(d) + 2 * k * m.r * m.c_drag
-        b = 2 * k * m.r * (m.mu_rim * GRAVITY * np.sin(d) - m.mu_roll * GRAVITY * np.cos(d) - pull)
+        a = 2 * m.mu_rim * fx.cos(d) + 2 * k * m.mu_roll * fx.sin(d) + 2 * k * m.r * m.c_drag
+        b = 2 * k * m.r * (m.mu_rim * GRAVITY * fx.sin(d) - m.mu_roll * GRAVITY * fx.cos(d) - pull)
         return a, b
 
     def _integrals(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -271,20 +295,20 @@ class LeavingMap:
         part = theta - turns * self.period
         l_part = np.interp(part, self.grid, self.big_l)
         k_part = np.interp(part, self.grid, self.big_k)
-        grow = np.exp(turns * self.l_turn)
+        grow = fx.exp(turns * self.l_turn)
         # K over j whole turns: k_turn (1 + e^L + ... + e^((j-1)L))
-        whole = self.k_turn * np.where(turns > 0, np.expm1(turns * self.l_turn) / math.expm1(self.l_turn), 0.0)
+        whole = self.k_turn * np.where(turns > 0, fx.expm1(turns * self.l_turn) / math.expm1(self.l_turn), 0.0)
         return turns * self.l_turn + l_part, whole + grow * k_part
 
     def _energy(self, theta: np.ndarray, theta0: float, e0: float) -> np.ndarray:
         l_at, k_at = self._integrals(theta)
         l0, k0 = self._integrals(np.array([theta0]))
-        return np.exp(l0[0] - l_at) * e0 + np.exp(-l_at) * (k_at - k0[0])
+        return fx.exp(l0[0] - l_at) * e0 + fx.exp(-l_at) * (k_at - k0[0])
 
     def _margin(self, theta: np.ndarray, theta0: float, e0: float) -> np.ndarray:
         """E minus the E at which the wall stops pushing: the ball leaves where it reaches 0."""
         d, _ = self._profile(theta)
-        return self._energy(theta, theta0, e0) - ROLLING * self.model.r * GRAVITY * np.tan(d)
+        return self._energy(theta, theta0, e0) - ROLLING * self.model.r * GRAVITY * fx.tan(d)
 
     def leave(self, theta0: float, v0: float) -> tuple[float, float]:
         """(time from now, unwrapped angle) at which a ball at ``theta0`` moving at
