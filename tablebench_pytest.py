@@ -38,6 +38,19 @@ def _tablebench_bench():
     return loaded
 
 
+def _same_libm_as_the_bench():
+    """A pytest command restarts with the libm the ``bench`` and ``twin``
+    commands run (tablebench_io.portable_math): a staged drop or a replayed
+    spin must give here what it gives there. Here, at the plugin's import, no
+    output is captured yet and nothing has run; a program that called
+    ``pytest.main()`` itself is never restarted (its twin runs the CPU's own
+    libm, and the fingerprint in its journals says so)."""
+    from tablebench_io import portable_math
+    if portable_math.started_as("pytest") or portable_math.started_as("py.test"):
+        portable_math.restart_pinned()
+
+
+_same_libm_as_the_bench()
 _tablebench_bench()
 
 from bench.scenarios import clause_tags, plugin  # noqa: E402  (after tablebench's bench is in place)

@@ -35,7 +35,7 @@ from enum import IntEnum
 from types import ModuleType
 from typing import Callable, Sequence
 
-from tablebench_io import __version__, progress
+from tablebench_io import __version__, portable_math, progress
 from tablebench_io.extras import missing_extra
 
 
@@ -194,6 +194,8 @@ def make_main(commands: ModuleType, prog: str, description: str,
     twin's own."""
 
     def main(argv: Sequence[str] | None = None) -> int:
+        if argv is None and portable_math.started_as(prog):
+            portable_math.restart_pinned()      # the same libm on every machine (docs/reproducibility.md)
         parser = build_parser(commands, prog, description)
         args = parser.parse_args(argv)
         forced = args.progress

@@ -149,3 +149,49 @@ def test_fixed_order_products_match_numpy_to_rounding():
     assert np.allclose(fx.row_norms(a), np.linalg.norm(a, axis=1), rtol=1e-15)
     assert fx.dot(a[0], a[1]) == pytest.approx(float(a[0] @ a[1]), abs=1e-15)
     assert np.allclose(fx.exp(a), np.exp(a), rtol=1e-15) and fx.cos(a).shape == a.shape
+
+
+# -- the libm the commands pin (tablebench_io.portable_math) ----------------------------
+
+def _fma_cpu() -> bool:
+    try:
+        return " fma " in f" {Path('/proc/cpuinfo').read_text().split('flags', 1)[1].splitlines()[0]} "
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not portable_math.applies(), reason="only glibc on x86-64 has libm variants to pin")
+def test_the_twin_command_runs_the_same_libm_on_a_new_cpu_and_an_old_one(tmp_path):
+    script = Path(sys.executable).parent / "twin"
+    args = [str(script), "drop", "towers/standard", "--seed", "5", "--count", "4", "--json"]
+
+    def drops(extra):
+        done = subprocess.run(args, env=_env(extra), cwd=tmp_path, capture_output=True, timeout=300,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr.decode()[-500:]
+        return done.stdout
+
+    here = drops({})
+    assert here == drops({"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX512F,-AVX2,-AVX,-FMA,-FMA4"})
+    if _fma_cpu():
+        # the CPU's own libm (FMA builds) rests these dice elsewhere: the pin is what makes them agree
+        assert drops({portable_math.OPT_OUT: "1"}) != here
+
+
+def test_the_pin_keeps_the_tunables_a_user_set_and_is_taken_once():
+    env = portable_math.pinned({"GLIBC_TUNABLES": "glibc.malloc.check=3:glibc.cpu.hwcaps=-AVX512F"})
+    assert env["GLIBC_TUNABLES"] == "glibc.malloc.check=3:glibc.cpu.hwcaps=-AVX512F,-FMA,-FMA4"
+    assert portable_math.is_pinned(env) and portable_math.pinned(env) == env
+    assert not portable_math.is_pinned({"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-FMA"})
+
+
+@pytest.mark.skipif(not portable_math.applies(), reason="only glibc on x86-64 has libm variants to pin")
+def test_a_pytest_command_restarts_pinned_so_staged_seeds_hold_there_too(tmp_path):
+    (tmp_path / "test_libm.py").write_text(
+        "from tablebench_io import portable_math\n"
+        "def test_it():\n    assert portable_math.libm() == 'pinned'\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_libm.py"],
+                          env=_env({}), cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-800:]
+    assert "1 passed" in done.stdout
