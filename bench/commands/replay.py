@@ -32,7 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--redecode", action="store_true",
                    help="decode every frame again from its raw bytes and judge that (slower; also catches a "
                         "decoder changed since the session)")
-    p.add_argument("--round", type=int, metavar="N", help="simulate round N's drop or spin again from its seed")
+    p.add_argument("--round", type=int, metavar="N",
+                   help="simulate round N's drop or spin again from its seed, saying first whether this machine's "
+                        "twin is the one that recorded the journal (its fingerprint: versions and canary)")
     p.add_argument("--gif", metavar="FILE", help="with --round: draw the re-simulated drop or spin")
     p.add_argument("--png", metavar="FILE", help="with --round: picture the re-simulated drop or spin at rest")
     p.add_argument("--design", metavar="FILE",
@@ -98,7 +100,7 @@ def run(args) -> int:
     status = outcome.exit_status
     if args.round is not None:
         try:
-            same, told = resimulate(args.journal, args.round, args.gif, design=args.design, png=args.png)
+            same, told, twin = resimulate(args.journal, args.round, args.gif, design=args.design, png=args.png)
         except (BenchError, TwinError, OSError) as err:
             print(f"bench replay: {err}", file=sys.stderr)
             return Exit.BAD_INPUT
@@ -108,8 +110,10 @@ def run(args) -> int:
             return Exit.BAD_INPUT
         drawn = [d for d in (args.gif, args.png) if d and same]
         if said is not None:
-            said["resimulated"] = {"round": args.round, "same": same, "told": told, "drawn": drawn}
+            said["resimulated"] = {"round": args.round, "same": same, "told": told, "drawn": drawn,
+                                   "twin": twin.to_json()}
         else:
+            print(twin.told)
             print(told)
             for picture in drawn:
                 print(f"drawn: {picture}")

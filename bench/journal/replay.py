@@ -467,14 +467,52 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
     return found
 
 
+@dataclass(frozen=True)
+class TwinCompared:
+    """The twin that recorded a journal (its header's ``twin``,
+    ``twin.fingerprint``) against this machine's, which simulates its rounds
+    again. ``same``: None when the journal does not say (written before
+    journals recorded it)."""
+    same: bool | None
+    told: str                              # one line
+    differences: list[str]                 # what differs, in words
+    recorded: dict | None
+    here: dict
+
+    def to_json(self) -> dict:
+        return {"same": self.same, "told": self.told, "differences": self.differences,
+                "recorded": self.recorded, "here": self.here}
+
+
+def compare_twin(recorded) -> TwinCompared:
+    """The journal's twin (``recorded``, from its header) against this machine's."""
+    from twin import fingerprint as twin_fingerprint
+    here = twin_fingerprint.fingerprint()
+    if not isinstance(recorded, dict):
+        return TwinCompared(None, "twin: the journal does not name the twin that recorded it (written before "
+                                  "journals did): the round is simulated on this machine's twin "
+                                  f"({twin_fingerprint.describe(here)})", [], None, here)
+    differences = twin_fingerprint.differences(recorded, here)
+    if not differences:
+        return TwinCompared(True, "twin: the same as the one that recorded the session "
+                                  f"({twin_fingerprint.describe(here)})", [], recorded, here)
+    alike = (" (their canary drops and spins come out the same)"
+             if twin_fingerprint.draws_alike(recorded, here) else "")
+    return TwinCompared(False, f"twin: NOT the twin that recorded the session: {'; '.join(differences)}{alike}",
+                        differences, recorded, here)
+
+
 def resimulate(path: str | Path, round_no: int, gif: str | None = None,
-               design: str | Path | None = None, png: str | None = None) -> tuple[bool, str]:
+               design: str | Path | None = None, png: str | None = None) -> tuple[bool, str, TwinCompared]:
     """Simulate round ``round_no``'s last drop or spin again from its recorded
     seed, on the design the journal carries (or ``design``, which must be the
-    same file); True if the physics gives the recorded outcome. Draws a GIF
-    (the drop from the front and from above, the verdict last) and a PNG (the
-    tray or wheel at rest) if asked. Raises ``BenchError`` when the round
-    cannot be simulated again (no such round, no physics plant, no design)."""
+    same file); True if the physics gives the recorded outcome, with this
+    machine's twin compared with the one that recorded the journal (an
+    outcome found DIFFERENT on another twin may be the twin's, not the
+    journal's). Draws a GIF (the drop from the front and from above, the
+    verdict last) and a PNG (the tray or wheel at rest) if asked. Raises
+    ``BenchError`` when the round cannot be simulated again (no such round,
+    no physics plant, no design)."""
     records = _records(path)
     _, header = next(records)
     plants = plant_records(path, round_no)
@@ -493,7 +531,7 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     with session_file(header, "design", design) as design_path:
         same, told = plant.simulate_again(plant.load_design(design_path), record, gif, png)
     told = f"round {round_no}: {told}"
-    return same, told + (" — the same" if same else " — DIFFERENT")
+    return same, told + (" — the same" if same else " — DIFFERENT"), compare_twin(header.get("twin"))
 
 
 def describe(outcome: ReplayOutcome) -> str:

@@ -14,7 +14,9 @@ Plants, found by name (``PLANTS``):
   ``twin spin --json``, replayed in order, for speed.
 
 Every reading carries the seed that produced it, so that the journal alone is
-enough to simulate the same drop again (``bench replay --round N``).
+enough to simulate the same drop again (``bench replay --round N``); a physics
+plant's ``fingerprint`` (``twin.fingerprint``) goes into the journal's header,
+so that replay says whether the twin simulating it again is the one that drew it.
 
 A staged round (``bench.play.coverage``) asks for a ``Throw`` per command: the
 faces of three dice, a die cocked, a pocket. The physics plants take it from
@@ -95,6 +97,11 @@ class PhysicsPlant:
         self.memo = memo or SeedMemo()
         self._catalogue: Catalogue | None = None
         self._cancelled = threading.Event()
+
+    def fingerprint(self) -> dict:
+        """The twin behind the plant (``twin.fingerprint``), for the journal's header."""
+        from twin.fingerprint import fingerprint
+        return fingerprint()
 
     @staticmethod
     def load_design(path: str):
@@ -335,6 +342,9 @@ class FairDicePlant:
     def close(self) -> None:
         pass
 
+    def fingerprint(self) -> None:
+        return None              # no twin behind fair dice: nothing to simulate again
+
 
 class RecordedPlant:
     """Outcomes simulated beforehand (``twin drop --count N --json > FILE``),
@@ -359,6 +369,9 @@ class RecordedPlant:
 
     def close(self) -> None:
         pass
+
+    def fingerprint(self) -> None:
+        return None              # the outcomes were drawn elsewhere, by a twin the file does not name
 
     def read(self, round_no: int, attempt: int, dice_count: int = 3, throw: Throw | None = None) -> Reading:
         # Recorded outcomes cannot be staged: a staged plan needs a physics plant (or the fair one).

@@ -110,6 +110,7 @@ class SessionOutcome:
     summary: Summary | None = None
     moved_aside: Path | None = None       # where --force moved the folder's earlier session
     missing: list[str] = field(default_factory=list)   # what a full disk kept from being written
+    twin: dict | None = None             # the fingerprint of the twin behind the plant (twin.fingerprint)
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
@@ -117,6 +118,7 @@ class SessionOutcome:
                 "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
                 "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal, "line": self.line,
+                "twin": self.twin,
                 **({"not_written": self.missing} if self.missing else {})}
 
 
@@ -270,6 +272,14 @@ def _controller_url(config: SessionConfig, seed: int, line: _Link, adapter, out:
     return str(cable.device) if cable else announced
 
 
+def _twin_field(plant) -> dict:
+    """``twin``: the fingerprint of the twin behind a physics plant
+    (``twin.fingerprint``), for the journal's header; nothing for a plant
+    without one (fair dice, recorded outcomes)."""
+    found = getattr(plant, "fingerprint", lambda: None)()
+    return {"twin": found} if found is not None else {}
+
+
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter) -> SessionOutcome:
     """The session, step by step: the journal and the link opened, the rounds
     played, the round in flight and the abandoned ones closed, the session's
@@ -328,7 +338,7 @@ class _Play:
         journal.append("session", seal=sealer.header if sealer else None, **session_header(
             game=config.game, rules=self.rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=self.seed, rounds=config.rounds,
-            plant=plant.name, design=plant.design_path,
+            plant=plant.name, design=plant.design_path, **_twin_field(plant),
             **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, staging=[c.id for c in plan.classes] if plan else None,
             line=line.budget.to_json() if line.budget else None, **adapter_fields(self.adapter),
@@ -471,7 +481,8 @@ class _Play:
                                  {"fingerprint": sealer.fingerprint, "session": sealer.session, "every": sealer.every}
                                  if sealer else None, ending=ending, status=self.status, reason=reason,
                                  missing=writes.missing,
-                                 line=self.budgets.get("used") or (line.budget.to_json() if line.budget else None))
+                                 line=self.budgets.get("used") or (line.budget.to_json() if line.budget else None),
+                                 twin=_twin_field(self.plant).get("twin"))
         outcome.summary = summarise(config.game, self.rules, oracle, self.failures,
                                     ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
                                                     self.cycle.probed),

@@ -164,6 +164,7 @@ def test_disputed_drop_is_simulated_again_and_drawn(recorded, tmp_path):
     result = replay(recorded.journal, "--round", 2, "--gif", gif, "--png", png)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "the same" in result.stdout
+    assert "twin: the same as the one that recorded the session" in result.stdout
     from PIL import Image
     with Image.open(gif) as image:
         assert image.n_frames > 5
@@ -177,3 +178,49 @@ def test_a_records_hashed_bytes_do_not_depend_on_the_order_of_its_fields():
     body = {"kind": "frame", "seq": 1, "prev": "0" * 64, "raw": "$0001 OPEN round=1*ABCD\r\n\xff"}
     assert canonical_bytes(body) == canonical_bytes(dict(reversed(list(body.items()))))
     assert canonical_bytes(body).isascii()
+
+
+def test_the_journal_and_the_summary_name_the_twin_that_drew_the_session(recorded):
+    from twin.fingerprint import fingerprint
+    header = json.loads(recorded.journal.read_text().splitlines()[0])
+    here = fingerprint()
+    assert header["twin"] == here and json.loads((recorded.journal.parent / "summary.json").read_text())["twin"] == here
+    assert {"tablebench", "pybullet", "numpy", "scipy", "canary", "canaries"} <= set(here)
+    assert len(here["canary"]) == 16 and set(here["canaries"]) == {"tower", "wheel"}
+
+
+def _another_twin(monkeypatch):
+    """This machine's twin made another: numpy and the tower's canary differ from the recorded."""
+    from twin import fingerprint as module
+    real = module.fingerprint()
+    other = {**real, "numpy": "0.0.0", "canaries": {**real["canaries"], "tower": "0" * 16}, "canary": "1" * 16}
+    monkeypatch.setattr(module, "fingerprint", lambda: other)
+    return real, other
+
+
+def test_replay_says_when_this_twin_is_not_the_one_that_recorded_the_round(recorded, monkeypatch, capsys):
+    from bench.cli import main
+    real, other = _another_twin(monkeypatch)
+    assert main(["replay", str(recorded.journal), "--round", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    twin = next(line for line in lines if line.startswith("twin: "))
+    assert twin == (f"twin: NOT the twin that recorded the session: numpy 0.0.0 here, {real['numpy']} recorded; "
+                    f"the tower's canary {'0' * 16} here, {real['canaries']['tower']} recorded")
+    assert lines[lines.index(twin) + 1].startswith("round 2: ") and lines[lines.index(twin) + 1].endswith("the same")
+
+    assert main(["replay", str(recorded.journal), "--round", "2", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["resimulated"]
+    assert said["same"] is True and said["twin"]["same"] is False and said["twin"]["told"] == twin
+    assert said["twin"]["recorded"] == real and said["twin"]["here"] == other and len(said["twin"]["differences"]) == 2
+
+
+def test_a_journal_that_names_no_twin_is_replayed_saying_so():
+    from bench.journal.replay import compare_twin
+    from twin.fingerprint import draws_alike, fingerprint
+    unknown = compare_twin(None)
+    assert unknown.same is None and unknown.told.startswith("twin: the journal does not name the twin")
+    here = fingerprint()
+    newer = compare_twin({**here, "tablebench": "99.0"})
+    assert newer.same is False and newer.differences == [f"tablebench {here['tablebench']} here, 99.0 recorded"]
+    assert newer.told.endswith("(their canary drops and spins come out the same)")
+    assert draws_alike({**here, "tablebench": "99.0"}, here, "wheel")
