@@ -242,6 +242,8 @@ def run(args) -> int:
         print(seal_line(outcome.seal))
         if outcome.line:
             print(line_words(outcome.line))
+        if staging_words(outcome.staging):
+            print(staging_words(outcome.staging))
         if report:
             print(f"  report: {report}" + ("" if whole else " (short: the full page could not be built; "
                                                             "bench replay --report tries again)"))
@@ -272,6 +274,22 @@ def line_words(line: dict) -> str:
     return (f"  line {line['baud']} baud: window {line['window']}{sized}; betting needs "
             f"{line['betting']['seconds']:.1f} s of {line['betting']['phase_s']:g} s, settlement "
             f"{line['settlement']['seconds']:.1f} s of {line['settlement']['phase_s']:g} s")
+
+
+def staging_words(staging: dict | None) -> str:
+    """A line of the summary when the staging catalogue was not this twin's
+    (summary.json's ``staging``); "" when it held."""
+    if not staging or not staging.get("swept_again"):
+        return ""
+    why = []
+    if staging.get("swept_by_another_twin"):
+        why.append(f"it was swept by another twin (canary {staging['swept_by_another_twin']})")
+    if staging.get("catalogue_stale"):
+        why.append(f"its seeds for {', '.join(staging['catalogue_stale'])} no longer showed their outcome on this "
+                   "twin (never staged as if they did)")
+    return f"  staging: the catalogue of staged seeds was swept again: {'; '.join(why)}"
+
+
 def short_verdict(outcome) -> tuple[bool, str, list[str]]:
     """The verdict a short report page carries when the full one cannot be built."""
     passed = outcome.status == Exit.OK

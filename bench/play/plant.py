@@ -97,11 +97,22 @@ class PhysicsPlant:
         self.memo = memo or SeedMemo()
         self._catalogue: Catalogue | None = None
         self._cancelled = threading.Event()
+        self.stale: list[str] = []           # keys whose catalogued seed no longer showed its outcome
+        self._tell: Callable[[str], None] = lambda text: None
+
+    def on_note(self, tell: Callable[[str], None]) -> None:
+        """Who hears what the plant has to say while the session runs (a stale catalogue swept again)."""
+        self._tell = tell
 
     def fingerprint(self) -> dict:
         """The twin behind the plant (``twin.fingerprint``), for the journal's header."""
         from twin.fingerprint import fingerprint
         return fingerprint()
+
+    def twin_canary(self) -> str | None:
+        """This twin's canary of the plant's kind: the catalogue records which twin swept it."""
+        from twin.fingerprint import canary_of
+        return canary_of(self.name)
 
     @staticmethod
     def load_design(path: str):
@@ -133,9 +144,13 @@ class PhysicsPlant:
     def catalogue(self) -> Catalogue:
         if self._catalogue is None:
             variant, start = variant_start(self.session_seed)
-            self._catalogue = Catalogue(f"{self.name}:{self.digest}:sweep:{variant}", start, self.wanted,
-                                        lambda seed: self.shows(self.simulate(seed)), self.memo)
-            self._catalogue.cancelled = self._cancelled.is_set
+            self._catalogue = catalogue = Catalogue(
+                f"{self.name}:{self.digest}:sweep:{variant}", start, self.wanted,
+                lambda seed: self.shows(self.simulate(seed)), self.memo, twin=self.twin_canary())
+            catalogue.cancelled = self._cancelled.is_set
+            if catalogue.other_twin is not None:
+                self._tell(f"staging: the {self.name}'s catalogue of staged seeds was swept by another twin (canary "
+                           f"{catalogue.other_twin}, this twin's {catalogue.twin}): it is swept again")
         return self._catalogue
 
     def cancel(self) -> None:
@@ -151,10 +166,27 @@ class PhysicsPlant:
             if seed is None:
                 return None
             result = self.simulate(seed)
-            if key in self.shows(result) or (key.rsplit(":", 1)[0] + ":*") in self.shows(result):
+            shown = self.shows(result)
+            if key in shown or (key.rsplit(":", 1)[0] + ":*") in shown:
                 return seed, result
-            self.catalogue.forget()      # the twin no longer shows what was catalogued: sweep again
+            # The twin no longer shows what was catalogued (another twin swept it): never staged
+            # as if it did; the catalogue is swept again, and the session says so.
+            if key not in self.stale:
+                self.stale.append(key)
+            self._tell(f"staging: catalogued seed {seed} no longer shows {key} on this twin "
+                       f"(it shows {', '.join(shown) or 'no outcome it catalogues'}): the catalogue is swept again")
+            self.catalogue.forget()
         return None
+
+    def staging_report(self) -> dict | None:
+        """What the session's staging found of its catalogue, for summary.json;
+        None if the session staged nothing on this plant."""
+        catalogue = self._catalogue
+        if catalogue is None:
+            return None
+        return {"catalogue_stale": list(self.stale),
+                "swept_again": bool(self.stale) or catalogue.other_twin is not None,
+                "swept_by_another_twin": catalogue.other_twin, "twin": catalogue.twin}
 
     def close(self) -> None:
         if self._catalogue is not None:

@@ -14,7 +14,12 @@ same session seed always finds the same seeds.
 The catalogue is kept between sessions (``SeedMemo``, by the design's
 digest), and nothing is taken on trust: the plant simulates a catalogued
 seed again when it uses it and sweeps afresh if it no longer shows its
-outcome (a changed twin). The shipped designs come with their catalogues
+outcome (a changed twin), never staging it as if it did; the session says
+so (its summary's ``staging``). Each catalogue records the canary of the
+twin that swept it (``twin.fingerprint``), in the entry rather than the
+key, so that a catalogue swept by another twin is known for one and swept
+afresh, while one from before catalogues said so is still used, seed by
+seed checked. The shipped designs come with their catalogues
 already swept (``fixtures/staged-seeds.json``, written by
 ``benchmarks/staging_bench.py --sweeps --write``), so that a first session
 on them stages at once; a test checks they still hold. The sweep runs on
@@ -63,20 +68,28 @@ class SeedMemo:
     def _load(self) -> dict:
         return self._read(self.path)
 
-    def get(self, key: str) -> dict | None:
+    def get(self, key: str, twin: str | None = None) -> dict | None:
+        """The catalogue kept under ``key`` (this machine's memo first, then
+        the shipped one): one this twin (its canary, ``twin``) swept, else one
+        that names no twin (swept before catalogues said), else another
+        twin's."""
+        kept = []
         for data in (self._load(), self._read(self.shipped)):
             value = data.get(key)
             if (isinstance(value, dict) and isinstance(value.get("next"), int)
                     and isinstance(value.get("found"), dict)
                     and all(isinstance(s, int) for s in value["found"].values())):
-                return value
-        return None
+                kept.append(value)
+
+        def rank(value: dict) -> int:
+            return 0 if twin is not None and value.get("twin") == twin else 1 if value.get("twin") is None else 2
+        return min(kept, key=rank) if kept else None
 
     def put(self, key: str, state: dict, *, replace: bool = False) -> None:
         data = self._load()
         kept = data.get(key)
         if (not replace and isinstance(kept, dict) and isinstance(kept.get("next"), int)
-                and kept["next"] > state["next"]):
+                and kept["next"] > state["next"] and not _other_twins(kept, state)):
             return            # another session swept further: its catalogue holds ours
         data[key] = state
         try:
@@ -89,17 +102,34 @@ class SeedMemo:
             pass    # a memo only saves time; without it the sweep runs again
 
 
+def _other_twins(kept: dict, state: dict) -> bool:
+    """Two catalogues swept by twins known to differ (their canaries)."""
+    return None not in (kept.get("twin"), state.get("twin")) and kept.get("twin") != state.get("twin")
+
+
 class Catalogue:
     """Seeds from ``start`` on, each simulated once by ``shows(seed)`` (the
-    outcome keys that seed shows), until every key of ``wanted`` has one."""
+    outcome keys that seed shows), until every key of ``wanted`` has one.
+
+    ``twin``: the canary of the twin that simulates (``twin.fingerprint.canary_of``;
+    None: not known). A catalogue records the twin that swept it; one kept
+    from another twin is not used: its seeds are that twin's, so the sweep
+    starts afresh (``other_twin`` names it). One kept from a twin not named
+    (swept before catalogues said) is used, each seed simulated again before
+    use as ever (``bench.play.plant``)."""
 
     def __init__(self, memo_key: str, start: int, wanted: Iterable[str], shows: Callable[[int], Iterable[str]],
-                 memo: SeedMemo | None = None, budget: int = SWEEP_BUDGET):
+                 memo: SeedMemo | None = None, budget: int = SWEEP_BUDGET, twin: str | None = None):
         self.memo_key, self.start, self.budget = memo_key, start, budget
         self.wanted = frozenset(wanted)
         self.shows = shows
         self.memo = memo or SeedMemo()
-        kept = self.memo.get(memo_key)
+        self.twin = twin
+        kept = self.memo.get(memo_key, twin)
+        self.other_twin: str | None = None     # the canary of another twin that swept the kept catalogue
+        if kept and _other_twins(kept, {"twin": twin}):
+            self.other_twin, kept = kept["twin"], None
+        self.swept_by = kept.get("twin") if kept else twin     # the twin of the seeds found (None: not known)
         self.next = kept["next"] if kept else start
         self.found: dict[str, int] = dict(kept["found"]) if kept else {}
         self._unsaved = 0
@@ -140,12 +170,17 @@ class Catalogue:
     def forget(self) -> None:
         """A catalogued seed no longer shows its outcome (the twin changed):
         sweep again from the start."""
-        self.next, self.found = self.start, {}
+        self.next, self.found, self.swept_by = self.start, {}, self.twin
         self.memo.put(self.memo_key, self.state(), replace=True)
         self._unsaved = 0
 
     def state(self) -> dict:
-        return {"next": self.next, "found": dict(sorted(self.found.items()))}
+        """What the memo keeps: where the sweep got to, the seeds found, and
+        the canary of the twin that found them (when known)."""
+        state: dict = {"next": self.next, "found": dict(sorted(self.found.items()))}
+        if self.swept_by is not None:
+            state["twin"] = self.swept_by
+        return state
 
     def save(self) -> None:
         if self._unsaved:

@@ -277,6 +277,7 @@ class RoundCycle:
         script = RoundScript(self, self.descriptor, round_no, late_wager=late, accepted=accepted)
         self.lucky = ()
         stage = None
+        said: list[str] = []          # each staged throw, as the plant says it staged it
         readings: list[Reading] = []
         steps = script.steps()
         answer = None
@@ -301,9 +302,17 @@ class RoundCycle:
                 # round is chosen once the Lucky Numbers are known (bench.play.coverage).
                 if staging and step.attempt == 0:
                     stage = self.plan.stage(session_round, self.lucky)
-                    self.staged = ", then ".join(throw.describe() for throw in stage) if stage else None
+                    said = [throw.describe() for throw in stage] if stage else []
+                    self.staged = ", then ".join(said) or None
                 throw = stage[step.attempt] if stage and step.attempt < len(stage) else None
                 answer = self._read(round_no, step.attempt, throw)
+                if throw is not None:
+                    # The round's record says what the plant staged, in its words: a throw
+                    # it could not stage ("...: not found in the staging sweep") is not
+                    # named as if the round had shown it.
+                    plant_said = (answer.detail or {}).get("staged")
+                    said[step.attempt] = plant_said if isinstance(plant_said, str) else throw.describe()
+                    self.staged = ", then ".join(said)
                 readings.append(answer)
                 self.on_plant(round_no, step.attempt, answer)
                 yield self._pause(answer.duration_s)

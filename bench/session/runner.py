@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 import traceback
 from contextlib import ExitStack
@@ -17,6 +18,7 @@ from typing import Callable
 import simpy
 import simpy.rt
 from tablebench_io import progress
+from tqdm import tqdm
 from tablebench_io.commandline import interrupt_name, is_disk_full
 
 import bench
@@ -111,6 +113,7 @@ class SessionOutcome:
     moved_aside: Path | None = None       # where --force moved the folder's earlier session
     missing: list[str] = field(default_factory=list)   # what a full disk kept from being written
     twin: dict | None = None             # the fingerprint of the twin behind the plant (twin.fingerprint)
+    staging: dict | None = None          # the physics plant's staging catalogue: stale seeds, swept again
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
@@ -118,7 +121,7 @@ class SessionOutcome:
                 "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
                 "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal, "line": self.line,
-                "twin": self.twin,
+                "twin": self.twin, "staging": self.staging,
                 **({"not_written": self.missing} if self.missing else {})}
 
 
@@ -280,6 +283,11 @@ def _twin_field(plant) -> dict:
     return {"twin": found} if found is not None else {}
 
 
+def _say(text: str) -> None:
+    """A line on standard error while the session's bar may be drawn there."""
+    tqdm.write(f"bench run: {text}", file=sys.stderr)
+
+
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter) -> SessionOutcome:
     """The session, step by step: the journal and the link opened, the rounds
     played, the round in flight and the abandoned ones closed, the session's
@@ -344,6 +352,8 @@ class _Play:
             line=line.budget.to_json() if line.budget else None, **adapter_fields(self.adapter),
             **game_file_fields(config.game)))
         journal.sync()
+        if config.progress and hasattr(plant, "on_note"):
+            plant.on_note(_say)      # a stale staging catalogue swept again, said as it happens
         env = self.env
         self.recorder = recorder = Recorder(journal, self.oracle, clock_now=lambda: env.now,
                                             max_frames=config.max_frames)
@@ -482,7 +492,8 @@ class _Play:
                                  if sealer else None, ending=ending, status=self.status, reason=reason,
                                  missing=writes.missing,
                                  line=self.budgets.get("used") or (line.budget.to_json() if line.budget else None),
-                                 twin=_twin_field(self.plant).get("twin"))
+                                 twin=_twin_field(self.plant).get("twin"),
+                                 staging=getattr(self.plant, "staging_report", lambda: None)())
         outcome.summary = summarise(config.game, self.rules, oracle, self.failures,
                                     ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
                                                     self.cycle.probed),

@@ -191,3 +191,71 @@ def test_sessions_with_different_seeds_stage_a_triple_and_a_cocked_die_from_diff
         assert not all(no_roll.flat)
         cocked.add((no_roll.seed, no_roll.flat))
     assert len(triples) == 3 and len(cocked) == 3
+
+
+# -- a catalogue that is not this twin's -----------------------------------------------
+
+def test_a_catalogue_swept_by_another_twin_is_swept_afresh_and_one_that_names_none_is_used(tmp_path):
+    memo = SeedMemo(tmp_path / "memo.json", shipped=None)
+    wanted = [f"n:{i}" for i in range(3)]
+    memo.put("theirs", {"next": 500, "found": {"n:0": 400}, "twin": "0" * 16})
+    memo.put("unnamed", {"next": 500, "found": {"n:0": 400}})
+    ours = Catalogue("theirs", 100, wanted, lambda seed: [f"n:{seed % 3}"], memo, twin="a" * 16)
+    assert ours.other_twin == "0" * 16 and ours.found == {} and ours.seed_for("n:0") == 102
+    ours.save()               # a shorter sweep than the one kept, but this twin's: it replaces the other's
+    assert memo.get("theirs") == {"next": 103, "found": {"n:0": 102, "n:1": 100, "n:2": 101}, "twin": "a" * 16}
+    unnamed = Catalogue("unnamed", 100, wanted, lambda seed: pytest.fail("the kept catalogue is used"), memo,
+                        twin="a" * 16)
+    assert unnamed.other_twin is None and unnamed.seed_for("n:0") == 400 and unnamed.swept_by is None
+
+
+def _shown_faces(result) -> str:
+    return "faces:" + "-".join(map(str, sorted(result.faces)))
+
+
+def test_a_catalogued_seed_that_does_not_show_its_outcome_is_never_staged_and_the_summary_says_so(
+        tmp_path, monkeypatch):
+    """A catalogue (here, of a temporary memo) whose seed for a staged outcome
+    shows another on this twin: the round is staged from the catalogue swept
+    again, the summary says which catalogued outcome was stale, and a throw
+    the sweep cannot find is named as not found, not as staged."""
+    from bench.play.coverage import CoveragePlan
+    from bench.play.plant import TowerPlant, file_digest
+    from bench.play.staging import SWEEP_BUDGET
+    from bench.rules.outcome_classes import Throw
+    from twin.fingerprint import canary_of
+    from twin.shipped import shipped_design
+    from twin.tower import drop, load_design
+
+    session_seed = 5
+    variant, start = variant_start(session_seed)
+    design = shipped_design("standard", "tower")
+    shown = _shown_faces(drop(load_design(design), start))             # what the sweep's first seed shows here
+    asked = next(f for f in ((1, 2, 3), (2, 3, 4), (3, 4, 5)) if "faces:" + "-".join(map(str, f)) != shown)
+    asked_key = "faces:" + "-".join(map(str, asked))
+    missing = (6, 6, 6) if shown != "faces:6-6-6" else (5, 5, 5)
+    memo_key = f"tower:{file_digest(design)}:sweep:{variant}"
+    memo = SeedMemo(tmp_path / "memo.json", shipped=None)
+    # The sweep is at its end (nothing more is found) and says ``start`` shows ``asked``: it does not.
+    memo.put(memo_key, {"next": start + SWEEP_BUDGET, "found": {asked_key: start}})
+    monkeypatch.setitem(plants.PLANTS, "tower", lambda given, seed: TowerPlant(given or "standard", seed, memo=memo))
+    plan = {2: (Throw(faces=missing),), 3: (Throw(faces=asked),)}
+    monkeypatch.setattr(CoveragePlan, "stage", lambda self, session_round, lucky=(): plan.get(session_round))
+
+    outcome = play(tmp_path, "stale", game="lightning-dice", rounds=3, seed=session_seed, plant="physics")
+    assert outcome.status == 0, outcome.round_failures
+    summary = json.loads((tmp_path / "stale" / "summary.json").read_text())
+    assert summary["staging"]["catalogue_stale"] == [asked_key] and summary["staging"]["swept_again"] is True
+    assert summary["staging"]["twin"] == canary_of("tower")
+    records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
+    readings = {r["round"]: r for record in records for r in record.get("plants") or ()}
+    probes = {record["round"]: record.get("probe") for record in records if record.get("kind") == "round"}
+    rounds = sorted(readings)
+    # Round 3 was staged from the catalogue swept again, never from the seed that does not show it.
+    third = readings[rounds[2]]
+    assert third["seed"] != start and sorted(third["dice"]) == list(asked) and all(third["flat"])
+    assert probes[rounds[2]] == "faces " + "-".join(map(str, asked))
+    # Round 2's throw could not be found (the sweep was at its end): said so, not labelled as staged.
+    assert probes[rounds[1]] == "faces " + "-".join(map(str, missing)) + ": not found in the staging sweep"
+    kept = memo.get(memo_key)
+    assert kept["found"][asked_key] == third["seed"] and kept["twin"] == canary_of("tower")
