@@ -52,6 +52,20 @@ def test_a_results_file_of_another_campaign_is_refused(tmp_path):
         validate(CHUTE, 3, workers=1, seed=7, results=path)
 
 
+def test_a_campaign_started_by_another_twin_is_read_but_not_continued(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    first = validate(CHUTE, 3, workers=1, results=path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["twin"] == first.twin and first.to_json()["twin"] == first.twin
+    header["twin"]["canaries"]["tower"] = "0" * 16          # drawn by a twin whose tower draws otherwise
+    path.write_text("\n".join([json.dumps(header, sort_keys=True)] + lines[1:]) + "\n", encoding="utf-8")
+    with pytest.raises(CampaignError, match="another twin .*the tower's canary"):
+        validate(CHUTE, 5, workers=1, results=path)
+    again = validate(CHUTE, 3, workers=1, results=path)      # nothing to run: its records, its twin
+    assert again.records == first.records and again.twin == header["twin"]
+
+
 def test_straight_chute_fails_on_the_loaded_face_and_standard_tower_passes(tmp_path):
     chute = validate(CHUTE, 40, workers=1, results=tmp_path / "chute.jsonl")
     assert chute.failed == ["loaded_face_dependence"]
@@ -98,6 +112,11 @@ def test_cli_prints_only_json_and_writes_a_report_that_says_why(tmp_path):
     images = checked_images(page)
     charts = {data for mime, data in images if mime == "image/svg+xml"}
     assert len(charts) == 5 and {"image/png", "image/gif"} <= {mime for mime, _ in images}
+    # the twin that drew the drops, in the JSON, the records' header and the provenance
+    from twin.fingerprint import fingerprint
+    assert result["twin"] == fingerprint()
+    assert json.loads((tmp_path / "runs.jsonl").read_text().splitlines()[0])["twin"] == result["twin"]
+    assert f"canary {result['twin']['canary']}" in page
     # one p-value, written one way in the JSON's words and on the page
     assert loaded["adjusted_p_value_text"] == format_p(loaded["adjusted_p_value"])
     assert f"<td class=num>{loaded['adjusted_p_value_text']}</td>" in page

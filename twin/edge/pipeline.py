@@ -26,8 +26,8 @@ from twin.edge.wheel import CutoffEdge, default_cutoffs, ladder_of, predict_spin
 from twin.errors import TwinError
 from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
-from twin.validate.campaign import (CampaignError, Plan, appending, complete_lines, default_results_path,
-                                    run_campaign)
+from twin.validate.campaign import (CampaignError, Plan, appending, campaign_twin, complete_lines,
+                                    default_results_path, run_campaign)
 from twin.kinds import WHEEL, design_kind, plant_kind
 from twin.validate.engines import make_engine, worker_start
 from twin.validate.runs import design_for
@@ -68,6 +68,7 @@ class EdgeOutcome:
     workers: int = 1
     noise_seed: int = 0
     paytable: str = ""             # the file the payouts were read from (a game file, a rules submission)
+    twin: dict | None = None       # the twin that drew the campaign's runs (twin.fingerprint); None: not recorded
 
     def safe_call(self, payout: str) -> float | None:
         rows = [r for r in self.rows if r.payout == payout]
@@ -77,7 +78,7 @@ class EdgeOutcome:
         out = {"design": self.design_path, "kind": self.kind, "runs": self.runs, "first_seed": self.first_seed,
                "confidence": self.confidence, "campaign_s": round(self.campaign_s, 1),
                "predict_s": round(self.predict_s, 1), "results_file": self.results_path,
-               "paytable": self.paytable}
+               "paytable": self.paytable, "twin": self.twin}
         if plant_kind(self.kind).watched:     # a wheel: the observer, and each payout's latest safe call
             out["camera"] = self.camera.to_json()
             out["invalid_spins_left_out"] = self.invalid
@@ -212,7 +213,8 @@ def estimate_edge(design: str | Path, runs: int, *, cutoffs: list[float] | None 
             runner.close()
     outcome = EdgeOutcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, len(records), confidence,
                           str(results_path), campaign_s=time.perf_counter() - started, engine=engine,
-                          workers=workers, noise_seed=noise_seed, paytable=estimate.paytable)
+                          workers=workers, noise_seed=noise_seed, paytable=estimate.paytable,
+                          twin=campaign_twin(results_path))
     estimate.measure(outcome, plan, results_path, records)
     return outcome
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from tablebench_io import charts
 from tablebench_io.report_page import (CAUTION, FAIL, INFO, PASS, Provenance, Verdict, code, esc, figure,
                                        file_input, picture_of, report_page)
+from twin.fingerprint import describe as describe_twin
 from twin.kinds import plant_kind
 
 DOC = "docs/edge.md"
@@ -281,7 +282,8 @@ def provenance(outcome, command: str, written: datetime) -> Provenance:
     workers = getattr(outcome, "workers", None)
     ran = ((f"{engine}" + (f", {workers} worker(s)" if workers else "") + "; ") if engine else "")
     more = [("records", code(outcome.results_path)),
-            ("confidence", esc(f"{100 * outcome.confidence:g}% intervals"))]
+            ("confidence", esc(f"{100 * outcome.confidence:g}% intervals")),
+            ("twin", esc(describe_twin(getattr(outcome, "twin", None))))]
     if plant.watched:
         more.insert(0, ("observer", _observer(outcome)))
         if outcome.invalid:

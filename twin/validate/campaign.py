@@ -4,10 +4,12 @@ Run i of a campaign starting at seed S uses seed S + i, whatever engine and
 however many workers run it: the record of a run depends on nothing else
 (``twin drop DESIGN --seed S+i`` or ``twin spin`` repeats it). Records are
 appended to a JSON-lines file as their chunk finishes, one line each, after a
-header line naming the design (and its SHA-256), the kind and the first seed.
-Started again on the same file, a campaign reads what is there and runs only
-the seeds still missing, so an interrupted campaign resumes where it stopped
-and a longer one extends a shorter one. A line cut short by the interruption
+header line naming the design (and its SHA-256), the kind, the first seed and
+the twin that draws the runs (``twin``: ``twin.fingerprint``). Started again
+on the same file, a campaign reads what is there and runs only the seeds
+still missing, so an interrupted campaign resumes where it stopped and a
+longer one extends a shorter one; but not on a twin whose canary differs
+from the one that started it (the runs of two twins are not one campaign). A line cut short by the interruption
 is dropped. Work goes out in fixed blocks of seeds (see ``twin.validate.runs``).
 """
 
@@ -23,6 +25,7 @@ from typing import Iterator, TextIO
 from tablebench_io.locking import try_lock
 from tablebench_io.progress import bar as progress_bar
 
+from twin import fingerprint as twin_fingerprint
 from twin.errors import TwinError
 from twin.validate.engines import Engine
 from twin.kinds import plant_kind
@@ -122,6 +125,32 @@ def read_records(path: Path, plan: Plan) -> dict[int, dict]:
     return records
 
 
+def campaign_twin(path: Path) -> dict | None:
+    """The fingerprint of the twin that drew a campaign's runs (its file's
+    header); None for a file written before campaigns recorded it."""
+    try:
+        with Path(path).open(encoding="utf-8") as f:
+            header = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    twin = header.get("twin") if isinstance(header, dict) else None
+    return twin if isinstance(twin, dict) else None
+
+
+def check_same_twin(path: Path, plan: Plan) -> None:
+    """Runs are about to be added to ``path``: refused (CampaignError) if the
+    twin that started it draws its canary runs of the kind otherwise than
+    this one. A file that names no twin is continued."""
+    recorded = campaign_twin(path)
+    if recorded is None:
+        return
+    here = twin_fingerprint.fingerprint()
+    if not twin_fingerprint.draws_alike(recorded, here, plan.kind):
+        differs = "; ".join(twin_fingerprint.differences(recorded, here))
+        raise CampaignError(f"{path}: its {plan.unit}s were drawn by another twin ({differs}); the runs of two "
+                            "twins do not make one campaign. Name another file with --results, or delete this one.")
+
+
 def blocks_to_run(plan: Plan, done: dict[int, dict]) -> list[list[int]]:
     """The campaign's seeds in blocks (``runs.block_of``), for every block with
     a seed still missing. A block is the unit of work and of resuming: one
@@ -139,6 +168,8 @@ def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = Tru
     with appending(results) as out:
         done = read_records(results, plan)      # under the lock: it may cut a torn last line off
         todo = [s for s in plan.seeds if s not in done]
+        if todo and out.tell() > 0:
+            check_same_twin(results, plan)
         with progress_bar(total=plan.runs, initial=plan.runs - len(todo), desc=f"{plan.unit}s", unit=plan.unit,
                           disable=not progress, dynamic_ncols=True) as bar:
             _append_runs(plan, engine, out, done, todo, bar)
@@ -148,7 +179,7 @@ def run_campaign(plan: Plan, engine: Engine, results: Path, progress: bool = Tru
 def _append_runs(plan: Plan, engine: Engine, out: TextIO, done: dict[int, dict], todo: list[int], bar) -> None:
     """Run the missing seeds' blocks, appending each block's new records as it comes."""
     if out.tell() == 0:
-        out.write(json.dumps(plan.header(), sort_keys=True) + "\n")
+        out.write(json.dumps({**plan.header(), "twin": twin_fingerprint.fingerprint()}, sort_keys=True) + "\n")
         out.flush()
     if not todo:
         return

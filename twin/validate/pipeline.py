@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from twin.kinds import KINDS, design_kind, plant_kind
-from twin.validate.campaign import Plan, default_results_path, run_campaign
+from twin.validate.campaign import Plan, campaign_twin, default_results_path, run_campaign
 from twin.validate.engines import make_engine
 from twin import __version__
 from twin.shipped import shipped_design
@@ -32,6 +32,7 @@ class Outcome:
     elapsed_s: float = 0.0
     report_path: str | None = None
     no_more_bets: dict | None = None     # a wheel's latest safe call time (twin.edge)
+    twin: dict | None = None             # the twin that drew the runs (twin.fingerprint); None: not recorded
 
     @property
     def runs(self) -> int:
@@ -58,7 +59,7 @@ class Outcome:
                     for c in self.checks if c.passed is False],
             "checks": [c.to_json() for c in self.checks],
             "engine": self.engine, "workers": self.workers, "results_file": self.results_path,
-            "elapsed_s": round(self.elapsed_s, 2), "report": self.report_path,
+            "elapsed_s": round(self.elapsed_s, 2), "report": self.report_path, "twin": self.twin,
             **({"no_more_bets": self.no_more_bets} if self.no_more_bets else {}),
         }
 
@@ -92,7 +93,7 @@ def validate(design: str | Path, runs: int, *, kind: str | None = None, workers:
     plant = plant_kind(kind)
     checks = judge(plant.part("checks")(records, confidence, loaded), confidence)
     outcome = Outcome(kind, path, getattr(loaded, "name", Path(path).stem), seed, confidence, engine,
-                      runner.workers, str(results_path), checks, records, elapsed)
+                      runner.workers, str(results_path), checks, records, elapsed, twin=campaign_twin(results_path))
     if plant.validation_extra:              # a wheel: the edge's latest safe call (twin.edge)
         outcome.no_more_bets = plant.part("validation_extra")(path, records, results_path, workers, confidence,
                                                               progress)

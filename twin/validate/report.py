@@ -24,6 +24,7 @@ from tablebench_io import charts
 from twin.pvalue import format_p, p_equals
 from tablebench_io.report_page import (FAIL, PASS, Picture, Provenance, Verdict, code, esc, figure, figures,
                                        file_input, picture_of, report_page)
+from twin.fingerprint import describe as describe_twin
 from twin.kinds import plant_kind
 from twin.validate.tower_checks import TOTALS
 from twin.validate.verdict import Check, meaning_of
@@ -202,7 +203,8 @@ def provenance(outcome, written: datetime) -> Provenance:
         repeat=command_line(outcome),
         more=[("runs", esc(_run_counts(outcome))),
               ("confidence", esc(f"{100 * outcome.confidence:g}% over the family of tests (Holm)")),
-              ("records", code(outcome.results_path))])
+              ("records", code(outcome.results_path)),
+              ("twin", esc(describe_twin(outcome.twin)))])
 
 
 def verdict(outcome) -> Verdict:
