@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from twin.edge.observer import Camera
-from twin.edge.pipeline import FORMAT, predictions_path
+from twin.edge.pipeline import prediction_settings, predictions_path
 from twin.edge.verdict import Verdict, compare, interval
 from twin.validate.campaign import Plan
 from twin.wheel import load_design
@@ -38,8 +38,7 @@ def cached_campaign(folder: Path, predictable: bool) -> Path:
         out.write(json.dumps(plan.header(), sort_keys=True) + "\n")
         for seed in range(SPINS):
             out.write(json.dumps({"seed": seed, "valid": True, "number": design.pockets[rest[seed]]}) + "\n")
-    settings = {"twin_edge": FORMAT, "design_sha256": plan.design_sha256, "cutoffs": CUTOFFS,
-                "camera": Camera().to_json(), "noise_seed": 0}
+    settings = prediction_settings(plan, CUTOFFS, Camera(), 0)
     guess = rest if predictable else rng.integers(0, 37, SPINS)
     with predictions_path(results, settings).open("w", encoding="utf-8") as out:
         out.write(json.dumps(settings, sort_keys=True) + "\n")

@@ -24,6 +24,7 @@ from twin.edge.tower import TowerEdge, tower_edge
 from twin.edge.verdict import RESAMPLES, Verdict, verdict
 from twin.edge.wheel import CutoffEdge, default_cutoffs, ladder_of, predict_spin, track_time_range, wheel_edges
 from twin.errors import TwinError
+from twin.fingerprint import canary_of
 from tablebench_io.progress import bar as progress_bar
 from twin.shipped import shipped_design
 from twin.validate.campaign import (CampaignError, Plan, appending, campaign_twin, complete_lines,
@@ -144,10 +145,17 @@ def _read_predictions(path: Path, header: dict) -> dict[int, dict]:
     return out
 
 
+def prediction_settings(plan: Plan, cutoffs: list[float], camera: Camera, noise_seed: int) -> dict:
+    """What a file of predictions was made with: the observer's settings and the
+    twin's wheel canary (twin.fingerprint), so that predictions of another twin
+    (another track integrator, another libm) are made again, not reused."""
+    return {"twin_edge": FORMAT, "design_sha256": plan.design_sha256, "cutoffs": cutoffs,
+            "camera": camera.to_json(), "noise_seed": noise_seed, "twin_wheel": canary_of("wheel")}
+
+
 def predict_all(plan: Plan, results: Path, seeds: list[int], cutoffs: list[float], camera: Camera, noise_seed: int,
                 workers: int, progress: bool) -> dict[int, dict]:
-    settings = {"twin_edge": FORMAT, "design_sha256": plan.design_sha256, "cutoffs": cutoffs,
-                "camera": camera.to_json(), "noise_seed": noise_seed}
+    settings = prediction_settings(plan, cutoffs, camera, noise_seed)
     path = predictions_path(results, settings)
     with appending(path) as out:
         done = _read_predictions(path, settings)     # under the lock: it may cut a torn last line off
