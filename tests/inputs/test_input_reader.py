@@ -40,10 +40,10 @@ def test_a_hostile_file_is_refused_fast_naming_it(tmp_path, loader, error, hosti
     write, words = HOSTILE[hostile]
     path = tmp_path / "hostile.yaml"
     write(path)
-    start = time.perf_counter()
+    start = time.process_time()      # CPU seconds: the work the file costs, not a loaded machine's wall clock
     with pytest.raises(error) as caught:
         loader(path)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert isinstance(caught.value, LocatedError)
     assert str(path) in str(caught.value) and words in str(caught.value)
     assert "\n" not in str(caught.value)
