@@ -59,11 +59,11 @@ def test_a_compliant_session_completes_and_replays_to_pass(tmp_path):
 
 @pytest.mark.parametrize("fault", ["corrupt=1", "drop=1"], ids=["only-bad-crcs", "silent"])
 def test_a_controller_that_cannot_be_heard_is_a_lost_link_not_bad_input(tmp_path, fault):
-    started = time.monotonic()
+    # That it ends at all is pytest-timeout's to guard (pyproject.toml): a wall-clock bound here is one
+    # a loaded machine breaks. The session gave up on the link itself, at its own timeouts:
     outcome = play(tmp_path, emulator_args=("--fault", fault), phases=QUICK)
     assert (outcome.ending, outcome.status) == ("link-lost", Exit.LINK)
     assert "not acknowledged" in outcome.reason or "no message" in outcome.reason
-    assert time.monotonic() - started < 30
     assert_ends_with_its_files(outcome)
     assert_replay_agrees(outcome)
 
@@ -132,10 +132,10 @@ def test_a_controller_reset_voids_the_round_and_play_goes_on_at_once(tmp_path):
     """docs/protocol.md, Reset: the controller voids round 2 itself and opens
     round 3; the bench neither waits out a reply deadline nor sends a RESET
     of its own that would void round 3 too."""
-    started = time.monotonic()
     outcome = play(tmp_path, rounds=3, emulator_args=("--fault", "reset=2"), phases=Phases(reply_s=2.0))
-    assert time.monotonic() - started < 20
+    # Voided by the RESET it took, not failed by a reply deadline it waited out ("no message ... within 2.0 s").
     assert list(outcome.round_failures) == [2] and "voided" in outcome.round_failures[2]
+    assert "within" not in outcome.round_failures[2]
     assert (outcome.ending, outcome.status) == ("failed-rounds", Exit.VIOLATION)
     records = [json.loads(line) for line in outcome.journal.read_text().splitlines()]
     rounds = {r["round"]: r for r in records if r["kind"] == "round"}
@@ -169,7 +169,7 @@ def _emulator_of(pid: int) -> int:
     raise AssertionError("the bench started no emulated controller")
 
 
-def _gone(pid: int, timeout: float = 10) -> bool:
+def _gone(pid: int, timeout: float = 60) -> bool:       # timeout: a hang guard; gone at once, it returns at once
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -254,10 +254,8 @@ def test_a_controller_that_stops_answering_even_the_reset_is_greeted_again_or_lo
     from bench.emulator.threaded import threaded_controller
     from bench.rules.submission import default_rules
     hung = _hanging_controller(monkeypatch, answers_hello=answers_hello)
-    started = time.monotonic()
     with threaded_controller("lightning-dice", default_rules("lightning-dice"), seed=3) as url:
-        outcome = play(tmp_path, controller=url, rounds=4, phases=QUICK)
-    assert time.monotonic() - started < 60
+        outcome = play(tmp_path, controller=url, rounds=4, phases=QUICK)     # it ends: pytest-timeout guards it
     assert hung["round"] in outcome.round_failures
     if answers_hello:
         # Its silence is the oracle's finding too; the rounds after it are played.
