@@ -30,13 +30,24 @@ def test_bytes_cross_no_faster_than_the_baud_rate_and_both_ways_at_once(tmp_path
             started = time.monotonic()
             bench.write(payload)
             controller.write(payload[::-1])
-            there = read_for(controller, len(payload), 5)
-            back = read_for(bench, len(payload), 5)
+            there = back = b""
+            first_done = None          # what the other end had when one end had all its bytes
+            deadline = time.monotonic() + 60                      # a hang guard, not a bound on the pace
+            while (len(there) < len(payload) or len(back) < len(payload)) and time.monotonic() < deadline:
+                there += controller.read_some(0.02)
+                back += bench.read_some(0)
+                if first_done is None and len(payload) in (len(there), len(back)):
+                    back += bench.read_some(0)
+                    there += controller.read_some(0)
+                    first_done = min(len(there), len(back))
             took = time.monotonic() - started
         finally:
             bench.close(), controller.close()
     assert there == payload and back == payload[::-1]             # nothing lost, nothing reordered
-    assert 0.5 <= took < 3.0                                      # paced, and the two ways side by side
+    assert took >= 0.5                                            # paced: no faster than 9,600 baud
+    # Side by side: when either end had all 512 bytes the other had much of its own (one way
+    # after the other, it would have had none yet), however late a loaded machine ran the reads.
+    assert first_done >= len(payload) // 4, first_done
     assert line.carried == {"to_bench": 512, "to_controller": 512}
 
 
@@ -46,7 +57,7 @@ def test_an_unplugged_device_disappears_and_comes_back_under_its_name(tmp_path):
         controller = open_link(line.controller_path)
         try:
             bench.write(b"$0000 HELLO\r\n")
-            assert read_for(controller, 13, 2) == b"$0000 HELLO\r\n"
+            assert read_for(controller, 13, 30) == b"$0000 HELLO\r\n"          # (30 s: a hang guard)
             line.unplug()
             assert not line.device.exists()
             with pytest.raises(LinkClosed):
@@ -56,7 +67,7 @@ def test_an_unplugged_device_disappears_and_comes_back_under_its_name(tmp_path):
             again = open_link(str(line.device))
             try:
                 controller.write(b"$0001 OPEN round=1\r\n")
-                assert read_for(again, 20, 2) == b"$0001 OPEN round=1\r\n"
+                assert read_for(again, 20, 30) == b"$0001 OPEN round=1\r\n"
             finally:
                 again.close()
             assert line.plugs == 2
