@@ -153,7 +153,7 @@ def test_every_page_has_the_shared_verdict_and_provenance_blocks(pages, kind):
 
 def test_the_verdict_is_in_the_first_screen_at_420_and_1400_px_and_nothing_is_cut_off(pages):
     # Only a real browser shows where the verdict lands: without one this fails, saying what to install
-    # (.ci/run installs it; README, Tests).
+    # (make test installs it: .ci/ensure-chromium; README, Tests).
     assert CHROMIUM.exists(), f"no headless browser: {CHROMIUM} is missing (apt-get install chromium)"
     with Chromium() as browser:
         for kind in KINDS:
