@@ -24,39 +24,48 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from bench.adapters.registry import AdapterError, found, get_adapter
+    from bench.adapters.registry import AdapterError, found, get_adapter, source_of
 
     if args.template:
         return _template(args.template)
     if args.name:
         try:
             adapter = get_adapter(args.name)
+            _describe(adapter, source_of(adapter.name))
         except AdapterError as err:
             print(f"bench adapters: {err}", file=sys.stderr)
             return Exit.BAD_INPUT
-        _describe(adapter, next(item.source for item in found() if item.name == adapter.name))
         return Exit.OK
+    # Third parties' adapters are tried in child processes under one bound
+    # (bench.adapters.probe): a broken one is a BROKEN line, not this
+    # command's end, and the listing is never held up longer than the bound.
     items = found()
     width = max(len(item.name) for item in items)
     for item in items:
-        if item.adapter is not None:
-            print(f"{item.name:<{width}}  {item.adapter.version:<8}  {item.source:<24}  {item.adapter.summary}")
+        if item.problem is None:
+            print(f"{item.name:<{width}}  {item.version:<8}  {item.source:<24}  {item.summary}")
         else:
             print(f"{item.name:<{width}}  {'-':<8}  {item.source:<24}  BROKEN: {item.problem}")
     return Exit.OK
 
 
 def _describe(adapter, source: str) -> None:
-    t = adapter.timeouts
+    from bench.adapters.loading import one_line
+    from bench.adapters.registry import AdapterBroken
+
+    try:
+        t = adapter.timeouts
+        checks = adapter.conformance_checks()
+        misbehaviours = adapter.link_misbehaviours()
+    except Exception as err:        # a third party's code: its failure is the adapter's, in one line
+        raise AdapterBroken(adapter.name, source, one_line(f"{type(err).__name__}: {err}")) from None
     print(f"{adapter.name} {adapter.version} (from {source})")
     print(f"  {adapter.summary}")
     if adapter.document:
         print(f"  specification: {adapter.document}")
     print(f"  timeouts: byte {t.byte} s, frame {t.frame} s, response {t.response} s, {t.retries} retries")
-    checks = adapter.conformance_checks()
     print(f"  its own link checks (bench conformance --adapter {adapter.name}): "
           + (", ".join(c.name for c in checks) or "none"))
-    misbehaviours = adapter.link_misbehaviours()
     print(f"  link misbehaviours (bench emulate --adapter {adapter.name} --misbehave-link NAME): "
           + (", ".join(sorted(misbehaviours)) or "none"))
 

@@ -30,7 +30,7 @@ from bench.errors import BenchError
 from bench.journal.chain import Problems, VerifyReport, iter_records, raw_bytes, verify_journal
 from bench.oracle import Oracle
 from bench.play.plant import file_digest
-from bench.adapters.registry import AdapterError, get_adapter
+from bench.adapters.registry import AdapterBroken, AdapterError, get_adapter
 from bench.protocol import BENCH, Codec, FrameError, Message
 from bench.protocol.messages import SPECS
 from bench.oracle.feed import judged_record, judged_rows
@@ -212,6 +212,9 @@ def _codec_from(header: dict, game: str, notes: list[str], where: str):
         raise BenchError(f"{where}: adapter: {name!r} is not an adapter's name")
     try:
         adapter = get_adapter(name)
+    except AdapterBroken as err:    # installed but unusable: the replay verifies nothing, and says why
+        raise BenchError(f"{where}: adapter: the session spoke {name} {recorded or ''}, and the adapter from "
+                         f"{err.package} cannot be used here: {err.problem}") from None
     except AdapterError:
         raise BenchError(f"{where}: adapter: the session spoke {name} {recorded or ''}, which is not installed "
                          "here; install it to replay this journal (bench adapters lists those installed)") from None
