@@ -990,3 +990,35 @@ class LuckyRepeatAfterNoRoll(Policy):
         if round_.no_roll:
             self.kept = round_.lucky
         return super().settle(ctrl, round_, wagers)
+
+
+@misbehaviour
+class LuckyPositionsRepeatAfterNoRoll(Policy):
+    name = "lucky-positions-repeat-after-no-roll"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(d)(2)"
+    rare = True
+    summary = ("reveals the no-roll round's Lucky positions again in the round after it, with odds drawn afresh "
+               "(the positions kept, not drawn again)")
+
+    kept: tuple[Lucky, ...] | None = None
+
+    def draw_lucky(self, ctrl, rng):
+        from bench.rules.lucky import draw
+        drawn = super().draw_lucky(ctrl, rng)
+        kept, self.kept = self.kept, None
+        if not kept:
+            return drawn
+        distribution = ctrl.rules.lucky
+        # New odds for at least one position (where its distribution has another value), each
+        # lawful and drawn from the submission: only the positions repeat.
+        for _ in range(100):
+            fresh = tuple(Lucky(x.bet, draw(distribution.pays_distribution(x.bet), rng)) for x in kept)
+            if fresh != kept:
+                return fresh
+        return kept
+
+    def settle(self, ctrl, round_, wagers):
+        if round_.no_roll:
+            self.kept = round_.lucky
+        return super().settle(ctrl, round_, wagers)

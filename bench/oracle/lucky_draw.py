@@ -8,9 +8,10 @@ draw of a no-roll round repeated in the next. This module judges the draws:
 
 - at once, in the round (``DrawLog.at_lucky``): a value the submission's
   distribution never gives (a count, a position, odds it gives probability
-  0), and a round's Lucky Numbers drawn again right after a no roll or a
-  void when so exact a repeat has a chance under 1% (the chance is the
-  p-value);
+  0), and a round's Lucky positions drawn again right after a no roll or a
+  void, whatever their odds, when a fresh draw repeats them with a chance
+  under 1% (the chance is the p-value; docs/rules.md, "The Lucky draw from
+  round to round");
 - over the session (``judge``): goodness of fit of the counts (chi-square),
   of each position's share of rounds (an exact two-sided binomial test per
   position) and of the odds given the position (chi-square, positions that
@@ -111,6 +112,18 @@ def draw_chance(distribution, lucky: Sequence[Lucky]) -> Fraction:
     for x in lucky:
         chance *= dict(distribution.pays_distribution(x.bet)).get(x.pays, Fraction(0))
     return chance
+
+
+def positions_chance(distribution, lucky: Sequence[Lucky]) -> Fraction:
+    """P(a round's Lucky Numbers fall on exactly these positions, whatever
+    their odds): the count's chance over the ways to choose that many
+    positions (drawn uniformly without replacement, docs/rules.md)."""
+    k = len(lucky)
+    count = dict(distribution.count).get(k, Fraction(0))
+    positions = distribution.positions
+    if count == 0 or any(x.bet not in positions for x in lucky) or len({x.bet for x in lucky}) != k:
+        return Fraction(0)
+    return count / math.comb(len(positions), k)
 
 
 def impossible(distribution, lucky: Sequence[Lucky]) -> tuple[str, str] | None:
@@ -270,13 +283,22 @@ class DrawLog:
         if bad is not None:
             found.append((self.clauses[bad[0]], f"Lucky Numbers {_shown(lucky)}: {bad[1]}"))
         last = self._last
-        if last is not None and last[1] in ("no-roll", "void") and set(last[0]) == set(lucky):
+        # The draw chooses the positions first and their odds after (docs/rules.md): the same
+        # positions again with new odds are the positions' draw not made afresh all the same. So
+        # the positions are compared whatever the odds; the chance is that of what repeated (the
+        # positions, or the positions with their odds when those repeat too).
+        if last is not None and last[1] in ("no-roll", "void") and _positions(last[0]) == _positions(lucky):
             from twin.pvalue import format_p
-            chance = float(draw_chance(self.distribution, lucky))
+            exact = set(last[0]) == set(lucky)
+            chance = float(draw_chance(self.distribution, lucky) if exact
+                           else positions_chance(self.distribution, lucky))
             if chance < AT_ONCE:
+                how = ("repeat those of the round before" if exact else
+                       f"repeat the positions of the round before ({_shown(last[0])}) with new odds")
+                gives = "exactly these" if exact else "these positions, whatever their odds,"
                 found.append((self.clauses["repeat"],
-                              f"Lucky Numbers {_shown(lucky)} repeat those of the round before, which ended in a "
-                              f"{'no roll' if last[1] == 'no-roll' else 'void'}: a fresh draw gives exactly these "
+                              f"Lucky Numbers {_shown(lucky)} {how}, which ended in a "
+                              f"{'no roll' if last[1] == 'no-roll' else 'void'}: a fresh draw gives {gives} "
                               f"with chance p = {format_p(chance)} (flagged below {AT_ONCE:g})"))
         self.draws.append(tuple(lucky))
         self._last = (tuple(lucky), "pending")
@@ -297,5 +319,9 @@ def _shown(lucky) -> str:
     return ", ".join(f"{x.bet}@{x.pays}" for x in lucky)
 
 
+def _positions(lucky) -> frozenset[str]:
+    return frozenset(x.bet for x in lucky)
+
+
 __all__ = ["AT_ONCE", "CONFIDENCE", "DrawLog", "DrawTest", "DrawVerdict", "draw_chance", "impossible", "judge",
-           "rounds_to_find_never_lucky"]
+           "positions_chance", "rounds_to_find_never_lucky"]

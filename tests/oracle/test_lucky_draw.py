@@ -87,6 +87,23 @@ def test_a_repeat_right_after_a_no_roll_is_flagged_at_once_with_its_chance():
     assert log.at_lucky(drawn) == []                              # after a played round: chance, not a finding
 
 
+def test_the_positions_repeated_after_a_no_roll_with_new_odds_are_a_repeat():
+    """docs/rules.md: the draw chooses the positions, then their odds; the
+    positions of a no-roll round again, whatever the odds, are the draw not
+    made afresh (issue 45: a controller did so 2-3 times a session and passed)."""
+    rules = default_rules(LD)
+    log = DrawLog(rules, describe(LD).lucky_draw_clauses)
+    assert log.at_lucky((Lucky("total:10", 9), Lucky("total:5", 49), Lucky("total:16", 49))) == []
+    log.round_ended("no-roll")
+    (clause, message), = log.at_lucky((Lucky("total:16", 99), Lucky("total:10", 24), Lucky("total:5", 49)))
+    assert clause == "625b.2(d)(2)" and "positions of the round before" in message and "no roll" in message
+    # Three of the sixteen totals, whatever their odds: 0.4 / C(16, 3) = 1/1400.
+    assert "p = 0.000714" in message
+    log.round_ended("void")
+    # After a void too; positions shared only in part are a fresh draw.
+    assert log.at_lucky((Lucky("total:16", 49), Lucky("total:10", 9), Lucky("total:6", 29))) == []
+
+
 def test_a_value_the_submission_never_draws_is_flagged_at_once():
     rules = default_rules(LD)
     log = DrawLog(rules, describe(LD).lucky_draw_clauses)

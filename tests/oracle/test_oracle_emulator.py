@@ -163,7 +163,8 @@ CASES.update({
 # over many rounds (the Lucky draw's fit): bench run finds them
 # (tests/bench/test_mutation_score.py, tests/oracle/test_lucky_draw.py).
 NOT_IN_ONE_ROUND = {"stale-lucky-after-no-roll", "stale-lucky-after-lucky-win", "lucky-after-result",
-                    "lucky-repeat-after-no-roll", "lucky-beyond-third-at-base", "lucky-zero-at-29-to-1",
+                    "lucky-repeat-after-no-roll", "lucky-positions-repeat-after-no-roll", "lucky-beyond-third-at-base",
+                    "lucky-zero-at-29-to-1",
                     "lucky-odds-49-or-99", "total-18-never-lucky", "always-two-lucky-numbers"}
 
 
