@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from bench.commands.run import baud_rate
 from bench.errors import BenchError
 from bench.protocol.messages import PROTOCOL_VERSIONS
 from bench.rules import DEFAULT_GAME, game_names
@@ -26,6 +27,11 @@ def register(subparsers) -> None:
                    help="device path or pyserial URL (/dev/ttyUSB0, socket://HOST:PORT, rfc2217://...); "
                         "'emulated[:OPTIONS]' starts bench emulate (OPTIONS, comma-separated: protocol=N, "
                         "seed=N, fault=NAME=VALUE, link=NAME, or a misbehaviour's name)")
+    p.add_argument("--baud", type=baud_rate, metavar="N",
+                   help="the serial line's speed (or ?baud=N on the controller's URL; a device runs at 115200 "
+                        "unless told), as for bench run: the window the bench announces and the long line's "
+                        "length are sized to it, and a line too slow for the checks is refused at once; with "
+                        "the emulated controller, it is put behind a line of that speed (bench docs protocol 17)")
     p.add_argument("--adapter", metavar="NAME",
                    help="the controller's wire format (bench adapters): the session-layer checks run through it, "
                         "with the adapter's own link checks; default: the bench's own protocol, every check")
@@ -68,9 +74,12 @@ def run(args) -> int:
 
     from bench.adapters.registry import get_adapter, is_native
     from bench.commands.emulate import link_timeouts
+    from bench.conformance.checks import largest_frame
     from bench.conformance.report import ConformanceRun, command_line, write_report
-    from bench.conformance.suite import checks_for, connect, controller_url, junit, line, run_suite
+    from bench.conformance.speed import CheckLine, refuse_if_too_slow, with_baud
+    from bench.conformance.suite import EMULATED, checks_for, connect, controller_url, junit, line, run_suite
     from bench.protocol import LinkError
+    from bench.protocol.line_speed import LineError
     from bench.rules import describe
     from bench.rules.submission import default_rules, load_submission
 
@@ -105,6 +114,20 @@ def run(args) -> int:
         unknown = [n for n in args.check if not any(name.startswith(n) for name in names)]
         if unknown:
             raise BenchError(f"--check: no check is called {unknown[0]!r} (bench conformance --list)")
+        # The line the checks run over, as every check's connection will see it: worked out
+        # before an emulator is started or a check run (a line too slow is the user's to fix).
+        if args.controller == EMULATED or args.controller.startswith(EMULATED + ":"):
+            speed = CheckLine(args.baud, timeouts)
+        else:
+            try:
+                speed = CheckLine.of(with_baud(args.controller, args.baud), timeouts)
+            except LineError as err:
+                raise BenchError(f"--controller {args.controller}: {err}") from None
+        if is_native(adapter):          # (an adapter's frames are its own: its link checks size themselves)
+            try:
+                refuse_if_too_slow(speed, largest_frame(args.game, rules))
+            except LineError as err:
+                raise BenchError(f"line budget: {err}") from None
     except (BenchError, ValueError, OSError) as err:
         print(f"bench conformance: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -115,7 +138,7 @@ def run(args) -> int:
     versions = tuple(sorted(set(args.protocol))) if args.protocol else None
     run_record = ConformanceRun(args.controller, args.game, args.submission,
                                 None if args.submission else (args.paytable or describe(args.game).default_paytable),
-                                timeouts, versions, command=command_line())
+                                timeouts, versions, command=command_line(), line=speed)
     hello_told = []
 
     def show(result) -> None:
@@ -132,7 +155,7 @@ def run(args) -> int:
             print("\n".join("    " + text for text in result.wire_log.splitlines()), flush=True)
 
     try:
-        with controller_url(args.controller, args.game, timeouts, adapter) as url:
+        with controller_url(args.controller, args.game, timeouts, adapter, baud=args.baud) as url:
             run_record.url = url
             connect(url).close()        # a link that does not open is the user's to fix, not a failed check
             if not args.json:

@@ -6,7 +6,10 @@ version it runs in, and what the bench knows of the controller (its game,
 rules and timeouts). It returns a short note when the controller did what
 the section says and raises ``CheckFailed`` saying what it did instead.
 Every check starts with its own HELLO (section 5: a HELLO starts the
-controller afresh), so checks do not depend on each other.
+controller afresh), so checks do not depend on each other. What a check
+puts in flight and how long it waits for bytes to cross come from the line's
+speed (``Context.line``, ``bench.conformance.speed``), so that a check
+passes a compliant controller at 9,600 baud as at 115,200.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from bench.conformance.speed import CheckLine
 from bench.conformance.wire import Arrival, CheckFailed, NotSupported, Wire
 from bench.errors import RulesError
 from bench.protocol.greeting import rules_digest
@@ -67,12 +71,25 @@ class Context:
     rules: object
     timeouts: Timeouts
     adapter: object = None             # the wire format (bench.adapters); None: the bench's own protocol
+    line: CheckLine = CheckLine()      # the link's speed: the window announced, the long line, the waits
+
+    @property
+    def window(self) -> int:
+        """The window the bench announces in a version-2 HELLO: what the line carries (section 17)."""
+        return self.line.window
+
+    def in_flight(self, wanted: int) -> int:
+        """How many messages a check of the window puts in flight: ``wanted``,
+        or fewer if the line's window is smaller, never fewer than 2 (one
+        message in flight tests no window)."""
+        return max(2, min(wanted, self.window))
 
     # -- getting the controller somewhere ----------------------------------------
-    def hello(self, *, proto: int | None = None, window: int = WINDOW, seq: int | None = None,
+    def hello(self, *, proto: int | None = None, window: int | None = None, seq: int | None = None,
               **extra) -> tuple[Message, Message]:
         """Greet in this context's version; returns the controller's HELLO and the OPEN that follows."""
         w, proto = self.wire, proto or self.version
+        window = self.window if window is None else window
         fields = dict(proto=proto, role="bench", sw=software(), game=self.game, **extra)
         if proto >= 2:
             fields["window"] = window
@@ -260,7 +277,7 @@ def observe_round(ctx: Context) -> Observed:
     def play() -> int:
         fields = dict(proto=ctx.version, role="bench", sw=software(), game=ctx.game)
         if ctx.version == 2:
-            fields["window"] = WINDOW
+            fields["window"] = ctx.window
         w.version = 1
         w.mark = len(w.arrivals)
         at = send("HELLO", **fields)
@@ -409,11 +426,11 @@ def _with_crc(body: bytes) -> bytes:
     return b"$%s*%04X\r\n" % (body, crc16_ccitt_false(body))
 
 
-def _damaged(ctx: Context, seq: int, round_: int) -> dict[str, bytes]:
-    """The bench's WAGER damaged in each way of section 2's table, numbered ``seq``."""
+def _damaged(game: str, bet: str, seq: int, round_: int) -> dict[str, bytes]:
+    """The bench's WAGER on ``bet`` damaged in each way of section 2's table, numbered ``seq``."""
     s = b"%04d" % seq
-    wager = b"%s WAGER round=%d id=d1 bet=%s stake=100" % (s, round_, ctx.good_bet().encode())
-    foreign = b"SPIN" if describe(ctx.game).command != "SPIN" else b"RELEASE"   # another game's command
+    wager = b"%s WAGER round=%d id=d1 bet=%s stake=100" % (s, round_, bet.encode())
+    foreign = b"SPIN" if describe(game).command != "SPIN" else b"RELEASE"   # another game's command
     good = _with_crc(wager)
     return {
         "bad-crc": good[:-6] + (b"0000" if not good.endswith(b"*0000\r\n") else b"0001") + b"\r\n",
@@ -434,12 +451,20 @@ def _damaged(ctx: Context, seq: int, round_: int) -> dict[str, bytes]:
     }
 
 
+def largest_frame(game: str, rules) -> int:
+    """The longest frame the checks send that must cross within the link's
+    timeouts: rejects-too-long's, whose LF must come within the frame timeout
+    for the controller to reject it as ``too-long`` (section 2); a line too
+    slow for it cannot judge the checks (section 17)."""
+    return len(_damaged(game, get_game(game).bet_names(rules)[0], SEQ_MODULUS - 1, 999_999)["too-long"])
+
+
 def _rejects(reason: str):
     def run(ctx: Context) -> str:
         w = ctx.wire
         hello, opened = ctx.hello()
         seq, round_ = w.tx_seq, opened["round"]
-        damaged = _damaged(ctx, seq, round_)[reason]
+        damaged = _damaged(ctx.game, ctx.good_bet(), seq, round_)[reason]
         if reason == "interrupted":         # cut short by the next frame's "$": the NAK comes with it
             w.write(damaged + w.frame("WAGER", seq, round=round_, id="d1", bet=ctx.good_bet(), stake=100))
             got = w.collect_until(is_type("ACCEPT", "REFUSE"), REPLY_S)
@@ -520,20 +545,35 @@ def _garbage(ctx: Context) -> str:
     return "no NAK; the next frame accepted"
 
 
-@check("rejects-very-long-line", "§2 Frames (length)", "a 64 KiB line is rejected as too-long (or, on a slow "
-       "line, frame-timeout) and the controller goes on")
+@check("rejects-very-long-line", "§2 Frames (length), §17", "a very long line (64 KiB; on a line with a speed, "
+       "what it carries in 5 s: 4,800 bytes at 9,600 baud) is rejected as too-long (or, on a serial line, "
+       "frame-timeout) and the controller goes on")
 def _very_long(ctx: Context) -> str:
     w = ctx.wire
     _, opened = ctx.hello()
-    w.write(b"$%04d WAGER " % w.tx_seq + b"x" * 65536 + b"\r\n")
+    size = ctx.line.long_line_bytes
+    head = b"$%04d WAGER " % w.tx_seq
+    data = head + b"x" * (size - len(head) - 2) + b"\r\n"
+    started = time.monotonic()
+    # In pieces the line carries within the link's write timeout: a real
+    # port's write blocks until its driver has taken every byte.
+    for at in range(0, len(data), ctx.line.write_chunk):
+        w.write(data[at:at + ctx.line.write_chunk])
     got = w.collect_until(is_type("NAK"), ctx.timeouts.response + ctx.timeouts.frame)
     naks = of_type(got, "NAK")
-    require(naks, f"no NAK for a 64 KiB line (got {show(got)})")
+    require(naks, f"no NAK for a {size}-byte line (got {show(got)})")
     require(naks[0].message["reason"] in ("too-long", "frame-timeout"),
             f"NAK reason={naks[0].message['reason']}; section 2 says too-long")
-    reply = ctx.request("WAGER", ("ACCEPT", "REFUSE"), round=opened["round"], id="l1", bet=ctx.good_bet(), stake=100)
+    # The frame after it waits on the line behind the rest of the long one:
+    # its ACK is due a response timeout after the line has carried it all.
+    w.send("WAGER", round=opened["round"], id="l1", bet=ctx.good_bet(), stake=100)
+    seq, drained = w.last_seq, max(0.0, started + ctx.line.drain_s(len(data)) - time.monotonic())
+    wait = drained + ctx.timeouts.response + SLACK_S
+    require(w.wait_ack(seq, wait) is not None, f"no ACK of the WAGER after the long line within {wait:.2f} s"
+            + (f" ({drained:.2f} s of it the line's, carrying the rest of the long line)" if drained else ""))
+    reply = w.take(REPLY_S, types=("ACCEPT", "REFUSE"))
     require(reply.type == "ACCEPT", f"the frame after the long line was answered {reply.type}")
-    return f"NAK reason={naks[0].message['reason']}; the next frame accepted"
+    return f"{size:,}-byte line: NAK reason={naks[0].message['reason']}; the next frame accepted"
 
 
 @check("byte-timeout", "§3 Delivery, timeouts (byte)", "half a frame followed by silence is NAKed "
@@ -643,9 +683,16 @@ def _out_of_order(ctx: Context) -> str:
     require(len(naks) == 1, f"{len(naks)} NAKs for one gap (section 9: one per gap): {show(got)}")
     require(naks[0].message["reason"] == "out-of-order" and naks[0].message.seq == last,
             f"got {show(naks)}; expected NAK reason=out-of-order naming {last:04d}")
+    resent_at = len(w.arrivals)
     w.write(first + second + third)
     require(w.wait_ack(int(third[1:5]), ctx.timeouts.response + SLACK_S) is not None, "no ACK after the resend")
-    ids = [w.take(REPLY_S, types=("ACCEPT", "REFUSE"))["id"] for _ in range(3)]
+    # The replies to o1 and o2 may come before the ACK of o3 (on a slow line
+    # they do: each frame is answered as it arrives), and waiting for the
+    # ACK has taken, and acknowledged, them: count them from the resend on.
+    replies = [m for m in distinct(messages(w.arrivals[resent_at:])) if m.type in ("ACCEPT", "REFUSE")]
+    while len(replies) < 3:
+        replies.append(w.take(REPLY_S, types=("ACCEPT", "REFUSE")))
+    ids = [m["id"] for m in replies]
     require(ids == ["o1", "o2", "o3"], f"delivered {ids}")
     return "one NAK out-of-order; then o1, o2, o3 in order"
 
@@ -720,73 +767,79 @@ def _give_up(ctx: Context) -> str:
 # -- version 2 ---------------------------------------------------------------------
 
 @check("window", "§9 Version 2 (window)", "the controller never has more messages unacknowledged than the "
-       "window of the bench's HELLO", versions=(2,))
+       "window of the bench's HELLO (2, or 1 on a line that carries no more)", versions=(2,))
 def _window(ctx: Context) -> str:
     w = ctx.wire
-    _, opened = ctx.hello(window=2)
+    # 2: below what a controller keeps unless told (8 by default, section 9), so one that
+    # ignores the bench's window shows; 1 on a line that drains no more in time.
+    window = min(2, ctx.window)
+    _, opened = ctx.hello(window=window)
     round_, bet = opened["round"], ctx.good_bet()
     frames = b"".join(w.frame("WAGER", round=round_, id=f"w{i}", bet=bet, stake=100) for i in range(5))
     w.write(frames + w.frame("CLOSE", round=round_))
-    got = w.collect(soon(ctx))
+    got = w.collect(soon(ctx) + ctx.line.drain_s(len(frames)))
     fresh = {m.seq for m in messages(got)}
     require(fresh, f"nothing said after 5 WAGERs and CLOSE (got {show(got)})")
-    require(len(fresh) <= 2, f"{len(fresh)} messages in flight unacknowledged, the bench's window is 2: "
-                             f"{show([a for a in got if a.message is not None and a.message.type != 'ACK'])}")
+    require(len(fresh) <= window, f"{len(fresh)} messages in flight unacknowledged, the bench's window is "
+                                  f"{window}: {show([a for a in got if a.message is not None and a.message.type != 'ACK'])}")
     w.ack(max(fresh, key=lambda s: (s - min(fresh)) % SEQ_MODULUS))
     more = w.collect(soon(ctx))
     new = {m.seq for m in messages(more)} - fresh
-    require(new and len(new) <= 2, f"after the ACK, {len(new)} new messages (expected 1 or 2)")
+    require(new and len(new) <= window, f"after the ACK, {len(new)} new messages (expected 1 to {window})")
     w.settle(0.3)
-    return f"{len(fresh)} then {len(new)} in flight"
+    return f"window {window}: {len(fresh)} then {len(new)} in flight"
 
 
 @check("cumulative-ack", "§9 Version 2 (cumulative ACK)", "one ACK of the last of several messages "
        "acknowledges them all: none is sent again", versions=(2,))
 def _cumulative(ctx: Context) -> str:
     w = ctx.wire
-    _, opened = ctx.hello()
+    n = ctx.in_flight(4)               # the controller keeps no more in flight than the bench announces
+    _, opened = ctx.hello(window=n)
     round_, bet = opened["round"], ctx.good_bet()
-    w.write(b"".join(w.frame("WAGER", round=round_, id=f"c{i}", bet=bet, stake=100) for i in range(4)))
+    w.write(b"".join(w.frame("WAGER", round=round_, id=f"c{i}", bet=bet, stake=100) for i in range(n)))
     ends, got = time.monotonic() + REPLY_S, []
-    while len(messages(got)) < 4 and time.monotonic() < ends:
+    while len(messages(got)) < n and time.monotonic() < ends:
         arrival = w.next(0.05)
         if arrival is not None:
             got.append(arrival)
     said = messages(got)
-    require(len(said) >= 4, f"4 WAGERs in one write: {len(said)} replies")
+    require(len(said) >= n, f"{n} WAGERs in one write: {len(said)} replies")
     acks = of_type(got, "ACK")
     require(acks and acks[-1].message.seq == hello_seq(w), f"the controller's ACKs {show(acks)}; the last "
                                                            f"must name {hello_seq(w):04d}")
-    require(len(acks) <= 4, f"{len(acks)} ACKs for 4 messages")
-    w.ack(said[3].seq)
+    require(len(acks) <= n, f"{len(acks)} ACKs for {n} messages")
+    w.ack(said[n - 1].seq)
     again = w.collect(ctx.timeouts.response + SLACK_S)
-    resent = [a for a in again if a.message is not None and a.message.seq in {m.seq for m in said[:4]}]
+    resent = [a for a in again if a.message is not None and a.message.seq in {m.seq for m in said[:n]}]
     require(not resent, f"sent again after a cumulative ACK: {show(resent)}")
-    return f"{len(acks)} ACK(s) for 4 messages; one ACK for 4 replies"
+    return f"{len(acks)} ACK(s) for {n} messages; one ACK for {n} replies"
 
 
 @check("go-back-n", "§9 Version 2 (go-back-N)", "a NAK L makes the controller send every message after L "
        "again, in order", versions=(2,))
 def _go_back(ctx: Context) -> str:
     w = ctx.wire
-    _, opened = ctx.hello()
+    n = ctx.in_flight(3)               # the controller keeps no more in flight than the bench announces
+    _, opened = ctx.hello(window=n)
     round_, bet = opened["round"], ctx.good_bet()
-    w.write(b"".join(w.frame("WAGER", round=round_, id=f"g{i}", bet=bet, stake=100) for i in range(3)))
+    w.write(b"".join(w.frame("WAGER", round=round_, id=f"g{i}", bet=bet, stake=100) for i in range(n)))
     ends, got = time.monotonic() + REPLY_S, []
-    while len(messages(got)) < 3 and time.monotonic() < ends:
+    while len(messages(got)) < n and time.monotonic() < ends:
         arrival = w.next(0.05)
         if arrival is not None:
             got.append(arrival)
     said = messages(got)
-    require(len(said) >= 3, f"3 WAGERs: {len(said)} replies")
+    require(len(said) >= n, f"{n} WAGERs: {len(said)} replies")
     w.nak(said[0].seq, "out-of-order")
     again = w.collect(soon(ctx))
     resent = [m.seq for m in messages(again)]
-    require(resent[:2] == [said[1].seq, said[2].seq],
-            f"after NAK {said[0].seq:04d}: resent {resent}; expected {[said[1].seq, said[2].seq]}")
-    w.ack(said[2].seq)
+    expected = [m.seq for m in said[1:n]]
+    require(resent[:n - 1] == expected,
+            f"after NAK {said[0].seq:04d}: resent {resent}; expected {expected}")
+    w.ack(said[n - 1].seq)
     w.settle(0.05)
-    return f"resent {' '.join(f'{s:04d}' for s in resent[:2])}"
+    return f"resent {' '.join(f'{s:04d}' for s in resent[:n - 1])}"
 
 
 @check("renumbers-after-give-up", "§9 Version 2 (go-back-N, renumbering); §14", "after giving up messages, "
@@ -864,7 +917,7 @@ def _hello_resent(ctx: Context) -> str:
     w = ctx.wire
     fields = dict(proto=ctx.version, role="bench", sw=software(), game=ctx.game)
     if ctx.version == 2:
-        fields["window"] = WINDOW
+        fields["window"] = ctx.window
     frame = w.frame("HELLO", **fields)
     w.write(frame)
     hello = w.take(REPLY_S, types=("HELLO",))
@@ -957,7 +1010,7 @@ def _require_void(void: list[Message], round_: int, wagers, opened: Message) -> 
 def _hello_game(ctx: Context) -> str:
     w = ctx.wire
     other = next(g for g in sorted(game_names()) if g != ctx.game)
-    fields = dict(window=WINDOW) if ctx.version == 2 else {}
+    fields = dict(window=ctx.window) if ctx.version == 2 else {}
     w.send("HELLO", proto=ctx.version, role="bench", sw=software(), game=other, **fields)
     reply = w.take(REPLY_S, types=("ERROR", "HELLO"))
     require(reply.type == "ERROR" and reply["code"] == "game-mismatch",

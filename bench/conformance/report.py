@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.conformance.speed import CheckLine
 from bench.conformance.suite import FAIL, PASS, SKIP, Result
 from bench.report.message_text import message_text
 from tablebench_io.report_page import (FAIL as FAILED, PASS as PASSED, Input, Provenance, Verdict, code, esc,
@@ -39,6 +40,7 @@ class ConformanceRun:
     url: str | None = None              # where the suite connected (an emulator's address)
     results: list[Result] = field(default_factory=list)
     finished: float | None = None
+    line: CheckLine | None = None       # the link's speed, and what it allowed the checks
 
     # -- what the results come to -------------------------------------------------
     @property
@@ -103,6 +105,7 @@ class ConformanceRun:
             f"game: {self.game}, judged by {self.rules_words()}",
             f"checks: {selected} selected" + ("" if self.versions else " (more if the controller speaks version 2)")
             + f", protocol versions {versions}; timeouts {self.timeouts_words()}",
+            *([f"line: {self.line.words()}"] if self.line is not None else []),
             f"each check's line names the section of {DOC} it tests"])
 
     def summary_lines(self) -> list[str]:
@@ -136,7 +139,8 @@ class ConformanceRun:
                 "checks": len(self.results), "pass": self.count(PASS), "fail": len(self.failed),
                 "optional_fail": len(self.optional_failed), "skip": self.count(SKIP),
                 "failed": [r.id for r in self.failed], "seconds": round(self.seconds, 3),
-                "command": self.command, **({"report": report} if report else {})}
+                "command": self.command, **({"line": self.line.to_json()} if self.line is not None else {}),
+                **({"report": report} if report else {})}
 
     # -- JUnit -----------------------------------------------------------------------
     def junit_properties(self) -> dict[str, str]:
@@ -145,6 +149,7 @@ class ConformanceRun:
                  "controller": self.controller, "url": self.url or self.controller, "game": self.game,
                  "rules": self.rules_words(), "started": utc(self.started),
                  "timeouts": self.timeouts_words(), "command": self.command,
+                 **({"line": self.line.words()} if self.line is not None else {}),
                  "hello": message_text(self.hello) if self.hello else "none: the controller never answered a HELLO"}
         digest = self.submission_sha256()
         if digest:
@@ -188,6 +193,8 @@ def _provenance(run: ConformanceRun) -> Provenance:
              "none: the controller never answered a HELLO"),
             ("game", esc(run.game)),
             ("timeouts", esc(run.timeouts_words()))]
+    if run.line is not None:
+        more.append(("line", esc(run.line.words())))
     return Provenance(
         date=f"{utc(run.started)} to {utc(run.finished)}", inputs=[rules], seeds=esc(seeds),
         engine=esc("bench conformance: one fresh connection and a time budget for each check; the faults "

@@ -5,20 +5,26 @@ per check and version, and the JUnit file of them.
 ``--controller emulated[:OPTIONS]`` starts ``bench emulate`` for the run:
 OPTIONS, comma-separated, are ``protocol=N``, ``seed=N``, ``fault=NAME=VALUE``
 (repeatable), ``link=NAME`` (a link-level misbehaviour) and a bare name (a
-game-level misbehaviour, as ``pytest --controller emulated:NAME``).
+game-level misbehaviour, as ``pytest --controller emulated:NAME``); with a
+baud rate it sits behind a serial line of that speed, as ``bench run --baud``
+puts it. The line's speed travels in the URL (``DEVICE?baud=9600``): every
+check's connection reads it from there (``bench.conformance.speed``).
 """
 
 from __future__ import annotations
 
 import socket
+import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable, Iterator
 from xml.etree import ElementTree
 
 from bench.adapters.registry import is_native
 from bench.conformance.checks import CHECKS, SESSION, Check, Context
+from bench.conformance.speed import CheckLine, with_baud
 from bench.conformance.wire import CheckFailed, NotSupported, Wire
 from bench.errors import BenchError
 from bench.protocol.line_speed import line_baud, split_url
@@ -100,21 +106,33 @@ def _known_misbehaviour(spec: str, name: str, *, link: bool = False, adapter=Non
 
 
 @contextmanager
-def controller_url(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter=None) -> Iterator[str]:
-    """The URL to connect to: ``spec`` itself, or that of an emulator started for the run."""
+def controller_url(spec: str, game: str, timeouts: Timeouts = Timeouts(), adapter=None,
+                   baud: int | None = None) -> Iterator[str]:
+    """The URL to connect to: ``spec`` itself (naming ``baud`` if given), or
+    that of an emulator started for the run, behind a serial line of
+    ``baud`` if given (``DEVICE?baud=N``). LineError if ``baud`` and the
+    URL's disagree."""
     if spec != EMULATED and not spec.startswith(EMULATED + ":"):
-        yield spec
+        yield with_baud(spec, baud)
         return
     from bench.emulator.process import emulator_process
-    with emulator_process(emulator_args(spec, game, timeouts, adapter), listen="127.0.0.1:0") as url:
-        yield url
+    if baud is None:
+        with emulator_process(emulator_args(spec, game, timeouts, adapter), listen="127.0.0.1:0") as url:
+            yield url
+        return
+    from bench.emulator.line import SerialLine
+    with tempfile.TemporaryDirectory(prefix="bench-conformance-") as folder:
+        with SerialLine(Path(folder) / "ttyUSB0", baud) as cable:
+            with emulator_process(emulator_args(spec, game, timeouts, adapter), listen=cable.controller_path):
+                yield with_baud(str(cable.device), baud)
 
 
 def connect(url: str) -> Link:
     """The link to the controller. A ``socket://`` URL is opened as a plain
     socket: pyserial's socket close sleeps 0.3 s, and the suite opens one
     connection per check."""
-    host_port = url[len("socket://"):] if url.startswith("socket://") else None
+    device, baud = split_url(url)           # a serial line's speed: /dev/ttyUSB0?baud=9600
+    host_port = device[len("socket://"):] if device.startswith("socket://") else None
     if host_port and ":" in host_port:
         host, _, port = host_port.rpartition(":")
         try:
@@ -122,20 +140,20 @@ def connect(url: str) -> Link:
         except (OSError, ValueError) as err:
             raise LinkError(f"cannot open link {url!r}: {err}") from None
         return Link.from_socket(sock, url)
-    device, baud = split_url(url)           # a serial line's speed: /dev/ttyUSB0?baud=9600
     return open_link(device, baudrate=line_baud(device, baud) or BAUDRATE)
 
 
 def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts: Timeouts,
             budget_s: float = CHECK_BUDGET_S, adapter=None) -> Result:
     started = time.monotonic()
+    line = CheckLine.of(url, timeouts)      # the speed the URL names: what the check may put in flight
     try:
         link = connect(url)
     except LinkError as err:
         return Result(check, version, FAIL, str(err), 0.0)
     wire = Wire(link, game, timeouts, budget_s=budget_s, adapter=adapter)
     try:
-        note = check.run(Context(wire, version, game, rules, timeouts, adapter))
+        note = check.run(Context(wire, version, game, rules, timeouts, adapter, line))
         status, detail = PASS, note or "passed"
         if not any(a.message is not None for a in wire.arrivals):
             # Every check starts with a HELLO the controller must answer: a check
@@ -150,7 +168,7 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
     except Exception as err:     # a controller's bytes must never crash the suite: report, go on
         status, detail = FAIL, f"the check could not go on: {type(err).__name__}: {err}"
     try:
-        _leave_quiet(wire)
+        _leave_quiet(wire, line)
     except (CheckFailed, LinkError):
         pass
     finally:
@@ -163,15 +181,20 @@ def run_one(check: Check, version: int, url: str, *, game: str, rules, timeouts:
                   wire.wire_log() if status == FAIL else "", hello)
 
 
-def _leave_quiet(wire: Wire) -> None:
+QUIET_AT_MOST_S = 3.0      # a controller still talking after this is not settling: the next check's HELLO resets it
+
+
+def _leave_quiet(wire: Wire, line: CheckLine) -> None:
     """Acknowledge the last message the controller sent (in version 2 that
     covers every earlier one; in version 1 it is the one it waits for), and
-    whatever it still says for a moment: a controller whose state outlives
-    the connection must not go on resending into the next check."""
+    whatever it still says until it has been quiet for ``line.quiet_s``: a
+    controller whose state outlives the connection must not go on resending
+    into the next check. In version 1 each ACK lets out the next message
+    (a round's SETTLED, CLEARED, OPEN), one crossing of the line later."""
     said = [a.message for a in wire.arrivals if a.message is not None and a.message.type not in ("ACK", "NAK")]
     if said:
         wire.ack(said[-1].seq)
-    wire.settle(0.05)
+    wire.settle_quiet(line.quiet_s, QUIET_AT_MOST_S)
 
 
 

@@ -304,6 +304,21 @@ class Wire:
             if arrival is not None and arrival.message is not None and arrival.message.type not in ("ACK", "NAK"):
                 self.ack(arrival.message.seq)
 
+    def settle_quiet(self, quiet: float, at_most: float) -> None:
+        """Acknowledge what the controller says until it has said nothing for
+        ``quiet`` seconds, or ``at_most`` seconds have passed."""
+        ends = time.monotonic() + at_most
+        while True:
+            left = ends - time.monotonic()
+            if left <= 0:
+                return
+            arrival = self.next(min(quiet, left))
+            if arrival is None:
+                return
+            message = arrival.message
+            if message is not None and message.seq is not None and message.type not in ("ACK", "NAK"):
+                self.ack(message.seq)
+
     def wire_log(self) -> str:
         return "\n".join(f"{line.at:8.3f} {line.direction} {line.text}" for line in self.log)
 
