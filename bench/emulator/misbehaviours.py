@@ -1022,3 +1022,23 @@ class LuckyPositionsRepeatAfterNoRoll(Policy):
         if round_.no_roll:
             self.kept = round_.lucky
         return super().settle(ctrl, round_, wagers)
+
+
+# -- outcomes a staged round must show as staged (issue 45, item 5) ------------------
+
+@misbehaviour
+class TotalThreeEighteenClamped(Policy):
+    name = "ld-total-3-18-clamped"
+    games = frozenset({LIGHTNING_DICE})
+    clause = "625b.2(f)"
+    rare = True
+    summary = ("pays a win on total 3 or 18 that is not a Lucky Number at 99 to 1 (its base odds clamped to two "
+               "digits; 625b.2(f): 149 to 1, by (g)(2)); a Lucky one is paid at its announced odds")
+
+    def settle(self, ctrl, round_, wagers):
+        returned = super().settle(ctrl, round_, wagers)
+        lucky = {x.bet for x in round_.lucky}
+        for w in wagers:
+            if w.bet in ("total:3", "total:18") and w.bet not in lucky and returned[w.id] > 0 and not round_.no_roll:
+                returned[w.id] = w.stake * (99 + 1)
+        return returned

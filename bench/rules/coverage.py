@@ -6,7 +6,10 @@ live plan (``bench.play.coverage``) and for a report read from a journal:
 
 - ``shown(throws, lucky, before)``: the classes one round shows, from the
   plant's readings (SENSOR: dice and which lie flat, or the pocket), the
-  round's Lucky Numbers and what the round before left (``Before``);
+  round's Lucky Numbers and what the round before left (``Before``); a class
+  that tests base odds (``OutcomeClass.bets``) is not shown by a round in
+  which one of its bets is a Lucky Number and wins (that round is a Lucky
+  win: 625b.2(g)(2), 617c.3(f) pay base odds only where no multiplier applies);
 - ``availability(cls)``: the chance that a round can show it at all (a Lucky
   win at the fourth listed position needs a round that reveals four; a Lucky
   zero needs zero drawn), from the submission's Lucky distribution;
@@ -79,6 +82,7 @@ class ClassCoverage:
         declared = self.descriptor.outcome_classes
         self.classes: tuple[OutcomeClass, ...] = tuple(c for c in declared if self.availability(c) > 0)
         self.unreachable: tuple[OutcomeClass, ...] = tuple(c for c in declared if self.availability(c) <= 0)
+        self._base_bets = {c.id: c.bets for c in declared if c.bets}     # class id -> the bets it pays at base odds
 
     # -- how often a round can show a class ------------------------------------
     def availability(self, cls: OutcomeClass) -> float:
@@ -149,7 +153,10 @@ class ClassCoverage:
         won = []
         if settling is not None and self.kind in (DICE3, WHEEL):
             won = [i for i, (bet, _) in enumerate(lucky) if self.wins(bet, settling)]
-            found.update(self._throw_classes(settling, lucky))
+            lucky_won = {lucky[i][0] for i in won}
+            # A class of base odds whose bet won as a Lucky Number was paid (g)(3)'s odds, not (f)'s.
+            found.update(cid for cid in self._throw_classes(settling, lucky)
+                         if not lucky_won.intersection(self._base_bets.get(cid, ())))
             found.update(f"{LUCKY_WIN}:{i + 1}" for i in won)
             fresh = [i for i in won if lucky[i] not in before.lucky]
             if fresh and before.no_roll_run > 0:

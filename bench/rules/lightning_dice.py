@@ -223,11 +223,14 @@ LightningDice.descriptor = GameDescriptor(
     # lose, any double and any triple win, totals 3 and 18), the totals of 4 and 17,
     # each double, a no roll and a second in a row (d)(5), a Lucky win at each
     # listed position (g)(2),(3), and a Lucky win right after a no roll or a Lucky
-    # win (a paytable kept from the round before shows there).
+    # win (a paytable kept from the round before shows there). The triples, totals
+    # and doubles test (f)'s odds, which (g)(2) pays only where no multiplier
+    # applies: each names the bets it pays, and a round in which one of them is
+    # Lucky and wins shows a Lucky win, not the class (bench.rules.outcome_classes).
     outcome_classes=(
-        triples("625b.2(e)(1)-(4), (f)")
-        + totals((3, 4, 17, 18), "625b.2(e)(5), (f)")
-        + doubles("625b.2(e)(3), (f)")
+        triples("625b.2(e)(1)-(4), (f), (g)(2)", bets=("low", "high", "any-double", "any-triple"))
+        + totals((3, 4, 17, 18), "625b.2(e)(5), (f), (g)(2)", bets=("total:{}",))
+        + doubles("625b.2(e)(3), (f), (g)(2)", bets=("any-double",))
         + no_rolls(NO_ROLL_CLAUSE)
         + lucky_wins(4, "625b.2(g)(2),(3)")
         + (OutcomeClass(LUCKY_WIN_AFTER, NO_ROLL, "625b.2(g)(2),(3)"),

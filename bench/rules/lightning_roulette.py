@@ -220,13 +220,15 @@ LightningRoulette.descriptor = GameDescriptor(
     # hold it, 617a.4, and its straight up, 617c.3(f); zero first, on which every
     # outside bet loses), a Lucky win at each listed position (e), zero as a
     # Lucky Number, and a Lucky win right after a Lucky win (a paytable kept
-    # from the round before shows there).
+    # from the round before shows there). A pocket shows its class only when
+    # its straight up is not a Lucky Number: 617c.3(f)'s 29 to 1 is paid then
+    # alone (a Lucky one is paid by (e), a Lucky win).
     outcome_classes=(
         lucky_wins(5, "617c.3(e)")
         + (OutcomeClass(LUCKY_POCKET, 0, "617c.3(d),(e); 617a.4"),
            OutcomeClass(LUCKY_WIN_AFTER, LUCKY_WIN, "617c.3(e),(f)"),
-           OutcomeClass(POCKET, 0, "617a.4: every outside bet loses", weight=2.0))
-        + pockets(range(1, 37), "617c.3(f); 617a.4")
+           OutcomeClass(POCKET, 0, "617a.4: every outside bet loses; 617c.3(f)", weight=2.0, bets=("straight:0",)))
+        + pockets(range(1, 37), "617c.3(f); 617a.4", bets=("straight:{}",))
     ),
     lucky_draw_clauses=lucky_draw_clauses(
         count="617c.3(d)",           # "will select between 1 and 5 numbers", as the submission weights them

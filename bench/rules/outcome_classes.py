@@ -12,6 +12,14 @@ The declarations are plain data: a class is its ``kind`` (below) and a
 ``value``, with the clauses it puts to the test. A new game declares its own
 classes from these kinds; a new kind of outcome adds its kinds here and in
 ``bench.rules.coverage``.
+
+A class that tests a base paytable names the ``bets`` it pays: a round in
+which one of them is a Lucky Number and wins pays that bet the announced odds
+(625b.2(g)(3), 617c.3(e)), not the base odds the class is there to test
+(625b.2(g)(2) sends a position no multiplier applies to to (f)'s paytable,
+617c.3(f) a straight up not Lucky to 29 to 1), so it does not show the class:
+a total 3 won as a Lucky Number is a Lucky win (``lucky-win:N``), not the
+149 to 1 of (f).
 """
 
 from __future__ import annotations
@@ -50,11 +58,14 @@ class OutcomeClass:
     """One class of outcome a game declares: its ``kind`` and ``value`` say what
     shows it; ``exercises`` the clauses it puts to the test; ``weight`` how
     much sooner than an ordinary class a session should stage it (zero on a
-    wheel decides every outside bet at once)."""
+    wheel decides every outside bet at once); ``bets`` the bets it pays at
+    base odds (none: no Lucky Number changes what it tests)."""
     kind: str
     value: object
     exercises: str
     weight: float = 1.0
+    # The bets whose base odds it tests: one of them Lucky and winning shows a Lucky win instead.
+    bets: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -120,16 +131,22 @@ class Throw:
 
 # -- declarations a game builds its list from ------------------------------------
 
-def triples(exercises: str, low: int = 1, high: int = 6) -> tuple[OutcomeClass, ...]:
-    return tuple(OutcomeClass(FACES, (f, f, f), exercises) for f in range(low, high + 1))
+# ``bets`` below: the bets a class pays at base odds (``OutcomeClass.bets``); "{}" stands for the class's value.
+
+def _bets(bets: tuple[str, ...], value) -> tuple[str, ...]:
+    return tuple(bet.format(value) for bet in bets)
 
 
-def doubles(exercises: str) -> tuple[OutcomeClass, ...]:
-    return tuple(OutcomeClass(DOUBLE, f, exercises) for f in range(1, 7))
+def triples(exercises: str, low: int = 1, high: int = 6, bets: tuple[str, ...] = ()) -> tuple[OutcomeClass, ...]:
+    return tuple(OutcomeClass(FACES, (f, f, f), exercises, bets=_bets(bets, f)) for f in range(low, high + 1))
 
 
-def totals(values, exercises: str) -> tuple[OutcomeClass, ...]:
-    return tuple(OutcomeClass(TOTAL, t, exercises) for t in values)
+def doubles(exercises: str, bets: tuple[str, ...] = ()) -> tuple[OutcomeClass, ...]:
+    return tuple(OutcomeClass(DOUBLE, f, exercises, bets=_bets(bets, f)) for f in range(1, 7))
+
+
+def totals(values, exercises: str, bets: tuple[str, ...] = ()) -> tuple[OutcomeClass, ...]:
+    return tuple(OutcomeClass(TOTAL, t, exercises, bets=_bets(bets, t)) for t in values)
 
 
 def no_rolls(exercises: str, in_a_row: int = 2) -> tuple[OutcomeClass, ...]:
@@ -142,8 +159,8 @@ def lucky_wins(most: int, exercises: str) -> tuple[OutcomeClass, ...]:
     return tuple(OutcomeClass(LUCKY_WIN, k, exercises) for k in range(1, most + 1))
 
 
-def pockets(numbers, exercises: str) -> tuple[OutcomeClass, ...]:
-    return tuple(OutcomeClass(POCKET, n, exercises) for n in numbers)
+def pockets(numbers, exercises: str, bets: tuple[str, ...] = ()) -> tuple[OutcomeClass, ...]:
+    return tuple(OutcomeClass(POCKET, n, exercises, bets=_bets(bets, n)) for n in numbers)
 
 
 __all__ = ["DOUBLE", "FACES", "KINDS", "LUCKY_POCKET", "LUCKY_WIN", "LUCKY_WIN_AFTER", "NO_ROLL", "OutcomeClass",

@@ -259,3 +259,28 @@ def test_a_catalogued_seed_that_does_not_show_its_outcome_is_never_staged_and_th
     assert probes[rounds[1]] == "faces " + "-".join(map(str, missing)) + ": not found in the staging sweep"
     kept = memo.get(memo_key)
     assert kept["found"][asked_key] == third["seed"] and kept["twin"] == canary_of("tower")
+
+
+# -- coverage that is honest (issue 45, item 5) ----------------------------------------
+
+def test_totals_3_and_18_are_covered_at_base_odds_and_the_clamped_controller_is_caught_at_every_seed():
+    """``ld-total-3-18-clamped`` pays a total 3 or 18 that is not Lucky at 99
+    to 1 (625b.2(f): 149 to 1), a Lucky one as announced. The plan used to
+    count totals 3 and 18 as covered by a round that won them as Lucky
+    Numbers, so at these seeds it never staged them at base odds and 30
+    rounds let it pass; now each is covered only where (f) pays (625b.2(g)(2))."""
+    from bench.session.mutation import Trial, trial
+    for seed in (11, 17, 19):
+        result = trial(Trial("ld-total-3-18-clamped", "lightning-dice", seed=seed, rounds=30, in_process=True))
+        assert result.first_round is not None, f"seed {seed}: unseen in 30 rounds"
+        assert "625b.2(f)" in result.clauses
+
+
+def test_the_round_that_covers_a_total_did_not_have_it_as_a_lucky_number(tmp_path):
+    outcome = play(tmp_path, "base", game="lightning-dice", rounds=30, seed=11)
+    assert outcome.status == 0 and outcome.summary.coverage.missing() == []
+    rounds = {r.round: r for r in outcome.oracle.rounds}
+    for total in (3, 4, 17, 18):
+        shown_in = rounds[outcome.summary.coverage.covered[f"total:{total}"]]
+        assert sum(shown_in.outcome) == total
+        assert f"total:{total}" not in {x.bet for x in shown_in.lucky}

@@ -147,6 +147,7 @@ CASES.update({
     # the big bet of 625a.3(7) loses on any triple; total 18 (not Lucky in round 1 at seed 7) pays 149 to 1
     "high-wins-on-high-triple": (LD, [([("w1", "high", 100)], [dice(4, 4, 4)], ())], "625b.2(e)(2)"),
     "total-3-18-at-triple-odds": (LD, [([("w1", "total:18", 100)], [dice(6, 6, 6)], ())], "625b.2(f)"),
+    "ld-total-3-18-clamped": (LD, [([("w1", "total:18", 100)], [dice(6, 6, 6)], ())], "625b.2(f)"),
     # Sic Bo shakes again after every no roll; the mutant takes the second cocked shake as it lies
     "second-no-roll-settles": (SB, [([("w1", "small", 100)], [dice(1, 2, 3, flat=(True, False, True)),
                                                              dice(1, 2, 3, flat=(False, True, True)), dice(1, 2, 4)],

@@ -99,21 +99,51 @@ LUCKIEST = {"lightning-dice": (Lucky("total:3", 249), Lucky("total:10", 9), Luck
 @pytest.mark.parametrize("game", ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology"))
 def test_every_class_a_game_declares_can_be_staged(game):
     """Given the Lucky Numbers it needs (as many as the rules reveal, zero
-    among them) and the round before it needs, some stage shows each class."""
+    among them, or none: a class of base odds is shown when its bet is not
+    Lucky) and the round before it needs, some stage shows each class."""
     j = judge(game)
-    lucky = LUCKIEST.get(game, ())
     shown = set()
-    for before in (Before(), Before(no_roll_run=1), Before(lucky_won=True)):
-        for stage in j.stages(lucky, random.Random(1)):
-            shown |= j.shown(j.seen_of(stage), lucky, before)[0]
+    for lucky in (LUCKIEST.get(game, ()), ()):
+        for before in (Before(), Before(no_roll_run=1), Before(lucky_won=True)):
+            for stage in j.stages(lucky, random.Random(1)):
+                shown |= j.shown(j.seen_of(stage), lucky, before)[0]
     assert {c.id for c in j.classes} <= shown
+
+
+def test_a_total_won_as_a_lucky_number_is_a_lucky_win_not_the_base_odds_of_its_class():
+    """625b.2(g)(2): (f)'s 149 to 1 for total 3 or 18 is paid only when no
+    multiplier applies; a round in which total 3 wins as a Lucky Number pays
+    (g)(3)'s odds and shows a Lucky win, not the class that tests (f)."""
+    ld = judge("lightning-dice")
+    one_one_one, six_six_six = [Seen(dice=(1, 1, 1), flat=FLAT)], [Seen(dice=(6, 6, 6), flat=FLAT)]
+    lucky = (Lucky("total:3", 249), Lucky("total:10", 9))
+    shown, _ = ld.shown(one_one_one, lucky)
+    assert "lucky-win:1" in shown and "total:3" not in shown
+    assert "triple:1" in shown           # its bets (low, high, any double, any triple) are paid at base odds
+    assert "total:3" in ld.shown(one_one_one, (Lucky("total:18", 249), Lucky("total:10", 9)))[0]
+    assert "total:3" in ld.shown(one_one_one)[0]
+    # a Lucky Number that loses changes no payout: 6-6-6 with total 3 Lucky is total 18 at base odds
+    assert "total:18" in ld.shown(six_six_six, lucky)[0]
+    # a game file making any triple Lucky: a triple won on it tests no base odds of (f) either
+    submitted = (Lucky("any-triple", 99), Lucky("total:10", 9))
+    assert "triple:1" not in ld.shown(one_one_one, submitted)[0]
+
+
+def test_a_pocket_whose_straight_up_is_lucky_is_a_lucky_win_not_the_29_to_1_of_617c3f():
+    lr = judge("lightning-roulette")
+    shown, _ = lr.shown([Seen(pocket=7)], (Lucky("straight:7", 49),))
+    assert "lucky-win:1" in shown and "pocket:7" not in shown
+    assert "pocket:7" in lr.shown([Seen(pocket=7)], (Lucky("straight:8", 49),))[0]
+    zero, _ = lr.shown([Seen(pocket=0)], (Lucky("straight:0", 49),))
+    assert "lucky-pocket:0" in zero and "pocket:0" not in zero
 
 
 def test_a_sessions_account_names_each_class_not_covered_and_why():
     lr = judge("lightning-roulette")
     lucky = (Lucky("straight:7", 49),)
     account = coverage("lightning-roulette", lr.rules, [(1, [{"pocket": 7}], lucky), (2, [{"pocket": 3}], lucky)])
-    assert account.covered["pocket:7"] == 1 and account.covered["lucky-win:1"] == 1 and account.covered["pocket:3"] == 2
+    assert account.covered["lucky-win:1"] == 1 and account.covered["pocket:3"] == 2
+    assert "pocket:7" not in account.covered          # won as a Lucky Number: its 29 to 1 was not paid
     why = {c.id: text for c, text in account.missing()}
     assert "99% chance" in why["lucky-pocket:0"] and "too few" in why["pocket:5"]
     assert "a Lucky win in the round before" in why["lucky-win-after:lucky-win"]
