@@ -227,7 +227,8 @@ class EmulatedController:
             self._send("RESULT", **{name: m[name] for name, _ in self.outcome.result_fields})
             self._late_lucky()
             return self._settle_and_clear(self._round_of(self.outcome.settled_outcome(m), no_roll=False))
-        self._send("NOROLL", round=self.round)
+        if self.policy.announce_no_roll(self):
+            self._send("NOROLL", round=self.round)
         self._late_lucky()
         if self.outcome.no_roll_voids:           # Lightning Dice, 625b.2(d)(5): every wager returned
             return self._settle_and_clear(self._round_of(self.outcome.settled_outcome(m), no_roll=True))

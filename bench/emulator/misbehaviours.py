@@ -79,6 +79,10 @@ class Policy:
         """Call a no roll for these flat flags (``lawful``: the rules' answer)?"""
         return lawful
 
+    def announce_no_roll(self, ctrl) -> bool:
+        """Send NOROLL for a no roll it calls (before the wagers are returned, or the dice shaken again)?"""
+        return True
+
     def draw_lucky(self, ctrl, rng: random.Random) -> tuple[Lucky, ...]:
         return tuple(ctrl.game.draw_lucky(ctrl.rules, rng))
 
@@ -1042,3 +1046,16 @@ class TotalThreeEighteenClamped(Policy):
             if w.bet in ("total:3", "total:18") and w.bet not in lucky and returned[w.id] > 0 and not round_.no_roll:
                 returned[w.id] = w.stake * (99 + 1)
         return returned
+
+
+@misbehaviour
+class SicBoReshakeOnNoRoll(Policy):
+    name = "sicbo-reshake-on-noroll"
+    games = frozenset({SIC_BO})
+    clause = "625a.5"
+    rare = True
+    summary = ("shakes the dice again when one is not flat without calling the no roll (no NOROLL, "
+               "straight to the next RELEASE): a round with a die not flat never ends for the bench")
+
+    def announce_no_roll(self, ctrl):
+        return False

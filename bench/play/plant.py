@@ -40,6 +40,7 @@ from bench.rules.coverage import MULTISETS
 from bench.rules.outcome_classes import Throw
 
 TOWER_COCKED = 2    # drops with a die cocked a tower catalogue keeps: a session's two no rolls in a row may differ
+NOT_FOUND = "not found in the staging sweep"   # what a reading's "staged" adds for a throw it could not stage
 
 
 @dataclass(frozen=True)
@@ -256,7 +257,7 @@ class TowerPlant(PhysicsPlant):
         if throw is not None:
             key = f"cocked:{throw.pick % TOWER_COCKED}" if throw.cocked else "faces:" + "-".join(map(str, throw.faces))
             found = self.staged_seed(key)
-            staged = throw.describe() if found else f"{throw.describe()}: not found in the staging sweep"
+            staged = throw.describe() if found else f"{throw.describe()}: {NOT_FOUND}"
         if throw is not None and found:
             seed, result = found
         else:
@@ -341,7 +342,7 @@ class WheelPlant(PhysicsPlant):
                 return Reading(pocket=result.number, seed=seed, duration_s=spent,
                                detail={**json.loads(result.to_json()), "respins": respin,
                                        "staged": None if throw is None else
-                                       f"{throw.describe()}: not found in the staging sweep"})
+                                       f"{throw.describe()}: {NOT_FOUND}"})
         raise BenchError(f"{self.design_path}: {self.MAX_SPINS} invalid spins in a row in round {round_no}")
 
 

@@ -19,7 +19,8 @@ live plan (``bench.play.coverage``) and for a report read from a journal:
   sequence, which die is cocked) drawn from ``rng``.
 
 ``coverage(game, rules, rounds)`` is the session's account: each class the
-first round that showed it, and for each class no round showed, why.
+first round that showed it, and for each class no round showed, why (the
+staged plan adds the classes it could not stage, ``Coverage.unstaged``).
 """
 
 from __future__ import annotations
@@ -271,6 +272,7 @@ class Coverage:
     needed: dict[str, int | None] = field(default_factory=dict)   # class id -> rounds needed (a class of the draw)
     after: dict[str, str] = field(default_factory=dict)        # class id -> what must come the round before
     staged: bool = True                                        # the session staged outcomes (not --no-probes)
+    unstaged: dict[str, str] = field(default_factory=dict)     # class id -> why the plan could not stage it
 
     def missing(self) -> list[tuple[OutcomeClass, str]]:
         out = []
@@ -278,7 +280,9 @@ class Coverage:
             if cls.id in self.covered:
                 continue
             needed = self.needed.get(cls.id)
-            if not self.staged:
+            if cls.id in self.unstaged:
+                why = self.unstaged[cls.id]
+            elif not self.staged:
                 why = "the session staged no outcomes (--no-probes); fair throws did not show it"
             elif needed is not None:
                 why = (f"the controller's Lucky draw did not allow it in {self.rounds} rounds; "
@@ -291,11 +295,14 @@ class Coverage:
         return out
 
     def to_json(self) -> dict:
+        missing = self.missing()
         return {"classes": len(self.classes), "rounds": self.rounds,
                 "covered": [{"class": c.id, "title": c.title, "round": self.covered[c.id]}
                             for c in self.classes if c.id in self.covered],
                 "not_covered": [{"class": c.id, "title": c.title, "why": why,
-                                 "rounds_needed": self.needed.get(c.id)} for c, why in self.missing()]}
+                                 "rounds_needed": self.needed.get(c.id), "could_not_stage": c.id in self.unstaged}
+                                for c, why in missing],
+                "could_not_stage": [c.id for c, _ in missing if c.id in self.unstaged]}
 
     def line(self) -> str:
         """One line for a summary: how many classes, and those not covered."""
@@ -304,6 +311,13 @@ class Coverage:
         if missing:
             shown = ", ".join(c.id for c, _ in missing[:8]) + (", ..." if len(missing) > 8 else "")
             text += f"; not covered: {shown}"
+        # Said apart, each with why: these were not left for want of rounds; staging them failed.
+        grouped: dict[str, list[str]] = {}
+        for c, why in missing:
+            if c.id in self.unstaged:
+                grouped.setdefault(why, []).append(c.id)
+        if grouped:
+            text += "; could not stage: " + "; ".join(f"{', '.join(ids)} ({why})" for why, ids in grouped.items())
         return text
 
 

@@ -499,6 +499,9 @@ class _Play:
                                                     self.cycle.probed),
                                     ignore_incomplete=set(oracle.incomplete_rounds) - set(self.failures),
                                     probe_rounds=self.cycle.probed, staged=self.plan is not None)
+        if self.plan is not None and outcome.summary.coverage is not None:
+            # Only the plan knows which staged rounds failed: the classes it could not stage, and why.
+            outcome.summary.coverage.unstaged.update(self.plan.unstaged())
         writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
                                                 ending=ending, reason=reason))
         writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))

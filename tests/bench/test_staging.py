@@ -284,3 +284,91 @@ def test_the_round_that_covers_a_total_did_not_have_it_as_a_lucky_number(tmp_pat
         shown_in = rounds[outcome.summary.coverage.covered[f"total:{total}"]]
         assert sum(shown_in.outcome) == total
         assert f"total:{total}" not in {x.bet for x in shown_in.lucky}
+
+
+def _drive(plan, rounds: int, plant, lucky=()):
+    """Play ``plan`` for ``rounds`` rounds against ``plant(round, stage)``:
+    its readings, or None for a round that does not finish. Returns each
+    round's stage."""
+    from bench.rules.coverage import Seen
+    staged = {}
+    for session_round in range(1, rounds + 1):
+        stage = plan.stage(session_round, lucky)
+        staged[session_round] = stage
+        readings = plant(session_round, stage) if stage else [Seen(dice=(1, 2, 4), flat=(True,) * 3)]
+        if readings is None:
+            plan.interrupted()
+        else:
+            plan.observe(session_round, readings, lucky)
+    return staged
+
+
+def test_a_class_that_fails_to_stage_backs_off_and_is_given_up_while_the_plan_covers_the_others():
+    """A Sic Bo controller that never ends a round with a die not flat: the
+    cocked die is staged in rounds 2, 4 and 8 (BACKOFF ** k rounds after the
+    k-th failure), then given up with the second no roll that needs it; the
+    double staged behind it in round 2 is tried alone and covered, as is
+    every other class."""
+    from bench.play.coverage import STAGE_TRIES, CoveragePlan
+    from bench.rules import describe
+    from bench.rules.submission import default_rules
+
+    plan = CoveragePlan("sic-bo", default_rules("sic-bo", describe("sic-bo").default_paytable), 7)
+    staged = _drive(plan, 30, lambda r, stage: None if any(t.cocked for t in stage) else plan.judge.seen_of(stage))
+    cocked = [r for r, stage in staged.items() if stage and any(t.cocked for t in stage)]
+    assert cocked == [2, 4, 8] and STAGE_TRIES == 3
+    assert plan.given_up == {"no-roll:1", "no-roll:2"} and plan.done
+    assert set(plan.seen) == {c.id for c in plan.classes} - plan.given_up
+    why = plan.unstaged()
+    assert why["no-roll:1"] == "3 stagings failed (rounds 2, 4, 8 did not finish); not staged again"
+    assert why["no-roll:2"] == "needs no-roll:1 first, which could not be staged"
+    assert set(why) == {"no-roll:1", "no-roll:2"}        # the classes charged beside them were covered after
+    charged_beside = {cid for cid, failed in plan.failures.items() if cid not in plan.given_up}
+    assert charged_beside and all(len(plan.failures[cid]) == 1 for cid in charged_beside)
+
+
+def test_faces_the_plant_cannot_show_are_given_up_in_its_words_and_the_plan_goes_on():
+    """A physics plant whose sweep never found 6-6-6 shows an ordinary throw
+    instead: triple 6 and total 18 are charged with the plant's words, tried
+    three times, and the other triples and doubles are covered meanwhile."""
+    from bench.play.coverage import CoveragePlan
+    from bench.play.plant import Reading
+    from bench.rules import describe
+    from bench.rules.submission import default_rules
+
+    plan = CoveragePlan("lightning-dice", default_rules("lightning-dice", describe("lightning-dice").default_paytable), 3)
+
+    def plant(session_round, stage):
+        throw = stage[0]
+        if throw.faces == (6, 6, 6):
+            return [Reading(dice=(2, 3, 5), flat=(True,) * 3,
+                            detail={"staged": "faces 6-6-6: not found in the staging sweep"})]
+        return list(plan.judge.seen_of(stage))
+
+    staged = _drive(plan, 30, plant)
+    sixes = [r for r, stage in staged.items() if stage and stage[0].faces == (6, 6, 6)]
+    assert len(sixes) == 3 and sixes[1] >= sixes[0] + 2 and sixes[2] >= sixes[1] + 4
+    assert {"triple:6", "total:18"} <= plan.given_up
+    assert plan.unstaged()["total:18"].startswith(
+        f"3 stagings failed (rounds {', '.join(map(str, sixes))} staged faces 6-6-6: not found in the staging sweep)")
+    assert {f"triple:{f}" for f in range(1, 6)} | {f"double:{f}" for f in range(1, 7)} <= set(plan.seen)
+
+
+def test_a_session_against_a_controller_that_never_ends_a_cocked_round_stages_the_others_and_says_so(tmp_path):
+    """``sicbo-reshake-on-noroll`` shakes again without calling the no roll:
+    every round staged with a cocked die fails (625a.5). The plan used to stage
+    one in 29 of 30 rounds, covering nothing else; now it tries three times,
+    covers every other class, and the summary says what it could not stage
+    and why."""
+    outcome = play(tmp_path, "reshake", game="sic-bo", rounds=30, seed=7, misbehave="sicbo-reshake-on-noroll")
+    assert outcome.status == 1
+    failed = sorted(outcome.round_failures)
+    assert len(failed) == 3 and all(text.startswith("[625a.5]") for text in outcome.round_failures.values())
+    account = outcome.summary.coverage
+    assert {c.id for c, _ in account.missing()} == {"no-roll:1", "no-roll:2"}
+    assert "could not stage: no-roll:1 (3 stagings failed (rounds 2, 4, 8 did not finish); not staged again)" \
+        in account.line()
+    data = json.loads((tmp_path / "reshake" / "summary.json").read_text())["coverage"]
+    assert data["could_not_stage"] == ["no-roll:1", "no-roll:2"]
+    why = {entry["class"]: entry["why"] for entry in data["not_covered"]}
+    assert why["no-roll:2"] == "needs no-roll:1 first, which could not be staged"

@@ -165,7 +165,7 @@ CASES.update({
 # (tests/bench/test_mutation_score.py, tests/oracle/test_lucky_draw.py).
 NOT_IN_ONE_ROUND = {"stale-lucky-after-no-roll", "stale-lucky-after-lucky-win", "lucky-after-result",
                     "lucky-repeat-after-no-roll", "lucky-positions-repeat-after-no-roll", "lucky-beyond-third-at-base",
-                    "lucky-zero-at-29-to-1",
+                    "lucky-zero-at-29-to-1", "sicbo-reshake-on-noroll",
                     "lucky-odds-49-or-99", "total-18-never-lucky", "always-two-lucky-numbers"}
 
 

@@ -149,3 +149,11 @@ def test_a_sessions_account_names_each_class_not_covered_and_why():
     assert "a Lucky win in the round before" in why["lucky-win-after:lucky-win"]
     data = account.to_json()
     assert data["classes"] == len(lr.classes) and {"class": "pocket:3", "title": "pocket 3", "round": 2} in data["covered"]
+    assert data["could_not_stage"] == []
+    # what the staged plan could not stage is said apart from what the rounds were too few for
+    account.unstaged["pocket:5"] = "3 stagings failed (rounds 2, 4, 8 did not finish); not staged again"
+    why = {c.id: text for c, text in account.missing()}
+    assert why["pocket:5"].startswith("3 stagings failed") and "too few" in why["pocket:6"]
+    assert account.to_json()["could_not_stage"] == ["pocket:5"]
+    assert account.line().endswith("; could not stage: pocket:5 (3 stagings failed (rounds 2, 4, 8 did not finish); "
+                                    "not staged again)")
