@@ -222,9 +222,11 @@ LightningRoulette.descriptor = GameDescriptor(
     # Lucky Number, and a Lucky win right after a Lucky win (a paytable kept
     # from the round before shows there). A pocket shows its class only when
     # its straight up is not a Lucky Number: 617c.3(f)'s 29 to 1 is paid then
-    # alone (a Lucky one is paid by (e), a Lucky win).
+    # alone (a Lucky one is paid by (e), a Lucky win). A round that shows a
+    # Lucky win shows no pocket at base odds, so a Lucky win weighs 2: staged
+    # before the pockets a session of 30 rounds cannot all reach anyway.
     outcome_classes=(
-        lucky_wins(5, "617c.3(e)")
+        lucky_wins(5, "617c.3(e)", weight=2.0)
         + (OutcomeClass(LUCKY_POCKET, 0, "617c.3(d),(e); 617a.4"),
            OutcomeClass(LUCKY_WIN_AFTER, LUCKY_WIN, "617c.3(e),(f)"),
            OutcomeClass(POCKET, 0, "617a.4: every outside bet loses; 617c.3(f)", weight=2.0, bets=("straight:0",)))

@@ -153,10 +153,10 @@ def no_rolls(exercises: str, in_a_row: int = 2) -> tuple[OutcomeClass, ...]:
     return tuple(OutcomeClass(NO_ROLL, n, exercises) for n in range(1, in_a_row + 1))
 
 
-def lucky_wins(most: int, exercises: str) -> tuple[OutcomeClass, ...]:
+def lucky_wins(most: int, exercises: str, weight: float = 1.0) -> tuple[OutcomeClass, ...]:
     """A Lucky win at each listed position up to ``most`` (the regulation's
     largest count); a session keeps those its rules can reveal."""
-    return tuple(OutcomeClass(LUCKY_WIN, k, exercises) for k in range(1, most + 1))
+    return tuple(OutcomeClass(LUCKY_WIN, k, exercises, weight=weight) for k in range(1, most + 1))
 
 
 def pockets(numbers, exercises: str, bets: tuple[str, ...] = ()) -> tuple[OutcomeClass, ...]:

@@ -372,3 +372,17 @@ def test_a_session_against_a_controller_that_never_ends_a_cocked_round_stages_th
     assert data["could_not_stage"] == ["no-roll:1", "no-roll:2"]
     why = {entry["class"]: entry["why"] for entry in data["not_covered"]}
     assert why["no-roll:2"] == "needs no-roll:1 first, which could not be staged"
+
+
+
+def test_a_roulette_session_still_covers_a_lucky_win_at_the_first_position_now_that_it_covers_no_pocket(tmp_path):
+    """A round that shows a Lucky win pays no pocket its 29 to 1, so it no
+    longer counts for its pocket; at weight 1 the Lucky win at the first
+    listed position then lost to the pockets left at this seed (and at 15
+    and 18) for all 30 rounds. Lightning Roulette declares its Lucky wins at
+    weight 2: only pockets are left, and they for want of rounds."""
+    outcome = play(tmp_path, "lr8", game="lightning-roulette", rounds=30, seed=8)
+    assert outcome.status == 0
+    account = outcome.summary.coverage
+    assert {f"lucky-win:{k}" for k in range(1, 6)} <= set(account.covered)
+    assert all(c.kind == "pocket" and "too few" in why for c, why in account.missing())
