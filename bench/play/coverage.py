@@ -74,7 +74,8 @@ class CoveragePlan:
         self._needs = {c.id: self._needed_by(c) for c in self.judge.classes}
 
     def _needed_by(self, cls: OutcomeClass) -> tuple[str, ...]:
-        if (cls.kind == NO_ROLL and cls.value > 1) or (cls.kind == LUCKY_WIN_AFTER and cls.value == NO_ROLL):
+        second_no_roll = cls.kind == NO_ROLL and isinstance(cls.value, int) and cls.value > 1
+        if second_no_roll or (cls.kind == LUCKY_WIN_AFTER and cls.value == NO_ROLL):
             return tuple(cid for cid in (f"{NO_ROLL}:1",) if cid in self._worth)
         if cls.kind == LUCKY_WIN_AFTER and cls.value == LUCKY_WIN:
             return tuple(c.id for c in self.judge.classes if c.kind == LUCKY_WIN)
