@@ -29,12 +29,12 @@ GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 def one(job: tuple[str, int, int]) -> dict:
     from bench.emulator.threaded import threaded_controller
     from bench.session.cycle import Phases
-    from bench.session.runner import SessionConfig, _rules, run_session
+    from bench.session.runner import SessionConfig, run_session, session_rules
     game, seed, rounds = job
     with tempfile.TemporaryDirectory(prefix="coverage-") as out:
         config = SessionConfig(game=game, rounds=rounds, seed=seed, out=out, plant="dice", progress=False,
                                phases=Phases(reply_s=1.5))
-        with threaded_controller(game, _rules(config), seed=seed) as url:
+        with threaded_controller(game, session_rules(config), seed=seed) as url:
             config.controller = url
             outcome = run_session(config)
     account = outcome.summary.coverage
