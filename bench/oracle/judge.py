@@ -202,8 +202,8 @@ class Oracle:
             if mono - ask.mono <= self.response_timeout:
                 break
             del asks[serial]
-            self._flag(ask.clause, frame, f"no reply from the controller to {ask.what} (frame {ask.frame}) "
-                                          f"within {self.response_timeout:g} s")
+            self._flag(ask.clause, frame, ask.late or f"no reply from the controller to {ask.what} "
+                                                      f"(frame {ask.frame}) within {self.response_timeout:g} s")
 
     def _current(self, m, frame: int, phase: str) -> RoundState | None:
         """The round a controller message belongs to, or None (reported) if it
@@ -392,9 +392,18 @@ class Oracle:
             return
         if r.nomore:
             self._flag(self._clause("betting"), frame, "no more bets called twice in one round")
+        elif self.lightning and r.lucky is None:
+            # The Lucky Numbers are due within the reply deadline of no more bets (docs/protocol.md
+            # 11): one held back is the missing Lucky Numbers' breach (625b.2(d)(2), 617c.3(d)),
+            # found when the bench gives up on it even if the bench never triggers the drop.
+            self._ask_serial += 1
+            self._asks[self._ask_serial] = Ask(
+                "LUCKY", mono, frame, None, self._clause("lucky_count"),
+                f"no Lucky Numbers within {self.response_timeout:g} s of no more bets (NOMORE, frame {frame})")
         r.nomore = r.active = True
 
     def _rx_lucky(self, m, mono, frame):
+        self._answer_first("LUCKY")
         r = self._current(m, frame, "lucky")
         if r is None:
             return
@@ -429,6 +438,7 @@ class Oracle:
 
     def _rx_command(self, m, mono, frame):
         self._answer_first("TRIGGER")   # a re-throw after a no roll answers nothing new: no harm
+        self._answer_first("LUCKY")     # none by the drop: "before any Lucky Numbers" below says so
         r = self._current(m, frame, "trigger")
         if r is None:
             return

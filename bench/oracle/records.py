@@ -111,8 +111,9 @@ class Ask:
     what: str
     mono: float
     frame: int
-    seq: object
+    seq: object           # the bench's frame that asks (its retransmission restarts the clock); None: none
     clause: str
+    late: str | None = None     # what a late reply is called, if not "no reply to WHAT"
 
 
 @dataclass

@@ -211,6 +211,38 @@ def test_a_drop_with_no_lucky_numbers_revealed_breaks_625b_2_d_2():
     assert clauses(run("lightning-dice", events)) == ["625b.2(d)(2)"]
 
 
+@pytest.mark.parametrize("game, clause", [("lightning-dice", "625b.2(d)(2)"), ("lightning-roulette", "617c.3(d)")])
+def test_lucky_numbers_held_back_until_the_bench_gives_up_are_counted_under_their_clause(game, clause):
+    """Issue 45: a controller holding its LUCKY until after the SENSOR never
+    gets a TRIGGER (the bench waits for the Lucky Numbers first), so nothing
+    was "before the drop": 30 rounds failed naming 625b.2(d)(2) and the
+    oracle's ``violations_by_clause`` was empty. The Lucky Numbers are due
+    within the reply deadline of no more bets (docs/protocol.md 11)."""
+    played = COMPLIANT[game]()
+    nomore = find("NOMORE")(played)
+    stakes = {m["id"]: m["stake"] for _, m in played if m.type == "WAGER"}
+    void = [rx("SETTLE", round=1, id=wager_id, returned=stake) for wager_id, stake in stakes.items()]
+    void += [rx("SETTLED", round=1, wagers=len(stakes), returned=sum(stakes.values()), void=True),
+             rx("CLEARED", round=1)]
+    after = [tx("RESET", reason="bench-timeout", round=1), rx("RESET", reason="requested", round=1),
+             rx("HELLO", proto=1, role="controller", sw="c", game=game)] + void + [rx("OPEN", round=2)]
+    oracle = Oracle(game, default_rules(game), response_timeout=0.5)
+    mono = 0.0
+    for i, (direction, message) in enumerate(played[:nomore + 1] + after):
+        mono += 0.6 if i == nomore + 1 else 0.01          # the bench's RESET 0.6 s after NOMORE, no LUCKY
+        oracle.observe(direction, message, mono)
+    v = only(oracle)
+    assert v.clause == clause and v.round == 1 and "no Lucky Numbers within 0.5 s of no more bets" in v.message
+    assert oracle.violations_by_clause == {clause: 1}
+    # In time (0.4 s after NOMORE) it is no finding.
+    in_time = Oracle(game, default_rules(game), response_timeout=0.5)
+    mono = 0.0
+    for direction, message in played:
+        mono += 0.4 if message.type == "LUCKY" else 0.01
+        in_time.observe(direction, message, mono)
+    assert in_time.violations == []
+
+
 # -- Lucky Numbers: count and ranges ---------------------------------------------------------
 
 @pytest.mark.parametrize("game, lucky, clause", [
