@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from bench.errors import RulesError
+from bench.protocol.frame import SEQ_MODULUS
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.submission import LIMITS_CLAUSE
@@ -36,6 +37,10 @@ _UNSEEN = object()
 # The controller's messages that start a session or a round: judged by their
 # handlers even while a SessionStart holds the rest.
 _SESSION_TYPES = frozenset({"HELLO", "RESET", "ERROR", "OPEN"})
+# The bench's messages that start a session again: a reply overdue when one
+# goes out is judged when the controller answers it, for the answer's number
+# says whether the link lost the controller's messages meanwhile.
+_RESTARTS = frozenset({"HELLO", "RESET"})
 
 
 class Oracle:
@@ -71,11 +76,18 @@ class Oracle:
         # the frames it still had in flight, are the earlier session's (not judged).
         self.earlier_rounds: list[int] = []
         self.earlier_frames = 0
+        # The controller's messages a link lost (a device unplugged takes what was on the line), as
+        # the gap in its numbering shows when it answers the bench's HELLO or RESET: (round in flight
+        # or None, messages lost, the wagers whose settlement went with them, not judged).
+        self.link_losses: list[tuple[int | None, int, tuple[str, ...]]] = []
         self.rounds: RoundLog = RoundLog()     # a RoundSummary of every round settled
         self.frames = 0
         self._round: RoundState | None = None
         self._start: SessionStart | None = None     # from a HELLO or RESET to the controller's next OPEN
         self._last_opened: int | None = None
+        self._first_opened: int | None = None       # the first round this session saw opened
+        self._held: list[tuple[Ask, int]] = []      # replies overdue at the bench's HELLO or RESET, and its frame
+        self._before = None                         # the previous message in the direction being judged
         self._asks: dict[int, Ask] = {}
         self._placed: dict[str, deque[Placement]] = {}   # wager id -> placements awaiting an answer
         self._ask_serial = 0
@@ -98,17 +110,25 @@ class Oracle:
         if type_ is None or type_ in ("ACK", "NAK") or direction not in ("tx", "rx"):
             return []
         try:
-            last = self._last[direction]
+            last = self._before = self._last[direction]
             self._last[direction] = message
             if last is not None and last.seq == message.seq and self._repeat(direction, last, message, mono):
                 return []
             if self._asks:
-                self._check_deadlines(mono, frame)
-            if self._start is not None and direction == "rx" and type_ not in _SESSION_TYPES:
-                problem = self._start.take(message)
-                if problem is not None:
-                    self._flag(PROTOCOL, frame, problem, message.get("round"))
-                return self._found
+                self._check_deadlines(mono, frame, hold=direction == "tx" and type_ in _RESTARTS)
+            start = self._start
+            if start is not None and direction == "rx" and type_ not in _SESSION_TYPES:
+                if not start.answered:
+                    # Still in flight when the bench's HELLO or RESET crossed: the earlier
+                    # session's only if it names a round this session never opened; else
+                    # judged below as the round it names.
+                    if start.earlier(message):
+                        return self._found
+                else:
+                    problem = start.take(message)
+                    if problem is not None:
+                        self._flag(PROTOCOL, frame, problem, message.get("round"))
+                    return self._found
             key = (direction, type_)
             handler = self._handlers.get(key, _UNSEEN)
             if handler is _UNSEEN:
@@ -130,6 +150,9 @@ class Oracle:
         self._found = []
         if mono is not None:
             self._check_deadlines(mono, self.frames)
+        held, self._held = self._held, []        # the bench's HELLO or RESET never answered: no loss shown
+        for ask, frame in held:
+            self._late(ask, frame)
         r = self._round
         if r is not None and r.active and not r.complete and r.number not in self.incomplete_rounds:
             self.incomplete_rounds.append(r.number)
@@ -192,9 +215,11 @@ class Oracle:
                 del self._asks[serial]
                 return
 
-    def _check_deadlines(self, mono: float, frame: int) -> None:
+    def _check_deadlines(self, mono: float, frame: int, hold: bool = False) -> None:
         # The asks are in the order their clocks started (see _repeat), and all
         # have the same deadline: past the first one still in time, none is late.
+        # ``hold``: the bench starts the session again (HELLO, RESET), often because
+        # a reply did not come: judged once the controller answers (``_answered``).
         asks = self._asks
         while asks:
             serial = next(iter(asks))
@@ -202,8 +227,14 @@ class Oracle:
             if mono - ask.mono <= self.response_timeout:
                 break
             del asks[serial]
-            self._flag(ask.clause, frame, ask.late or f"no reply from the controller to {ask.what} "
-                                                      f"(frame {ask.frame}) within {self.response_timeout:g} s")
+            if hold:
+                self._held.append((ask, frame))
+            else:
+                self._late(ask, frame)
+
+    def _late(self, ask: Ask, frame: int, round_: int | None = None) -> None:
+        self._flag(ask.clause, frame, ask.late or f"no reply from the controller to {ask.what} (frame {ask.frame}) "
+                                                  f"within {self.response_timeout:g} s", round_)
 
     def _current(self, m, frame: int, phase: str) -> RoundState | None:
         """The round a controller message belongs to, or None (reported) if it
@@ -223,52 +254,92 @@ class Oracle:
         return r
 
     # -- session and round boundaries -----------------------------------
-    def _void(self) -> None:
-        """A HELLO or RESET: the round in flight is void, and until the
-        controller's next OPEN its messages are judged by ``SessionStart``."""
+    def _restart(self) -> None:
+        """A HELLO or RESET: until the controller's next OPEN its messages
+        are judged by ``SessionStart``. The round in flight stays this
+        session's until the controller answers (``_answered``): what it still
+        sends for that round before then is judged as that round's."""
+        start = self._start
+        if start is None or start.answered:
+            self._end_start()
+            self._start = SessionStart(self._first_opened)
+        # else: the bench greets again before any answer (a version it falls back to): one start
+        self._asks.clear()
+
+    def _answered(self, m) -> None:
+        """The controller answers the start (its RESET, or its HELLO): the
+        round in flight is void from here on."""
+        start = self._start
+        start.answered = True
+        before = self._before
+        if isinstance(getattr(m, "seq", None), int) and isinstance(getattr(before, "seq", None), int):
+            # The answer takes the number after the controller's last message (section 3:
+            # numbers stay spent after a give-up): a gap is what the link lost.
+            start.lost = (m.seq - before.seq - 1) % SEQ_MODULUS
         r = self._round
-        known, unanswered = None, {}
         if r is not None and not r.complete:
             if r.active:
                 self.voided_rounds.append(r.number)
             if self.draws is not None and r.lucky is not None:
                 self.draws.round_ended("void")
-            known = r
+            start.known = r
             # Placed, and no ACCEPT or REFUSE seen: a lost link may have lost the controller's ACCEPT.
-            unanswered = {wager_id: queue[-1].wager.stake for wager_id, queue in self._placed.items()
-                          if queue and queue[-1].round == r.number}
-            self._round = None
-        self._end_start()
-        self._start = SessionStart(known, self._last_opened, unanswered)
-        self._asks.clear()
+            start.unanswered = {wager_id: queue[-1].wager.stake for wager_id, queue in self._placed.items()
+                                if queue and queue[-1].round == r.number}
+        self._round = None
+        start.last_round = self._last_opened
         self._placed.clear()
+        held, self._held = self._held, []
+        if start.lost:
+            # The replies overdue may have been among the messages the link lost: the link's.
+            self.link_losses.append((r.number if r is not None else None, start.lost, ()))
+            held = held[start.lost:]
+        for ask, frame in held:
+            self._late(ask, frame, r.number if r is not None else None)
 
     def _end_start(self) -> None:
         start, self._start = self._start, None
         if start is None:
             return
         self.earlier_frames += start.earlier_frames
+        if start.lost_wagers and self.link_losses:
+            number, lost, _ = self.link_losses[-1]
+            self.link_losses[-1] = (number, lost, tuple(start.lost_wagers))
         number = start.void_round
-        if number is not None and number != self._last_opened and number not in self.earlier_rounds:
+        if number is not None and not self._ours(number) and number not in self.earlier_rounds:
             self.earlier_rounds.append(number)       # a round this session never opened
 
+    def _ours(self, number) -> bool:
+        """A round this session saw opened (round numbers only grow)."""
+        return (isinstance(number, int) and self._first_opened is not None
+                and self._first_opened <= number <= (self._last_opened or number))
+
     def _tx_hello(self, m, mono, frame):
-        self._void()
+        self._restart()
         self._ask("HELLO", m, mono, frame, "deadline")
 
     def _rx_hello(self, m, mono, frame):
-        if self._start is None or self._start.hello_seen:
-            self._void()               # a HELLO the bench did not ask for: the controller started again
+        start = self._start
+        if start is None or start.hello_seen:
+            # A HELLO the bench did not ask for: the controller started again (its numbering with it).
+            self._restart()
+            self._before = None
+            self._answered(m)
+        elif not start.answered:
+            self._answered(m)          # the answer to the bench's HELLO (or RESET), numbering going on
         self._start.hello_seen = True
         self._asks.clear()
 
     def _tx_reset(self, m, mono, frame):
-        self._void()
+        self._restart()
 
     def _rx_reset(self, m, mono, frame):
-        if self._start is None or self._start.hello_seen:
-            self._void()
-        # else: the controller answers the bench's RESET (or resets as the bench greets it); its HELLO follows
+        start = self._start
+        if start is None or start.hello_seen:
+            self._restart()            # the controller resets on its own
+        if not self._start.answered:
+            self._answered(m)
+        # else: a second RESET before its HELLO; the HELLO follows
 
     def _rx_error(self, m, mono, frame):
         self._asks.clear()      # an answer, if not the one asked for: the bench's business
@@ -276,15 +347,20 @@ class Oracle:
     def _rx_open(self, m, mono, frame):
         start = self._start
         if start is not None:
-            if not start.hello_seen:
-                start.earlier_frames += 1     # an OPEN from before the controller's HELLO: the earlier session's
-                return
-            problem = start.opened(m)
-            if problem is not None:
-                self._flag(PROTOCOL, frame, problem, m.get("round"))
-            self._end_start()
+            if not start.answered:
+                if start.earlier(m):
+                    return            # an OPEN the earlier session sent before the bench's HELLO reached it
+                # else: this session's next round, opened before the bench's HELLO or RESET reached the
+                # controller: it is the round in flight, voided when the controller answers
+            else:
+                problem = start.opened(m)
+                if problem is not None:
+                    self._flag(PROTOCOL, frame, problem, m.get("round"))
+                self._end_start()
         if isinstance(m.get("round"), int):
             self._last_opened = max(m["round"], self._last_opened or 0)
+            if self._first_opened is None:
+                self._first_opened = m["round"]
         r = self._round
         if r is not None and not r.complete:
             self._abandoned(r, frame)
