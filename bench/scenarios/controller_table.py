@@ -142,6 +142,10 @@ class ControllerConnection:
         self.open_round: int | None = None    # the round the controller has open for betting
         self.broken: str | None = None
         self.reported: set[int] = set()       # indices of oracle violations a scenario has reported
+        # Indices of oracle violations found while a session started (a HELLO's exchange up to the
+        # controller's OPEN, docs/protocol.md 5): they name the earlier session's round, or none the
+        # table plays, so the scenario that started the session reports them (ControllerTable._fresh).
+        self.session_start: list[int] = []
         self.round_in_play: int | None = None  # the round the table plays, named by a failure
         # The last frames the oracle judged, by its frame index: a failure quotes the one that revealed it.
         self.judged: dict[int, FrameEvent] = {}
@@ -235,12 +239,16 @@ class ControllerConnection:
         """HELLO both ways; the controller must run the game and rules the
         bench judges it by (its HELLO says which); then its first round opens."""
         self.session.inbox.clear()
+        found = len(self.oracle.violations)
         try:
-            greet(self.session, game=self.game, rules=self.rules, software=self.software,
-                  reply_s=self.reply_s, description=self.description, window=window_for(self.baud))
-        except ProtocolViolation as err:
-            raise BenchError(str(err)) from None
-        self._take_open()
+            try:
+                greet(self.session, game=self.game, rules=self.rules, software=self.software,
+                      reply_s=self.reply_s, description=self.description, window=window_for(self.baud))
+            except ProtocolViolation as err:
+                raise BenchError(str(err)) from None
+            self._take_open()
+        finally:
+            self.session_start.extend(range(found, len(self.oracle.violations)))
 
     def _take_open(self) -> int:
         """Wait for OPEN; what is still queued from earlier rounds (a voided
@@ -327,6 +335,7 @@ class ControllerTable:
         self._rounds: set[int] = set()             # the controller's rounds this scenario played in
         self.closing: list[str] = []               # SETTLE, SETTLED, CLEARED of the last round, as they came
         self._holding = False                      # the round is being played on after a verdict: gather, don't raise
+        self._claimed: set[int] = set()            # session-start verdicts this scenario reports (its session's start)
 
     @property
     def game_name(self) -> str:
@@ -351,11 +360,18 @@ class ControllerTable:
         return [v for i, v in enumerate(self._conn.oracle.violations) if self._owns(i, v)]
 
     def _owns(self, index: int, v: Violation) -> bool:
-        return v.round in self._rounds or (v.round is None and index >= self._mark)
+        return v.round in self._rounds or (v.round is None and index >= self._mark) or index in self._claimed
 
     def _fresh(self) -> list[Violation]:
-        """This scenario's violations not yet reported (each is reported once)."""
+        """This scenario's violations not yet reported (each is reported once).
+        What the oracle found while a session started (the connection's first
+        HELLO, or a resynchronising one) is this scenario's too: it is the one
+        whose table started that session, and those verdicts name the earlier
+        session's round, which no scenario plays (docs/controller-testing.md)."""
         conn = self._conn
+        if conn.session_start:
+            self._claimed.update(conn.session_start)
+            conn.session_start.clear()
         fresh = [(i, v) for i, v in enumerate(conn.oracle.violations)
                  if i not in conn.reported and self._owns(i, v)]
         conn.reported.update(i for i, _ in fresh)
