@@ -647,9 +647,18 @@ def _duplicate(ctx: Context) -> str:
                     ctx.timeouts.response)
     acks = [a for a in of_type(w.arrivals[w.mark:], "ACK") if a.message.seq == seq]
     require(len(acks) >= 2, f"the second copy was not ACKed again (ACKs of {seq:04d}: {len(acks)})")
-    replies = distinct(m for m in messages(w.arrivals[w.mark:]) if m.type in ("ACCEPT", "REFUSE"))
+    # A controller that acts on the second copy answers it like any WAGER, with any reply
+    # (a second ACCEPT, REFUSE duplicate-id, an ERROR). In version 1 that reply waits until
+    # the ACCEPT before it is acknowledged: each is acknowledged, and the check looks again.
+    for _ in range(2):
+        for m in messages(w.arrivals[w.mark:]):
+            w.ack(m.seq)
+        w.collect(soon(ctx))
+    replies = distinct(m for m in messages(w.arrivals[w.mark:])
+                       if m.type == "ERROR" or (m.type in ("ACCEPT", "REFUSE") and m.get("id") == "u1"))
     require(len(replies) == 1 and replies[0].type == "ACCEPT",
-            f"delivered {len(replies)} times: {' '.join(m.type + ' ' + str(m.get('reason', '')) for m in replies)}")
+            f"delivered {len(replies)} times: "
+            f"{' '.join(m.type + ' ' + str(m.get('reason') or m.get('code') or '') for m in replies)}")
     return "ACKed twice, one ACCEPT"
 
 
