@@ -229,7 +229,7 @@ def run(args) -> int:
     if outcome.moved_aside:
         print(f"bench run: the earlier session in {args.out} was moved to {outcome.moved_aside}", file=sys.stderr)
     report, whole = write_report_beside(outcome.journal, f"{args.out}/report.html", outcome.head,
-                                        verdict=short_verdict(outcome))
+                                        verdict=short_verdict(outcome), facts=outcome.report_facts)
     if report is None and outcome.ending == "disk-full":
         outcome.missing.append("report.html")
     if args.json:

@@ -24,6 +24,7 @@ import os
 import statistics
 import logging
 from pathlib import Path
+from typing import Callable
 
 from bench.errors import RulesError
 from bench.oracle import phase_clause
@@ -599,13 +600,17 @@ def write_session_report(journal: str | Path, path: str | Path, expected_head: s
 
 
 def write_report_beside(journal: str | Path, path: str | Path, expected_head: str | None = None, *,
-                        verdict: tuple[bool, str, list[str]] | None = None) -> tuple[Path | None, bool]:
+                        verdict: tuple[bool, str, list[str]] | None = None,
+                        facts: Callable[[], SessionFacts] | None = None) -> tuple[Path | None, bool]:
     """``write_session_report`` for ``bench run``: (the page written or None,
-    whether it is whole). The session is over and its verdict stands whatever
-    happens here: a page that cannot be built whole is written short, with
-    ``verdict`` (passed, the headline, its reasons) and why the rest is
-    missing; one that cannot be written at all is a warning on stderr."""
+    whether it is whole). ``facts``: the session's own (``SessionOutcome.report_facts``,
+    gathered as the journal was written), else the journal is read. The session is
+    over and its verdict stands whatever happens here: a page that cannot be built
+    whole is written short, with ``verdict`` (passed, the headline, its reasons) and
+    why the rest is missing; one that cannot be written at all is a warning on stderr."""
     try:
+        if facts is not None:
+            return write_facts_report(facts(), path), True
         return write_session_report(journal, path, expected_head), True
     except OSError as err:         # the folder or the disk: a short page would not fit either
         log.warning("bench run: warning: the session report %s was not written: %s", path, err.strerror or err)

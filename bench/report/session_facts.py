@@ -111,11 +111,19 @@ def _listed(value) -> list:
 
 
 class _Reader:
+    """Reads the journal's records in order for the report: what it tallies
+    over every record (reply latencies, stakes, the HELLO, the probe rounds,
+    the first and last wall times) and what it keeps of a few (the frames and
+    plant readings of the rounds and violations the page shows). With
+    ``tally=False`` it only keeps (``bench.report.live_facts`` reads again the
+    few records it wants, having tallied every one as it was written)."""
+
     def __init__(self, wanted_frames: set[int], wanted_rounds: set[int], pictured: set[int],
-                 probe_ordinals: set[int] = frozenset()):
+                 probe_ordinals: set[int] = frozenset(), *, tally: bool = True):
         self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
         self.pictured = pictured      # rounds whose plant readings the report may show (not all 20,000)
-        self.index = 0
+        self.tally = tally
+        self.index = 0                # the oracle's index of the next judged frame
         self.facts: dict = {"abandoned": [], "plants": {}, "frames": {}, "round_frames": {}, "round_frame_counts": {},
                             "hello": None, "latencies": {}, "latency_counts": {}, "latency_longest": {},
                             "end": None, "first_wall": None, "last_wall": None,
@@ -134,6 +142,27 @@ class _Reader:
 
     def record(self, record: dict) -> None:
         kind, round_no = record.get("kind"), record.get("round")
+        if self.tally:
+            self._tally(record, kind, round_no)
+        for reading in _listed(record.get("plants")) or ([record] if kind == "plant" else ()):
+            if isinstance(reading, dict) and reading.get("round") in self.pictured:
+                self.facts["plants"].setdefault(reading["round"], []).append(reading)
+        round_of = round_no if kind == "round" else None
+        seq, wire = record.get("seq"), _listed(record.get("wire"))
+        if self.tally:
+            self._walls(row[WALL] for row in wire if isinstance(row, list) and len(row) == len(WIRE_COLUMNS))
+        for frame in judged_rows(wire):       # the oracle's frames, as replay judges them (bench.oracle.feed)
+            if frame.problem is None:
+                self.frame(seq, frame, round_of)
+        if kind == "frame":            # schema 1: a record a frame
+            if self.tally:
+                self._walls((record.get("wall"),))
+            frame = judged_record(record)
+            if frame is not None and frame.problem is None:
+                self.frame(seq, frame, record.get("round"))
+
+    def _tally(self, record: dict, kind, round_no) -> None:
+        """What a record adds to the session's figures: its end, the rounds in order, probes and scenarios."""
         if kind == "session-end":
             self.facts["end"] = record
         if kind in ("round", "round-end") and isinstance(round_no, int):
@@ -152,20 +181,6 @@ class _Reader:
                 played = self.facts["round_scenarios"].setdefault(round_no, [])
                 if scenario not in played:
                     played.append(scenario)
-        for reading in _listed(record.get("plants")) or ([record] if kind == "plant" else ()):
-            if isinstance(reading, dict) and reading.get("round") in self.pictured:
-                self.facts["plants"].setdefault(reading["round"], []).append(reading)
-        round_of = round_no if kind == "round" else None
-        seq, wire = record.get("seq"), _listed(record.get("wire"))
-        self._walls(row[WALL] for row in wire if isinstance(row, list) and len(row) == len(WIRE_COLUMNS))
-        for frame in judged_rows(wire):       # the oracle's frames, as replay judges them (bench.oracle.feed)
-            if frame.problem is None:
-                self.frame(seq, frame, round_of)
-        if kind == "frame":            # schema 1: a record a frame
-            self._walls((record.get("wall"),))
-            frame = judged_record(record)
-            if frame is not None and frame.problem is None:
-                self.frame(seq, frame, record.get("round"))
 
     def _walls(self, walls) -> None:
         """The session's first and last wall-clock times, from every frame (judged or not)."""
@@ -190,6 +205,8 @@ class _Reader:
                 counts[round_of] = counts.get(round_of, 0) + 1
                 if counts[round_of] <= FRAMES_OF_A_ROUND:
                     self.facts["round_frames"].setdefault(round_of, []).append(frame)
+        if not self.tally:
+            return
         if direction == "rx" and type_ == "HELLO" and self.facts["hello"] is None:
             self.facts["hello"] = message
         if not isinstance(mono, (int, float)):
@@ -252,16 +269,37 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
     ``OSError``) for a journal that cannot be read at all."""
     replayed = replay(journal, expected_head=expected_head, redecode=redecode, submission=submission,
                       pubkey=pubkey)
-    oracle = replayed.oracle
-    wanted_frames = {v.frame for v in oracle.violations if v.frame is not None}
-    faulted = sorted({v.round for v in oracle.violations if v.round is not None})
-    shown = ROUNDS_SHOWN
-    pictured = (set(faulted) | set(sorted(replayed.failed_rounds)[:shown]) | set(oracle.voided_rounds[:shown])
-                | set(no_roll_rounds(oracle)[:shown]))
-    reader = _Reader(wanted_frames, set(faulted[:ROUND_FRAMES_KEPT]), pictured, scheduled_ordinals(replayed.header))
+    wanted = Wanted.of(replayed.oracle, replayed.failed_rounds)
+    reader = _Reader(wanted.frames, wanted.rounds, wanted.pictured, scheduled_ordinals(replayed.header))
     for _, record, _ in iter_records(journal):
         if record is not None:
             reader.record(record)
+    return facts_of(journal, replayed, expected_head, reader)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What the page shows of particular records: the frames its violations
+    name, every frame of the first ROUND_FRAMES_KEPT rounds with one, and the
+    plant readings of the rounds it may picture. Bounded whatever the
+    session's length: the oracle keeps the first violations of each clause."""
+    frames: set[int]
+    rounds: set[int]
+    pictured: set[int]
+
+    @classmethod
+    def of(cls, oracle, failed_rounds: dict[int, str]) -> "Wanted":
+        faulted = sorted({v.round for v in oracle.violations if v.round is not None})
+        shown = ROUNDS_SHOWN
+        pictured = (set(faulted) | set(sorted(failed_rounds)[:shown]) | set(oracle.voided_rounds[:shown])
+                    | set(no_roll_rounds(oracle)[:shown]))
+        return cls({v.frame for v in oracle.violations if v.frame is not None}, set(faulted[:ROUND_FRAMES_KEPT]),
+                   pictured)
+
+
+def facts_of(journal: str | Path, replayed: ReplayOutcome, expected_head: str | None, reader: _Reader) -> SessionFacts:
+    """The report's facts from the journal judged (``replayed``) and read (``reader``)."""
+    oracle = replayed.oracle
     facts = reader.facts
     if not facts["probes"]:
         facts["probes"] = probes_by_header(replayed.header, reader.ordinals)

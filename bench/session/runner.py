@@ -25,7 +25,6 @@ import bench
 from bench.emulator.process import emulated_controller
 from bench.session.cycle import Phases, RoundCycle
 from bench.errors import BenchError
-from bench.journal.chain import JournalWriter
 from bench.protocol.line_speed import Line, LineError, line_baud, split_url
 from bench.protocol.link import BAUDRATE, open_link
 from bench.protocol.session import WINDOW
@@ -42,6 +41,7 @@ from bench.journal.ending import (COMPLETED, CRASHED, DISK_FULL, INTERRUPTED, LI
                                   write_durably)
 from bench.session.out_folder import Reserve, claimed
 from bench.protocol.errors import LinkError, ProtocolViolation
+from bench.report.live_facts import LiveFacts, LiveJournal
 from bench.report.summary import Summary, ordinary_stakes, summarise, write_junit
 from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
 from bench.rules import DEFAULT_GAME, describe
@@ -114,6 +114,9 @@ class SessionOutcome:
     missing: list[str] = field(default_factory=list)   # what a full disk kept from being written
     twin: dict | None = None             # the fingerprint of the twin behind the plant (twin.fingerprint)
     staging: dict | None = None          # the physics plant's staging catalogue: stale seeds, swept again
+    # The session report's facts (bench.report.session_facts.SessionFacts), made when asked: gathered
+    # as the journal was written when they can be (bench.report.live_facts), else read from the journal.
+    report_facts: Callable[[], object] | None = None
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
@@ -288,6 +291,10 @@ def _say(text: str) -> None:
     tqdm.write(f"bench run: {text}", file=sys.stderr)
 
 
+def _lost_live(err: Exception) -> None:
+    _say(f"warning: the report's facts are read from the journal at the end ({err!r})")
+
+
 def _play(config: SessionConfig, seed: int, rules, plant, out: Path, line: _Link, adapter) -> SessionOutcome:
     """The session, step by step: the journal and the link opened, the rounds
     played, the round in flight and the abandoned ones closed, the session's
@@ -331,6 +338,9 @@ class _Play:
         self.writes = _LastWrites(self.reserve)
         self.recorded_rounds: list[int] = []
         self.budgets: dict = {}
+        # The report's facts, gathered as the journal is written (bench.report.live_facts): the
+        # report then costs the same after 20 rounds or 20,000. None once gathering them failed.
+        self.live: LiveFacts | None = LiveFacts(self.journal_path)
         self.ending, self.status = COMPLETED, 0
 
     def start(self, stack: ExitStack) -> None:
@@ -341,8 +351,8 @@ class _Play:
         self.url = url = _controller_url(config, self.seed, line, self.adapter, self.out, stack)
         link = stack.enter_context(open_link(url, baudrate=line.baud or BAUDRATE))
         sealer = self.sealer
-        self.journal = journal = stack.enter_context(JournalWriter(self.journal_path, defer_fsync=True,
-                                                                   sealer=sealer))
+        self.journal = journal = stack.enter_context(LiveJournal(self.journal_path, defer_fsync=True,
+                                                                 sealer=sealer, on_written=self._written))
         journal.append("session", seal=sealer.header if sealer else None, **session_header(
             game=config.game, rules=self.rules, controller=url, emulated=config.controller is None,
             misbehave=config.misbehave, phases=vars(config.phases), seed=self.seed, rounds=config.rounds,
@@ -358,7 +368,7 @@ class _Play:
         self.recorder = recorder = Recorder(journal, self.oracle, clock_now=lambda: env.now,
                                             max_frames=config.max_frames)
         self.session = session = self.adapter.open(link, config.game, role=BENCH, observer=recorder.on_frame)
-        session.on_idle = recorder.catch_up
+        session.on_idle = self.idle
         oracle, failures = self.oracle, self.failures
         self.cycle = cycle = RoundCycle(
             env, session, game=config.game, rules=self.rules, plant=plant,
@@ -374,6 +384,52 @@ class _Play:
         self.bar = stack.enter_context(progress.bar(total=config.rounds, unit="round", disable=not config.progress,
                                                     desc=f"{config.game}", leave=False))
         stack.callback(cycle.close)
+
+    def idle(self) -> None:
+        """While the bench waits for the controller (the session's ``on_idle``):
+        the frames journalled and judged, then the report's facts gathered."""
+        self.recorder.catch_up()
+        self._live_catch_up()
+
+    def _live_catch_up(self, leave: int = 0) -> None:
+        if self.live is not None:
+            try:
+                self.live.catch_up(leave)
+            except Exception as err:      # noqa: BLE001 (the report's own bookkeeping never stops a session)
+                self._lose_live(err)
+
+    def _written(self, offset: int, record: dict) -> None:
+        if self.live is not None:
+            try:
+                self.live.written(offset, record)
+            except Exception as err:      # noqa: BLE001 (as in ``idle``)
+                self._lose_live(err)
+
+    def _lose_live(self, err: Exception) -> None:
+        """The report's facts could not be gathered: the report reads the journal instead."""
+        self.live = None
+        _lost_live(err)
+
+    def report_facts(self, head: str) -> Callable[[], object]:
+        """What makes the session report's facts (``SessionOutcome.report_facts``):
+        those gathered while the journal was written, unless the journal is not
+        what the session's oracle saw (the bench crashed and stopped judging; a
+        full disk kept frames out) or gathering them failed: then the journal,
+        replayed. It holds the oracle and those facts, not the session."""
+        live, self.live = self.live, None
+        if self.ending in (CRASHED, DISK_FULL) or self.writes.missing:
+            live = None
+        oracle, journal, records = self.oracle, self.journal_path, self.journal.seq
+
+        def facts():
+            from bench.report.session_facts import read_session
+            if live is not None:
+                try:
+                    return live.facts(oracle, head, records)
+                except Exception as err:      # noqa: BLE001 (the journal has it all: the report reads it instead)
+                    _lost_live(err)
+            return read_session(journal, head)
+        return facts
 
     def round_end(self, round_no: int, failure: str | None, **fields) -> None:
         """A round's record written (the cycle's ``on_round_end``); past the
@@ -493,7 +549,8 @@ class _Play:
                                  missing=writes.missing,
                                  line=self.budgets.get("used") or (line.budget.to_json() if line.budget else None),
                                  twin=_twin_field(self.plant).get("twin"),
-                                 staging=getattr(self.plant, "staging_report", lambda: None)())
+                                 staging=getattr(self.plant, "staging_report", lambda: None)(),
+                                 report_facts=self.report_facts(head))
         outcome.summary = summarise(config.game, self.rules, oracle, self.failures,
                                     ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
                                                     self.cycle.probed),
