@@ -652,7 +652,8 @@ def _duplicate(ctx: Context) -> str:
     # the ACCEPT before it is acknowledged: each is acknowledged, and the check looks again.
     for _ in range(2):
         for m in messages(w.arrivals[w.mark:]):
-            w.ack(m.seq)
+            if m.seq is not None:
+                w.ack(m.seq)
         w.collect(soon(ctx))
     replies = distinct(m for m in messages(w.arrivals[w.mark:])
                        if m.type == "ERROR" or (m.type in ("ACCEPT", "REFUSE") and m.get("id") == "u1"))

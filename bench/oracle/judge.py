@@ -21,6 +21,7 @@ Two timing facts of a real link shape the judgements:
 from __future__ import annotations
 
 from collections import Counter, deque
+from typing import Any
 
 from bench.errors import RulesError
 from bench.protocol.frame import SEQ_MODULUS
@@ -87,7 +88,7 @@ class Oracle:
         self._last_opened: int | None = None
         self._first_opened: int | None = None       # the first round this session saw opened
         self._held: list[tuple[Ask, int]] = []      # replies overdue at the bench's HELLO or RESET, and its frame
-        self._before = None                         # the previous message in the direction being judged
+        self._before: Any = None                    # the previous message in the direction being judged
         self._asks: dict[int, Ask] = {}
         self._placed: dict[str, deque[Placement]] = {}   # wager id -> placements awaiting an answer
         self._ask_serial = 0
@@ -270,6 +271,8 @@ class Oracle:
         """The controller answers the start (its RESET, or its HELLO): the
         round in flight is void from here on."""
         start = self._start
+        if start is None:          # (every caller makes one first)
+            return
         start.answered = True
         before = self._before
         if isinstance(getattr(m, "seq", None), int) and isinstance(getattr(before, "seq", None), int):
@@ -327,7 +330,8 @@ class Oracle:
             self._answered(m)
         elif not start.answered:
             self._answered(m)          # the answer to the bench's HELLO (or RESET), numbering going on
-        self._start.hello_seen = True
+        if self._start is not None:
+            self._start.hello_seen = True
         self._asks.clear()
 
     def _tx_reset(self, m, mono, frame):
@@ -337,7 +341,7 @@ class Oracle:
         start = self._start
         if start is None or start.hello_seen:
             self._restart()            # the controller resets on its own
-        if not self._start.answered:
+        if self._start is not None and not self._start.answered:
             self._answered(m)
         # else: a second RESET before its HELLO; the HELLO follows
 

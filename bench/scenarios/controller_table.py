@@ -369,6 +369,8 @@ class ControllerTable:
         whose table started that session, and those verdicts name the earlier
         session's round, which no scenario plays (docs/controller-testing.md)."""
         conn = self._conn
+        if conn is None:
+            return []
         if conn.session_start:
             self._claimed.update(conn.session_start)
             conn.session_start.clear()

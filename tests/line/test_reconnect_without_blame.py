@@ -11,7 +11,6 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from bench.emulator.line import SerialLine
 from bench.emulator.process import emulator_process
