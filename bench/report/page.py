@@ -53,7 +53,10 @@ def _title(game: str) -> str:
 
 FINDINGS_SHOWN = 25            # a clause's findings shown one by one; the rest are counted
 PICTURES_SHOWN = 24            # outcome pictures in one report
-ROUNDS_LISTED = 500            # rows of the every-round table
+# The every-round table of a long session: the first and the last rounds, and between them those
+# with a violation; the rounds left out are counted where they would be.
+ROUNDS_FIRST = ROUNDS_LAST = 250
+ROUNDS_MARKED = 250            # rounds with a violation listed between the first and the last
 ROUNDS_OF_A_KIND = ROUNDS_SHOWN   # failed, voided or no-roll rounds listed one by one; the rest are counted
 CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
@@ -522,20 +525,55 @@ def _rounds(facts: SessionFacts) -> str:
     def scenario(r) -> str:
         names = facts.round_scenarios.get(r.round) or []
         return f"<td>{'<br>'.join(code(_scenario_name(n)) for n in names) or '-'}</td>"
-    rows = "".join(
-        f"<tr><td class=num>{r.round}</td>{scenario(r) if by_scenario else ''}<td>{outcome(r)}</td>"
-        f"<td>{esc(', '.join(f'{lk.bet} pays {lk.pays}' for lk in r.lucky))}</td><td class=num>{r.wagers}</td>"
-        f"<td class=num>{r.staked}</td><td class=num>{r.returned}</td><td class=num>{r.expected}</td>"
-        f"<td class='num {'fail' if r.violations else ''}'>{r.violations}</td></tr>"
-        for r in rounds[:ROUNDS_LISTED])
-    more = (f"<p>… and {len(rounds) - ROUNDS_LISTED} more rounds in the journal.</p>"
-            if len(rounds) > ROUNDS_LISTED else "")
+    def row(r) -> str:
+        return (f"<tr><td class=num>{r.round}</td>{scenario(r) if by_scenario else ''}<td>{outcome(r)}</td>"
+                f"<td>{esc(', '.join(f'{lk.bet} pays {lk.pays}' for lk in r.lucky))}</td>"
+                f"<td class=num>{r.wagers}</td><td class=num>{r.staked}</td><td class=num>{r.returned}</td>"
+                f"<td class=num>{r.expected}</td>"
+                f"<td class='num {'fail' if r.violations else ''}'>{r.violations}</td></tr>")
+
+    columns = 9 if by_scenario else 8
+    parts, left_out = [], 0
+    for item in _rounds_shown(rounds):
+        if isinstance(item, int):
+            left_out += item
+            parts.append(f"<tr><td colspan={columns} class=info>… {item} round{'s' * (item != 1)} "
+                         "left out here (in the journal)</td></tr>")
+        else:
+            parts.append(row(item))
+    rows = "".join(parts)
+    more = (f"<p>{len(rounds) - left_out} of the {len(rounds)} rounds are listed: the first {ROUNDS_FIRST}, the "
+            f"last {ROUNDS_LAST} and, between them, those with a violation (at most {ROUNDS_MARKED}).</p>"
+            if left_out else "")
     note = (f"<p>Rounds {', '.join(map(str, sorted(probes)))} are probe rounds: the bench staged their outcome "
             "(left out of the return).</p>" if probes else "")
     return ("<h2>Every round</h2>" + note + "<details open><summary>rounds settled and cleared</summary><table><tr>"
             "<th>round</th>" + ("<th>scenario</th>" if by_scenario else "")
             + "<th>outcome</th><th>Lucky Numbers</th><th>wagers accepted</th><th>staked</th><th>returned</th>"
             f"<th>the rules say</th><th>violations found</th></tr>{rows}</table>{more}</details>")
+
+
+def _rounds_shown(rounds) -> list:
+    """The rows of the every-round table, in order: a round's summary, or the
+    count of the rounds left out at that place. A long session's table is
+    bounded, and still shows how it ended and every violation up to
+    ROUNDS_MARKED of them."""
+    count = len(rounds)
+    if count <= ROUNDS_FIRST + ROUNDS_LAST + ROUNDS_MARKED:
+        return list(rounds)
+    shown: list = list(rounds[:ROUNDS_FIRST])
+    marked, gap = 0, 0
+    for r in rounds[ROUNDS_FIRST:count - ROUNDS_LAST]:
+        if r.violations and marked < ROUNDS_MARKED:
+            if gap:
+                shown.append(gap)
+            shown.append(r)
+            marked, gap = marked + 1, 0
+        else:
+            gap += 1
+    if gap:
+        shown.append(gap)
+    return shown + list(rounds[count - ROUNDS_LAST:])
 
 
 def _scenarios(facts: SessionFacts) -> str:

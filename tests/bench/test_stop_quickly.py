@@ -155,3 +155,19 @@ def test_sigterm_ends_a_long_session_with_every_file(tmp_path):
     again = write_session_report(out / "session.jsonl", tmp_path / "replayed.html", head)
     assert (out / "report.html").read_bytes() == again.read_bytes()
     assert "warning" not in stderr and "short" not in stderr
+
+
+def test_a_long_session_s_table_of_rounds_shows_its_start_its_end_and_its_violations():
+    from types import SimpleNamespace
+
+    from bench.report.page import ROUNDS_FIRST, ROUNDS_LAST, ROUNDS_MARKED, _rounds_shown
+    violating = {400, 5_000, 12_345}
+    rounds = [SimpleNamespace(round=n, violations=int(n in violating)) for n in range(1, 20_001)]
+    shown = _rounds_shown(rounds)
+    listed = [item.round for item in shown if not isinstance(item, int)]
+    assert listed == (list(range(1, ROUNDS_FIRST + 1)) + sorted(violating)
+                      + list(range(20_001 - ROUNDS_LAST, 20_001)))
+    assert sum(item for item in shown if isinstance(item, int)) + len(listed) == 20_000
+    # However many rounds break a rule, the table stays bounded.
+    every = [SimpleNamespace(round=n, violations=1) for n in range(1, 20_001)]
+    assert len(_rounds_shown(every)) <= ROUNDS_FIRST + ROUNDS_MARKED + ROUNDS_LAST + 1
