@@ -132,7 +132,7 @@ class Source:
     def close(self):
         pass
 
-    def take(self, timeout: float) -> list:
+    def take(self, timeout: float, most: int | None = None) -> list:
         out = []
         for chunk in self.it:
             out.append(chunk)

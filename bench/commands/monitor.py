@@ -28,7 +28,10 @@ def register(subparsers) -> None:
                "host connects ('listening socket://127.0.0.1:7002'). Stops at --duration, --rounds, --once, or\n"
                "SIGINT/SIGTERM. Exit status: 0 no violation, 1 a violation, 2 bad arguments or set-up, 3 a line\n"
                "or the controller lost, or only undecodable bytes heard (the wrong --adapter?), 4 interrupted,\n"
-               "5 the monitor failed (traceback in DIR/crash.txt).\n"
+               "5 the monitor failed (traceback in DIR/crash.txt), 6 the disk filled up. A fault of the monitor's\n"
+               "own (5, 6) stops the judging, never a relayed link: the relay forwards the connection to its end.\n"
+               "Monitoring faults (a silent or lagging tap line, a message the tap did not hear, bytes dropped\n"
+               "while the judge was behind) are said and journalled, never judged as the controller's.\n"
                "What can and cannot be judged from traffic alone: docs/monitor.md.")
     p.add_argument("--game", required=True, metavar="GAME", help="the game the table plays (a name or a game file)")
     p.add_argument("--submission", metavar="FILE", help="the rules submission the controller runs")
@@ -97,6 +100,14 @@ def signals_noted():
             signal.signal(number, handler)
 
 
+@contextmanager
+def _released(reserve):
+    try:
+        yield
+    finally:
+        reserve.release()
+
+
 def run(args) -> int:
     from pathlib import Path
 
@@ -109,7 +120,7 @@ def run(args) -> int:
     from bench.monitor.watch import Limits, Watch
     from bench.protocol import LinkError
     from bench.rules.variant import resolve_game
-    from bench.session.out_folder import claimed
+    from bench.session.out_folder import Reserve, claimed
 
     out = Path(args.out)
     try:
@@ -137,7 +148,10 @@ def run(args) -> int:
                             seal_every=args.seal_every, rotate_bytes=int(args.rotate_mb * (1 << 20)),
                             rotate_s=args.rotate_hours * 3600)
             hourly = Hourly(out / "hourly.jsonl", args.report_every)
-            with signals_noted() as asked:
+            # Room kept on the disk for the journal's end: a full disk ends the judging, and the
+            # session-end record and head still fit (the reserve is let go for them).
+            reserve = Reserve(out)
+            with signals_noted() as asked, _released(reserve):
                 source = _source(args)            # last: it binds the port or opens the lines
                 header["controller"] = source.description
                 if hasattr(source, "address"):
@@ -146,7 +160,7 @@ def run(args) -> int:
                       file=sys.stderr, flush=True)
                 outcome = Watch(source, series, adapter, args.game, hourly, limits=limits, out=out,
                                 echo=lambda text: print(text, flush=True),
-                                stop_requested=lambda: asked[0] if asked else None).run()
+                                stop_requested=lambda: asked[0] if asked else None, reserve=reserve).run()
     except (BenchError, ValueError, LinkError) as err:
         print(f"bench monitor: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -158,9 +172,13 @@ def run(args) -> int:
         print(f"bench monitor: interrupted ({err or 'SIGINT'}) before listening", file=sys.stderr)
         return Exit.INTERRUPTED
     said = ", ".join(f"{clause} x{n}" for clause, n in outcome.violations.items()) or "none"
-    print(f"monitor: {outcome.rounds} rounds seen whole, {outcome.voided} voided; violations: {said}")
+    faults = ", ".join(f"{kind} x{n}" for kind, n in outcome.faults.items()) or "none"
+    print(f"monitor: {outcome.rounds} rounds seen whole, {outcome.voided} voided; violations: {said}; "
+          f"monitoring faults: {faults} ({outcome.unjudged_rounds} rounds not judged)")
     for path, head in outcome.journals:
         print(f"  journal: {path} (head {head[:16]}…)")
+    if outcome.missing:
+        print(f"bench monitor: not written: {', '.join(outcome.missing)}", file=sys.stderr)
     if outcome.reason:
         print(f"bench monitor: {outcome.ending}: {outcome.reason}; exit status {outcome.status}", file=sys.stderr)
     return outcome.status

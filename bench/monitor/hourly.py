@@ -1,8 +1,11 @@
 """The monitor's report per interval (an hour unless ``--report-every`` says
 otherwise): rounds seen, rounds voided, violations by clause, frames, bytes
-and rejected frames each way, bytes the copy dropped, connections. One JSON
-line an interval in ``DIR/hourly.jsonl`` (fsynced: it survives a crash) and
-one line of text for the person watching."""
+and rejected frames each way, connections; and what the monitor could not
+judge: monitoring faults by kind, messages the tap did not hear, rounds not
+judged, bytes the copy dropped (the judge behind the link) and bytes heard
+after the judge failed, each counted in the interval it happened in. One
+JSON line an interval in ``DIR/hourly.jsonl`` (fsynced: it survives a crash)
+and one line of text for the person watching."""
 
 from __future__ import annotations
 
@@ -29,6 +32,10 @@ class Tally:
     flooded: Counter = field(default_factory=Counter)      # frames past a flooded round's ceiling, by sender
     connections: int = 0
     mismatched_hellos: int = 0       # controller HELLOs naming other rules than the monitor judges by
+    faults: Counter = field(default_factory=Counter)       # monitoring faults, by kind (bench.monitor.faults)
+    unheard: Counter = field(default_factory=Counter)      # messages that crossed the link, not intact to the tap
+    unjudged_rounds: int = 0         # rounds the tap lost sight of: journalled, not judged
+    unjudged_bytes: Counter = field(default_factory=Counter)   # bytes heard and not judged (the judge failed or stopped)
 
     def as_json(self, ended_wall: float) -> dict:
         return {"from": _iso(self.started_wall), "to": _iso(ended_wall),
@@ -39,7 +46,33 @@ class Tally:
                 "rejected": {s: self.rejected[s] for s in (HOST, CONTROLLER)},
                 "dropped_bytes": {s: self.dropped[s] for s in (HOST, CONTROLLER)},
                 "flooded_frames": {s: self.flooded[s] for s in (HOST, CONTROLLER)},
-                "connections": self.connections, "mismatched_hellos": self.mismatched_hellos}
+                "connections": self.connections, "mismatched_hellos": self.mismatched_hellos,
+                "monitoring_faults": dict(sorted(self.faults.items())),
+                "unheard_messages": {s: self.unheard[s] for s in (HOST, CONTROLLER)},
+                "unjudged_rounds": self.unjudged_rounds,
+                "unjudged_bytes": {s: self.unjudged_bytes[s] for s in (HOST, CONTROLLER)}}
+
+
+def _append_whole(path: Path, data: bytes) -> None:
+    """One line appended and fsynced, or nothing: a write that fails part-way
+    (a full disk) is cut back, so that the file stays one report a line and
+    the interval can be written again once there is room."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
 
 
 def _iso(wall: float) -> str:
@@ -47,12 +80,16 @@ def _iso(wall: float) -> str:
 
 
 def line(report: dict) -> str:
-    """One line for a person: the interval, rounds, and violations by clause."""
+    """One line for a person: the interval, rounds, violations by clause and monitoring faults by kind."""
     violations = report["violations"]
     said = ", ".join(f"{clause} x{n}" for clause, n in violations.items()) if violations else "none"
+    faults = report.get("monitoring_faults") or {}
+    not_judged = (f"; monitoring faults: {', '.join(f'{kind} x{n}' for kind, n in faults.items())}, "
+                  f"{report.get('unjudged_rounds', 0)} rounds not judged" if faults else "")
     return (f"{report['from']} .. {report['to']}: {report['rounds']} rounds ({report['voided']} voided), "
             f"violations: {said}; frames host {report['frames'][HOST]} controller {report['frames'][CONTROLLER]}, "
-            f"rejected {sum(report['rejected'].values())}, dropped {sum(report['dropped_bytes'].values())} bytes")
+            f"rejected {sum(report['rejected'].values())}, dropped {sum(report['dropped_bytes'].values())} bytes"
+            + not_judged)
 
 
 class Hourly:
@@ -74,10 +111,7 @@ class Hourly:
         """Close the interval: its report is written, returned, and a new one begins."""
         ended = self.wall()
         report = self.tally.as_json(ended)
-        with open(self.path, "a", encoding="utf-8") as out:
-            out.write(json.dumps(report, sort_keys=True) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+        _append_whole(self.path, (json.dumps(report, sort_keys=True) + "\n").encode())
         self.intervals += 1
         self.tally = Tally(ended)
         self._next = self.clock() + self.every_s

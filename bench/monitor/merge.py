@@ -1,80 +1,216 @@
 """The two directions of a link put back in the order they happened.
 
 On a relay the copies are handed over before they are forwarded, so a reply
-is always read after what caused it. On the two lines of a Y-cable they are
-not: each line is read on its own (and a USB serial adapter holds bytes for
-up to 16 ms before it delivers them), so the monitor may read the
-controller's RELEASE before the host's TRIGGER that caused it, and the
-oracle, which judges order ("a release only after the dealer's trigger"),
-would be misled. Timestamps taken at the monitor cannot settle that; the
-link's own acknowledgements can: a receiver ACKs a message before it acts on
-it, so everything a side sends after its ACK of message N came after N.
+is always read after what caused it: the arrival times are the order
+(``CausalMerge(causal=False)``). On the two lines of a Y-cable they are not:
+each line is read on its own (and a USB serial adapter holds bytes for up to
+16 ms before it delivers them; a tap line can fall a second or more behind),
+so the monitor may read the controller's RELEASE before the host's TRIGGER
+that caused it, and the oracle, which judges order ("a release only after
+the dealer's trigger"), would be misled. Timestamps taken at the monitor
+cannot settle that; the link's own acknowledgements can: a receiver ACKs a
+message before it acts on it, so everything a side sends after its ACK of
+message N came after N.
 
 ``CausalMerge`` takes each direction's frames in the order its line gave
-them and releases both in one order: by arrival time, except that an ACK of
-the other side's message N is held, with everything after it on its line,
-until N has been released (N is usually still unread on the other line, a
-few milliseconds behind). A hold lasts at most ``hold_s`` of arrival time:
-an ACK of a message the monitor never heard (it attached later, or lost the
-bytes) does not stop the stream. A format without numbered ACKs is merged by
-arrival time alone.
+them and releases both in one order: by time, except that an ACK of the
+other side's message N is held, with everything after it on its line, until
+N has been released (N is usually still unread on the other line, a few
+milliseconds behind). A format without numbered ACKs is merged by time alone.
+
+**A line that lags.** An ACK read before the message it acknowledges says
+how far behind the message's line is, at least: the message was on the wire
+before the ACK. The merge keeps an offset for each line, the least that
+makes every ACK come after its message, and times each frame by its arrival
+less its line's offset (``offsets``; the journal keeps the corrected times,
+so that a reply deadline is judged on when the frames were on the wire, not
+on when a late line delivered them). A line that catches up shows the other
+way round (its ACKs would come before the messages they answer) and its
+offset shrinks again. A hold lasts ``hold_s`` and the largest offset.
+
+**A message never heard.** An ACK whose message does not come within the
+hold names a message the tap did not hear: lost from its copy, or on a line
+lagging more than the hold. It is released after an ``Unheard`` event that
+stands for the message (``bench.adapters.tap``), so that the monitor knows,
+before it judges anything after it, that the judge missed a message. If the
+message does come later, the line was late, not lossy: its offset is learnt
+from it.
 """
 
 from __future__ import annotations
 
 from collections import deque
 
+from bench.adapters.tap import UNHEARD, retimed, unheard
 from bench.protocol import FrameEvent
 
 RECENT = 64            # messages of each side remembered as released, for the ACKs that name them
 OTHER = {"tx": "rx", "rx": "tx"}
+SIDE = {"tx": "host", "rx": "controller"}
+HOLD_S = 2.0           # an ACK waits this long (beyond a line's known lag) for the message it names
+MAX_HOLD_S = 10.0      # and never longer: a line further behind is lost to the judge, and said so
+_TAKEN = frozenset({"send", "message"})
+COPY_GAP, COPY_GAP_END = "copy-gap", "copy-gap-end"    # where the copy began and ceased to drop bytes
+MARKS = frozenset({UNHEARD, COPY_GAP, COPY_GAP_END})   # events that stand for no bytes, placed by their time
 
 
 class CausalMerge:
-    def __init__(self, hold_s: float = 0.5):
+    def __init__(self, hold_s: float = HOLD_S, *, causal: bool = True):
         self.hold_s = hold_s
+        self.causal = causal
         self.queues: dict[str, deque[FrameEvent]] = {"tx": deque(), "rx": deque()}
-        self._released: dict[str, deque[int]] = {"tx": deque(maxlen=RECENT), "rx": deque(maxlen=RECENT)}
+        # Each side's messages released, number -> the time they were released at (insertion ordered).
+        self._released: dict[str, dict[int, float]] = {"tx": {}, "rx": {}}
+        # Numbers an expired hold declared unheard, number -> when the ACK naming them was read.
+        self._declared: dict[str, dict[int, float]] = {"tx": {}, "rx": {}}
+        self.offsets = {"tx": 0.0, "rx": 0.0}   # seconds each line's arrivals are behind the wire
+        self._last_mono = {"tx": float("-inf"), "rx": float("-inf")}
         self.reordered = 0                 # frames released before an earlier-read ACK that waited for them
-        self.expired = 0                   # ACKs released after waiting ``hold_s`` for a message never heard
+        self.expired = 0                   # ACKs released after waiting for a message never heard
+        self.late = 0                      # messages heard after an expired hold had declared them unheard
 
     def add(self, event: FrameEvent) -> None:
-        self.queues[event.direction].append(event)
+        message = event.message
+        if self.causal and event.kind in _TAKEN and message is not None:
+            declared = self._declared[event.direction]
+            if declared and message.seq in declared:
+                # Declared unheard, and here it is: its line was late, by this much at least.
+                self.late += 1
+                self._constrain(event.direction, event.mono, OTHER[event.direction], declared.pop(message.seq))
+        queue = self.queues[event.direction]
+        if event.kind in MARKS and queue and queue[-1].mono > event.mono:
+            # A mark of what the tap missed, found out only after later frames came (a
+            # message found missing, a gap in the copy): it stands where it happened.
+            at = len(queue)
+            while at and queue[at - 1].mono > event.mono:
+                at -= 1
+            queue.insert(at, event)
+            return
+        queue.append(event)
+
+    @property
+    def lag(self) -> tuple[str, float]:
+        """The line furthest behind and by how much (seconds), as the ACKs show it."""
+        direction = max(self.offsets, key=self.offsets.__getitem__)
+        return direction, self.offsets[direction]
 
     def release(self, now: float, *, everything: bool = False) -> list[FrameEvent]:
         """What can be released at ``now``, in the order it happened
         (``everything``: the rest too, holds or not: the stream has ended)."""
         out: list[FrameEvent] = []
         queues = self.queues
+        offsets = self.offsets
+        hold = min(self.hold_s + max(offsets.values()), MAX_HOLD_S)
         while queues["tx"] or queues["rx"]:
-            heads = sorted((d for d in ("tx", "rx") if queues[d]), key=lambda d: queues[d][0].mono)
-            # The earliest head that waits for nothing; an ACK of a message still
-            # unread on the other line waits, and so does its line behind it.
-            chosen = next((d for d in heads if everything or not self._waits(queues[d][0])), None)
-            if chosen is None:
-                chosen = heads[0]
-                if now - queues[chosen][0].mono < self.hold_s:
+            if not queues["rx"]:
+                chosen = "tx"
+                waiting = self.causal and not everything and self._waits(queues["tx"][0])
+            elif not queues["tx"]:
+                chosen = "rx"
+                waiting = self.causal and not everything and self._waits(queues["rx"][0])
+            else:
+                first = "tx" if queues["tx"][0].mono - offsets["tx"] <= queues["rx"][0].mono - offsets["rx"] else "rx"
+                chosen, waiting = first, False
+                if self.causal and not everything:
+                    # The earliest head that waits for nothing; an ACK of a message still
+                    # unread on the other line waits, and so does its line behind it.
+                    if self._waits(queues[first][0]):
+                        other = OTHER[first]
+                        if self._waits(queues[other][0]):
+                            waiting = True
+                        else:
+                            chosen = other
+                            self.reordered += 1
+            if waiting:
+                head = queues[chosen][0]
+                if now - head.mono < hold:
                     break
                 self.expired += 1
-            elif chosen != heads[0]:
-                self.reordered += 1
-            event = queues[chosen].popleft()
-            self._note(event)
-            out.append(event)
+                out.append(self._unheard(head))
+            out.append(self._out(queues[chosen].popleft()))
         return out
 
     def _waits(self, event: FrameEvent) -> bool:
         """An ACK naming a message of the other side not yet released."""
-        message = event.message
-        if message is None or message.type != "ACK" or event.kind != "ack":
+        if event.kind != "ack":
             return False
-        return message.seq not in self._released[OTHER[event.direction]]
+        message = event.message
+        return message is not None and message.seq is not None \
+            and message.seq not in self._released[OTHER[event.direction]]
+
+    def _unheard(self, ack: FrameEvent) -> FrameEvent:
+        """The message an expired ACK names, which the tap never heard."""
+        direction, number = OTHER[ack.direction], ack.message.seq if ack.message is not None else None
+        if number is None:
+            raise ValueError("an ACK without a number cannot wait")
+        self._remember(self._declared[direction], number, ack.mono)
+        note = (f"the {SIDE[ack.direction]} acknowledged the {SIDE[direction]}'s message {number:04d}, which its "
+                f"line did not carry within {min(self.hold_s + max(self.offsets.values()), MAX_HOLD_S):g} s: lost "
+                "from the tap's copy, or the line is that far behind")
+        marker = unheard(direction, [number], note, ack.mono - self.offsets[ack.direction], ack.wall)
+        self._note(marker)           # accounted for: a later ACK of it waits for nothing
+        return marker
+
+    def _out(self, event: FrameEvent) -> FrameEvent:
+        """The event as released: timed by the wire (its line's offset taken
+        off, never before the frame released before it on its line), and
+        noted for the ACKs that name it."""
+        direction = event.direction
+        message = event.message
+        if self.causal and message is not None and message.seq is not None:
+            if event.kind == "ack":
+                sent = self._released[OTHER[direction]].get(message.seq)
+                if sent is not None:
+                    self._constrain(OTHER[direction], sent + self.offsets[OTHER[direction]], direction, event.mono)
+            elif event.kind in _TAKEN:
+                other = self.queues[OTHER[direction]]
+                # An ACK already read that names this message: the message was on the wire before it.
+                head = other[0] if other else None
+                if head is not None and head.kind == "ack" and head.message is not None \
+                        and head.message.seq == message.seq:
+                    self._constrain(direction, event.mono, OTHER[direction], head.mono)
+        offset = self.offsets[direction]
+        mono = event.mono - offset
+        if mono < self._last_mono[direction]:
+            mono = self._last_mono[direction]
+        self._last_mono[direction] = mono
+        if mono != event.mono:
+            event = retimed(event, mono)
+        self._note(event)
+        return event
+
+    def _constrain(self, message_line: str, message_arrival: float, ack_line: str, ack_arrival: float) -> None:
+        """An ACK is sent after the message it names was received: if the two
+        lines' offsets put the ACK first, the message's line is further
+        behind than they say. The least change that fixes it: the ACK's line
+        first loses offset, then the message's gains the rest."""
+        offsets = self.offsets
+        gap = (message_arrival - offsets[message_line]) - (ack_arrival - offsets[ack_line])
+        if gap <= 0:
+            return
+        taken = min(gap, offsets[ack_line])
+        offsets[ack_line] -= taken
+        offsets[message_line] += gap - taken
 
     def _note(self, event: FrameEvent) -> None:
+        kind = event.kind
+        if kind == UNHEARD:
+            released = self._released[event.direction]
+            for number in getattr(event, "accounts", ()):
+                self._remember(released, number, event.mono)
+            return
         message = event.message
-        if message is None or message.type in ("ACK", "NAK") or event.kind == "rejected":
+        if message is None or message.seq is None or kind in ("ack", "nak", "rejected"):
             return
         released = self._released[event.direction]
         if message.type == "RESET":
             released.clear()           # its numbering starts again: an old number is not this one
-        released.append(message.seq)
+            self._declared[event.direction].clear()
+        self._remember(released, message.seq, event.mono)
+
+    @staticmethod
+    def _remember(numbers: dict[int, float], number: int, when: float) -> None:
+        numbers.pop(number, None)
+        numbers[number] = when
+        if len(numbers) > RECENT:
+            del numbers[next(iter(numbers))]

@@ -88,11 +88,18 @@ class Series:
         return part.size() >= self.rotate_bytes or self.clock() - part.opened >= self.rotate_s
 
     def close(self) -> str:
-        """Close the current part (its session-end record already written); its head goes beside it."""
-        part = self.part
-        part.writer.close()
+        """Close the current part (its session-end record already written); its
+        head goes beside it. A part whose final seal or fsync failed (a full
+        disk) still gets its head, the head of what it holds, and the error."""
+        part, self.part = self.part, None
+        error = None
+        try:
+            part.writer.close()
+        except OSError as err:
+            error = err
         head = part.writer.head
-        write_durably(part.head_path, head + "\n")
         self.parts.append((part.path, head))
-        self.part = None
+        write_durably(part.head_path, head + "\n")
+        if error is not None:
+            raise error
         return head

@@ -12,9 +12,17 @@ Each direction is read by its own thread (``_Tap``), which timestamps what
 it reads, hands a copy to the monitor and only then forwards it (relay), so
 that the monitor sees a reply after what caused it, as the endpoints did.
 The hand-over never blocks the thread: at most ``max_pending`` bytes wait for
-the monitor, and what would pass that is dropped from the copy (never from
-the link) and counted as a gap, so a slow monitor costs the live link
-nothing and costs the monitor bounded memory.
+the monitor (everything handed over and not yet judged), and what would pass
+that is dropped from the copy (never from the link), counted for each side,
+and said as a gap: one ``gap`` event where the dropping starts and one
+``gap-end`` with its totals where it ends, once the monitor has caught up to
+half the bound (so a monitor that stays behind drops in runs, not one chunk
+in two). A slow monitor costs the live link nothing and costs the monitor
+bounded memory; what it loses is said, never silent.
+
+Nothing the monitor does to its own files reaches the link: the relay's
+threads forward whatever happens to the judge, and the relay stops only
+when the host's connection ends or the monitor closes it (``Relay.close``).
 """
 
 from __future__ import annotations
@@ -65,17 +73,35 @@ class Handover:
         self._pending = 0
         self._lock = threading.Lock()
         self._ready = threading.Event()
-        self.dropped = {HOST: 0, CONTROLLER: 0}
+        self.dropped = {HOST: 0, CONTROLLER: 0}       # bytes dropped from the copy, since the start
+        self._run: dict[str, int] | None = None       # bytes dropped in the current run, by sender
+        self._run_started = 0.0
+
+    @property
+    def pending(self) -> int:
+        """Bytes handed over and not yet taken."""
+        return self._pending
 
     def put_chunk(self, chunk: Chunk) -> None:
+        size = len(chunk.data)
         with self._lock:
-            if self._pending + len(chunk.data) > self.max_pending:
-                self.dropped[chunk.sender] += len(chunk.data)
-                self._items.append(Event("gap", f"{len(chunk.data)} bytes from the {chunk.sender} dropped from "
-                                                f"the copy: the monitor fell {self._pending} bytes behind",
+            run = self._run
+            if run is None and self._pending + size > self.max_pending:
+                run = self._run = {HOST: 0, CONTROLLER: 0}
+                self._run_started = chunk.mono
+                self._items.append(Event("gap", f"the monitor fell {self._pending} bytes behind the link: what the "
+                                                "link carries is dropped from its copy until it catches up",
                                          chunk.mono))
+            if run is not None and self._pending + size > self.max_pending // 2:
+                run[chunk.sender] += size
+                self.dropped[chunk.sender] += size
             else:
-                self._pending += len(chunk.data)
+                if run is not None:
+                    self._run = None
+                    self._items.append(Event("gap-end", f"{run[HOST]} bytes of the host's and {run[CONTROLLER]} of "
+                                                        f"the controller's dropped from the copy in "
+                                                        f"{chunk.mono - self._run_started:.3f} s", chunk.mono))
+                self._pending += size
                 self._items.append(chunk)
         self._ready.set()
 
@@ -84,14 +110,21 @@ class Handover:
             self._items.append(event)
         self._ready.set()
 
-    def take(self, timeout: float) -> list:
-        """Everything handed over so far, in order; waits at most ``timeout`` for something."""
+    def take(self, timeout: float, most: int | None = None) -> list:
+        """What was handed over, in order (at most ``most`` items); waits at
+        most ``timeout`` for something. The bound counts what is not yet
+        taken, so a monitor that takes a little at a time stays inside it."""
         self._ready.wait(timeout)
         with self._lock:
-            items, self._items = list(self._items), deque()
-            self._pending = 0
-            self._ready.clear()
-        return items
+            items = self._items
+            if most is None or len(items) <= most:
+                taken, self._items = list(items), deque()
+                self._pending = 0
+                self._ready.clear()
+            else:
+                taken = [items.popleft() for _ in range(most)]
+                self._pending -= sum(len(item.data) for item in taken if isinstance(item, Chunk))
+        return taken
 
 
 class _Tap(threading.Thread):
@@ -128,7 +161,13 @@ class _Tap(threading.Thread):
 
 class TwoLines:
     """Two read-only lines: ``host_url`` carries the host's bytes,
-    ``controller_url`` the controller's."""
+    ``controller_url`` the controller's. Each line is read on its own, so
+    their arrival times are not the order the frames were on the wire
+    (``bench.monitor.merge``), and either line can fall silent or behind
+    while the link goes on (``bench.monitor.faults``)."""
+
+    ordered = False            # the arrival times are not the link's order
+    relaying = False           # nothing is forwarded: the monitor may stop at any moment
 
     def __init__(self, host_url: str, controller_url: str, *, handover: Handover | None = None):
         self.handover = handover or Handover()
@@ -160,13 +199,19 @@ class TwoLines:
 class Relay:
     """Listens for the host at ``listen`` (``HOST:PORT``, port 0 for any, or
     ``pty``) and relays each connection to ``controller_url``, one at a time.
-    ``address`` is where the host connects (``socket://...`` or a pty path)."""
+    ``address`` is where the host connects (``socket://...`` or a pty path).
+    The copies are handed over before they are forwarded, so their order is
+    the link's; ``relaying`` says whether a host connection is being relayed
+    (a monitor whose judge failed waits for it to end)."""
+
+    ordered = True
 
     def __init__(self, listen: str, controller_url: str, *, handover: Handover | None = None):
         self.handover = handover or Handover()
         self.controller_url = controller_url
         self.stop_event = threading.Event()
         self.connections = 0
+        self.relaying = False
         self._server = None
         self._pty = None
         host_port = parse_host_port(listen)
@@ -210,6 +255,7 @@ class Relay:
             self.handover.put_event(Event("lost", f"host {peer} connected; the controller: {err}", time.monotonic()))
             return
         self.connections += 1
+        self.relaying = True
         self.handover.put_event(Event("connected", f"host {peer} <-> {self.controller_url}", time.monotonic()))
         ended = threading.Event()
         taps = [_Tap(host, HOST, self.handover, ended, sink=controller, on_close=ended.set, report=False),
@@ -223,6 +269,7 @@ class Relay:
             tap.join(timeout=2)
         host.close()
         controller.close()
+        self.relaying = False
         why = next((f"the {tap.sender}'s side: {tap.error}" for tap in taps if tap.error is not None), "the relay stopped")
         self.handover.put_event(Event("closed", f"host {peer}: connection ended ({why})", time.monotonic()))
 

@@ -14,65 +14,15 @@ from collections import Counter
 
 import pytest
 
-from bench.adapters.native import Native
 from bench.adapters.sentence import AsciiSentence
 from bench.journal.keys import new_key
-from bench.journal.recorder import adapter_fields, session_header
 from bench.journal.replay import replay
-from bench.monitor.hourly import Hourly
-from bench.monitor.series import Series
-from bench.monitor.sources import CONTROLLER, HOST, Chunk, Event
-from bench.monitor.watch import BEFORE_SYNC, Limits, Watch
-from bench.rules.submission import default_rules, load_submission
+from bench.monitor.sources import CONTROLLER, Chunk
+from bench.monitor.watch import BEFORE_SYNC
+from bench.rules.submission import load_submission
 from bench.session.runner import SessionConfig, run_session
 from tests.monitor.conftest import ROOT, records, verdicts
-
-GAME = "lightning-dice"
-SLOW = 40.0     # the recorded session played in virtual time; its frames are spread as at a real table
-
-
-class SimClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Recorded:
-    """A source handing over a recorded session's bytes a few frames at a
-    time, each direction as its line carried it, moving the clock on."""
-
-    def __init__(self, rows, clock: SimClock, batch: int = 8):
-        self.rows, self.clock, self.batch = rows, clock, batch
-        self.description = "a recorded session"
-        self.handover = self                 # (the Watch takes from ``source.handover``)
-        self.dropped = {HOST: 0, CONTROLLER: 0}
-        self.ended = False
-
-    def start(self):
-        pass
-
-    def close(self):
-        pass
-
-    def take(self, timeout: float) -> list:
-        if self.rows:
-            batch, self.rows = self.rows[:self.batch], self.rows[self.batch:]
-            self.clock.now = batch[-1].mono
-            return batch
-        self.clock.now += timeout
-        if self.ended:
-            return []
-        self.ended = True
-        return [Event("closed", "the recording ends", self.clock.now)]
-
-
-def chunks(journal, start: float | None = None) -> list[Chunk]:
-    rows = [row for record in records([journal]) for row in record.get("wire") or ()]
-    t0 = rows[0][2]
-    return [Chunk(HOST if row[0] == "tx" else CONTROLLER, row[5].encode("latin-1"), (row[2] - t0) * SLOW + 1.0,
-                  row[3]) for row in rows]
+from tests.monitor.recorded import GAME, chunks, watch
 
 
 @pytest.fixture(scope="module")
@@ -83,22 +33,6 @@ def sessions(tmp_path_factory):
         made[name] = run_session(SessionConfig(game=GAME, rounds=6, plant="dice", seed=4, misbehave=misbehave,
                                                out=str(root / name), progress=False))
     return made
-
-
-def watch(tmp_path, rows, *, rotate_bytes=1 << 30, rotate_s=1e9, every_s=3600.0, limits=Limits(connections=1),
-          rules=None, key=None, adapter=None):
-    clock = SimClock()
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    rules = rules or default_rules(GAME, None)
-    header = session_header(game=GAME, rules=rules, controller="recorded", emulated=False, misbehave=None,
-                            phases={"reply_s": 3.0}, runner="bench monitor", **adapter_fields(Native()))
-    series = Series(tmp_path, header=header, game=GAME, rules=rules, reply_s=3.0, key=key, seal_every=2,
-                    rotate_bytes=rotate_bytes, rotate_s=rotate_s, clock=clock)
-    hourly = Hourly(tmp_path / "hourly.jsonl", every_s, clock=clock, wall=clock)
-    said = []
-    outcome = Watch(Recorded(rows, clock), series, adapter or Native(), GAME, hourly, limits=limits, out=tmp_path,
-                    echo=said.append, clock=clock).run()
-    return outcome, said
 
 
 def test_journals_rotate_at_round_boundaries_and_each_replays_on_its_own(tmp_path, sessions):
