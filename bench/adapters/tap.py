@@ -345,16 +345,17 @@ class Pair:
         for listener in (host, controller):
             if hasattr(listener, "paired"):
                 listener.paired = True
-        self._other = {id(host): controller, id(controller): host}
+        # (a listener of an adapter's own making may keep no evidence: it is fed alone)
+        self._told = {id(host): getattr(controller, "heard_from_receiver", None),
+                      id(controller): getattr(host, "heard_from_receiver", None)}
 
     def feed(self, listener, data: bytes, now: float, wall: float | None = None) -> list[FrameEvent]:
         out = listener.feed(data, now, wall)
         said = getattr(listener, "said", None)
         if said:
-            other = self._other[id(listener)]
-            told = getattr(other, "heard_from_receiver", None)
-            for kind, number in said:
-                if told is not None:
+            told = self._told[id(listener)]
+            if told is not None:
+                for kind, number in said:
                     out += told(kind, number)
             said.clear()
         return out

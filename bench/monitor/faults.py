@@ -99,11 +99,12 @@ class Silence:
         else:
             owed[1] += 1
 
-    def check(self, now: float, offsets: dict[str, float] | None = None) -> list[tuple[str, float, int]]:
+    def check(self, now: float, offsets: dict[str, float] | None = None) -> list[tuple[str, float, int, float]]:
         """Lines newly silent at ``now`` (the monitor's clock; ``offsets``:
         how far behind the wire each line's arrivals are, the times given
-        to ``heard`` and ``message`` being the wire's): (side, seconds since
-        its last byte or the first message it owes, messages owed)."""
+        to ``heard`` and ``message`` being the wire's): (side, seconds it
+        has been silent, messages owed, when the silence began: the first
+        message it did not answer, on the wire's time)."""
         found = []
         for side, owed in self.owed.items():
             wire_now = now - (offsets or {}).get(side, 0.0)
@@ -112,7 +113,7 @@ class Silence:
             last = self.last[side]
             since = owed[0] if last is None else last
             self.silent[side] = since
-            found.append((side, wire_now - since, owed[1]))
+            found.append((side, wire_now - since, owed[1], owed[0]))
         return found
 
     def any_silent(self) -> bool:

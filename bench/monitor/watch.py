@@ -129,6 +129,7 @@ class Watch:
         self._seen = (0, 0, 0)              # the part's oracle: rounds, violations, voided rounds counted so far
         self._said = 0                      # lines said this interval (``ECHOED``)
         self._stream_now = float("-inf")    # the arrival time of the latest byte taken
+        self._counted = {"bytes": {HOST: 0, CONTROLLER: 0}, "frames": {HOST: 0, CONTROLLER: 0}}
         self._last_wall = time.time()       # and its wall-clock time
         self._dropped_seen = {HOST: 0, CONTROLLER: 0}
         self._noise = {HOST: 0, CONTROLLER: 0}      # rejected bytes since the line's last frame
@@ -161,6 +162,11 @@ class Watch:
                 items = self.source.handover.take(TAKE_S, SLICE)
                 if not self.judging:
                     self._count_only(items)
+                    if self.hourly.due():
+                        try:
+                            self._report()      # the intervals go on, counting what is not judged
+                        except OSError:
+                            pass                # the disk that stopped the judge: the end says it
                     continue
                 try:
                     self._step(items)
@@ -210,19 +216,31 @@ class Watch:
         for event in (self.pair.expire(now) if not items else self.pair.overdue(now)):
             self._heard(event)
         if self.silence is not None:
-            for side, seconds, owed in self.silence.check(now, self._wire_offsets()):
+            for side, seconds, owed, since in self.silence.check(now, self._wire_offsets()):
                 other = CONTROLLER if side == HOST else HOST
+                # Sight was lost where the silence began (the first message it left unanswered),
+                # not when it was noticed: replies owed after that are not the controller's lateness.
                 self._fault(SILENT_LINE, f"the {side}'s line has carried nothing for {seconds:.1f} s while the "
                                          f"{other} sent {owed} message{'s' if owed > 1 else ''} it acknowledges: the "
                                          "tap does not hear that line; nothing is judged until it carries bytes again",
-                            side=side, mono=now)
+                            side=side, mono=since)
         for event in self.merge.release(now):
             self._frame(event)
         self._watch_lag()
         self._judge()
         self._count_dropped()
+        self._flush_counts()
         if self.hourly.due():
             self._report()
+
+    def _flush_counts(self) -> None:
+        """The bytes and frames counted since the last look, into the interval's
+        tally (counted here a frame at a time, handed on once a slice)."""
+        for attribute, by_side in self._counted.items():
+            for side, n in by_side.items():
+                if n:
+                    self.hourly.count(attribute, side, n)
+                    by_side[side] = 0
 
     def _wire_offsets(self) -> dict[str, float]:
         offsets = self.merge.offsets
@@ -237,7 +255,7 @@ class Watch:
     # -- what the tap hands over ------------------------------------------------------
     def _chunk(self, chunk: Chunk) -> None:
         sender = chunk.sender
-        self.hourly.count("bytes", sender, len(chunk.data))
+        self._counted["bytes"][sender] += len(chunk.data)
         if chunk.mono > self._stream_now:
             self._stream_now = chunk.mono
         self._last_wall = chunk.wall
@@ -300,7 +318,7 @@ class Watch:
                 self._note(event.note or "the copy takes bytes again")
             self._journal(event, sender)
             return
-        self.hourly.count("frames", sender)
+        self._counted["frames"][sender] += 1
         message = event.message
         if message is not None:
             self.decoded += 1
@@ -639,12 +657,13 @@ class Watch:
             if self.judging and self.stopped != CRASHED:
                 for event in self.merge.release(self.clock(), everything=True):
                     self._frame(event)
+            self._count_dropped()
+            self._flush_counts()
             heard = sum(self.hourly.totals.bytes.values())
             if self.stopped is None and not self.decoded and heard >= GARBAGE_BYTES:
                 self.stopped, self.reason = LINK_LOST, (
                     f"{heard} bytes heard and not one frame of {self.adapter.label()} among them: "
                     "the wrong --adapter, or no protocol at all")
-            self._count_dropped()
             if self._dropping:
                 self._note(f"the copy was dropping bytes when the monitor stopped "
                            f"({sum(self._dropped_seen.values())} dropped since the start)")
