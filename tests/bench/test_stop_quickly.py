@@ -171,3 +171,44 @@ def test_a_long_session_s_table_of_rounds_shows_its_start_its_end_and_its_violat
     # However many rounds break a rule, the table stays bounded.
     every = [SimpleNamespace(round=n, violations=1) for n in range(1, 20_001)]
     assert len(_rounds_shown(every)) <= ROUNDS_FIRST + ROUNDS_MARKED + ROUNDS_LAST + 1
+
+
+def test_a_session_summed_up_twice_goes_over_its_rounds_for_coverage_once(tmp_path, monkeypatch):
+    """summary.json and the report's facts each sum the session up: the
+    outcome classes' account of every round is made once, and each is given
+    its own copy (bench run adds the classes the plan could not stage to its
+    own)."""
+    from bench.report import summary as summary_module
+    outcome = play(tmp_path, probes=True, rounds=12)
+    made = []
+    real = summary_module.coverage
+    monkeypatch.setattr(summary_module, "coverage", lambda *a, **k: made.append(1) or real(*a, **k))
+    oracle = outcome.oracle
+    first = summary_module.summarise(oracle.game, oracle.rules, oracle, {}, {}, staged=True)
+    first.coverage.unstaged["a-class"] = "why"
+    second = outcome.report_facts().summary
+    assert len(made) <= 1, "the rounds were gone over again for the outcome classes"
+    assert second.coverage is not first.coverage and "a-class" not in second.coverage.unstaged
+    assert second.coverage.covered == first.coverage.covered and second.coverage.rounds == 12
+
+
+def test_junit_cases_of_passed_rounds_are_elementtree_s_own(tmp_path):
+    """A passed round's case is written from a text made once per outcome:
+    byte for byte what ElementTree writes for it, beside failed rounds' cases."""
+    import xml.etree.ElementTree as ET
+
+    from bench.oracle import PHASE_CLAUSES
+    from bench.report import summary as summary_module
+    outcome = play(tmp_path, misbehave="pay-on-no-roll", probes=True, rounds=12)
+    summary = outcome.summary
+    assert summary.violation_count and any(not summary.clauses_by_round.get(r.round) for r in summary.played)
+    assert not summary.failures          # a case a round played, in order
+    cases = list(summary_module._junit_text(summary, "bench run", None, None))[1:-1]
+    judged_by = sorted(set(PHASE_CLAUSES[summary.game].values()))
+    for played, case in zip(summary.played, cases):
+        if summary.clauses_by_round.get(played.round):
+            assert "<failure" in case
+            continue
+        expected = ET.Element("testcase", classname=f"bench.{summary.game}", name=f"round {played.round}")
+        summary_module._properties(expected, judged_by, outcome=summary_module._outcome_words(played))
+        assert case == ET.tostring(expected, encoding="unicode")
