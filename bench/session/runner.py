@@ -13,7 +13,7 @@ import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import simpy
 import simpy.rt
@@ -49,6 +49,9 @@ from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
 from bench.journal.wire_budget import (CEILING_FRAMES, DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES, MAX_WAGERS,
                                       SessionCeiling)
+
+if TYPE_CHECKING:
+    from bench.report.session_facts import SessionFacts
 
 KEPT_PER_CLAUSE = 100          # violations of a clause kept in memory for the summary, JUnit and the report
 
@@ -116,7 +119,7 @@ class SessionOutcome:
     staging: dict | None = None          # the physics plant's staging catalogue: stale seeds, swept again
     # The session report's facts (bench.report.session_facts.SessionFacts), made when asked: gathered
     # as the journal was written when they can be (bench.report.live_facts), else read from the journal.
-    report_facts: Callable[[], object] | None = None
+    report_facts: Callable[[], SessionFacts] | None = None
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
@@ -410,7 +413,7 @@ class _Play:
         self.live = None
         _lost_live(err)
 
-    def report_facts(self, head: str) -> Callable[[], object]:
+    def report_facts(self, head: str) -> Callable[[], SessionFacts]:
         """What makes the session report's facts (``SessionOutcome.report_facts``):
         those gathered while the journal was written, unless the journal is not
         what the session's oracle saw (the bench crashed and stopped judging; a
