@@ -56,6 +56,9 @@ class Summary:
     coverage: Coverage | None = None                  # the outcome classes the rounds showed
     lucky_draw: object = None                         # bench.oracle.lucky_draw.DrawVerdict (lightning games)
     probe_rounds: dict[int, str] = field(default_factory=dict)   # round -> the outcome staged in it
+    # ``ordinary_totals`` as last counted, with the counts of rounds it was counted over: the
+    # summary, summary.json and the report ask for it eight times, each a pass over every round.
+    _totals: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def violation_count(self) -> int:
@@ -64,11 +67,16 @@ class Summary:
     def ordinary_totals(self) -> tuple[int, int, int]:
         """(rounds, staked, returned) of the rounds settled whose outcome was
         not staged: what the return is measured on. Counted in one pass, with
-        no list of them made (a session may have 20,000)."""
+        no list of them made (a session may have 20,000), and counted again
+        only when the rounds or the probe rounds have changed in number."""
+        counts = (len(self.played), len(self.probe_rounds))
+        if self._totals and self._totals[0] == counts:
+            return self._totals[1]
         rounds = staked = returned = 0
         for r in self.played:
             if r.round not in self.probe_rounds:
                 rounds, staked, returned = rounds + 1, staked + r.staked, returned + r.returned
+        self._totals = (counts, (rounds, staked, returned))
         return rounds, staked, returned
 
     @property
