@@ -79,3 +79,22 @@ def play_round(session: Session, game: str, round_: int, wagers, readings, *, la
 
 def of(messages, type_: str) -> list[Message]:
     return [m for m in messages if m.type == type_]
+
+
+class Silence:
+    """A peer that never answers, on a clock that moves only while the session
+    waits to hear from it: when the session's timers fire, exactly, however
+    loaded the machine is."""
+
+    def __init__(self):
+        self.now, self.written = 0.0, bytearray()
+
+    def clock(self) -> float:
+        return self.now
+
+    def read_some(self, timeout):
+        self.now += timeout
+        return b""
+
+    def write(self, data):
+        self.written += data

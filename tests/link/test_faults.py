@@ -9,7 +9,7 @@ import time
 import pytest
 
 from bench.protocol import BENCH, PROTOCOL_VERSIONS, LinkTimeout, ResponseTimeout, Session, Timeouts
-from tests.link.conftest import connect, hello, of, play_round
+from tests.link.conftest import Silence, connect, hello, of, play_round
 
 GAME = "lightning-dice"
 WAGERS = [("w1", "total:11", 100), ("w2", "low", 250), ("w3", "high", 40)]
@@ -68,25 +68,6 @@ def test_a_silent_controller_gives_a_bounded_link_timeout(emulator):
     # benchmarks/wall_clock_bench.py; exactly when, on the session's own clock, the test below).
     assert elapsed >= SILENT.give_up_after()
     assert session.stats["tx_retransmit"] == 2
-
-
-class Silence:
-    """A controller that never answers, on a clock that moves only while the
-    session waits to hear from it: when the session's timers fire, exactly,
-    however loaded the machine is."""
-
-    def __init__(self):
-        self.now, self.written = 0.0, bytearray()
-
-    def clock(self) -> float:
-        return self.now
-
-    def read_some(self, timeout):
-        self.now += timeout
-        return b""
-
-    def write(self, data):
-        self.written += data
 
 
 def test_by_the_sessions_clock_a_silent_controller_is_given_up_when_the_attempts_run_out():

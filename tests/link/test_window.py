@@ -17,7 +17,7 @@ from bench.protocol.greeting import greet
 from bench.protocol.link import Link
 from bench.protocol import BENCH, CONTROLLER, LinkTimeout, ProtocolViolation, Session, Timeouts, make
 from bench.rules.submission import default_rules
-from tests.link.conftest import connect
+from tests.link.conftest import Silence, connect
 
 GAME = "lightning-dice"
 TIMEOUTS = Timeouts(byte=0.05, frame=0.2, response=0.15, retries=2)
@@ -144,25 +144,6 @@ def test_a_silent_peer_gives_a_bounded_link_timeout(wait):
     # benchmarks/wall_clock_bench.py; exactly when, on the session's own clock, the test below).
     assert elapsed >= TIMEOUTS.give_up_after() - 0.05
     assert bench.stats["tx_retransmit"] == 2 * 3 and bench.in_flight == 0
-
-
-class Silence:
-    """A peer that never answers, on a clock that moves only while the session
-    waits to hear from it: when the session's timers fire, exactly, however
-    loaded the machine is."""
-
-    def __init__(self):
-        self.now, self.written = 0.0, bytearray()
-
-    def clock(self) -> float:
-        return self.now
-
-    def read_some(self, timeout):
-        self.now += timeout
-        return b""
-
-    def write(self, data):
-        self.written += data
 
 
 @pytest.mark.parametrize("wait", ["flush", "poll"])
