@@ -90,7 +90,8 @@ def stop_once(args) -> dict:
         counter = RoundCounter(out / "session.jsonl")
         while proc.poll() is None and counter.update() < args.rounds:
             time.sleep(0.1)
-        before, rss = cpu_seconds(proc.pid), memory_mb(proc.pid, "VmRSS")
+        before = cpu_seconds(proc.pid) or 0.0       # None: it is gone already (the summary says how it ended)
+        rss = memory_mb(proc.pid, "VmRSS")
         signalled = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         after, peak = before, 0.0
@@ -118,7 +119,7 @@ def memory_once(args) -> dict:
         started = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 env=_env(args.source), cwd=args.source)
-        peak, libraries = 0.0, []
+        peak, libraries = 0.0, list[str]()
         while not is_zombie(proc.pid):
             peak = max(peak, memory_mb(proc.pid, "VmHWM"))
             libraries = loaded(proc.pid) or libraries
