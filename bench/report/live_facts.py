@@ -1,5 +1,5 @@
 """The session report's facts gathered as ``bench run`` writes its journal,
-so that writing the report costs the same after 20 rounds or 20,000.
+so that writing the report costs about the same after 20 rounds or 20,000.
 
 ``bench replay --report`` reads the report's facts from the journal
 (``bench.report.session_facts.read_session``): it replays every frame and
@@ -29,7 +29,7 @@ from bisect import bisect_right
 from collections import Counter, deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import Any, Callable, Iterator, cast
 
 import orjson
 
@@ -88,8 +88,8 @@ class LiveFacts:
 
     def catch_up(self, leave: int = 0) -> None:
         """Read the records written since the last call (the bench's ``on_idle``),
-        all but the last ``leave`` of them. SIGINT and SIGTERM wait until a
-        record is read whole: one read half would leave the tallies wrong (the
+        all but the last ``leave`` of them. SIGINT and SIGTERM wait until the
+        records are read whole: one read half would leave the tallies wrong (the
         report is then read from the journal, as ``torn`` says)."""
         queue = self._queue
         if self.torn:               # these facts are lost: the report reads the journal
@@ -174,17 +174,29 @@ class LiveFacts:
 
 
 @contextmanager
-def _signals_held():
-    """SIGINT and SIGTERM held back (delivered when this ends), in the main
-    thread, where Python runs their handlers."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while this lasts and raised again when it
+    ends. Their Python handlers are swapped for one that notes them (a signal
+    mask would not do: the kernel hands a signal to any thread that does not
+    mask it, the plant's included, and Python runs the handler all the same).
+    Handlers are Python's to swap in the main thread only; elsewhere nothing
+    is held."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    caught: list[int] = []
+    before = {}
+    for number in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(number)
+        if handler is not None:            # None: set outside Python, which cannot be put back
+            before[number] = signal.signal(number, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        if caught:
+            signal.raise_signal(caught[0])     # to the handler put back: as if it came now
 
 
 class _Ended:

@@ -212,3 +212,30 @@ def test_junit_cases_of_passed_rounds_are_elementtree_s_own(tmp_path):
         expected = ET.Element("testcase", classname=f"bench.{summary.game}", name=f"round {played.round}")
         summary_module._properties(expected, judged_by, outcome=summary_module._outcome_words(played))
         assert case == ET.tostring(expected, encoding="unicode")
+
+
+def test_sigterm_while_a_record_is_read_for_the_report_waits_until_it_is_read_whole(tmp_path):
+    """The signal comes while the report's facts take a record: it is raised
+    (as SIGTERM's KeyboardInterrupt) once the record is read whole, and the
+    facts stay good."""
+    import os
+
+    from bench.journal.chain import JournalWriter
+    from tablebench_io.commandline import terminate_as_interrupt
+    live = live_facts.LiveFacts(tmp_path / "j.jsonl")
+    with JournalWriter(tmp_path / "j.jsonl") as journal:
+        live.written(0, journal.append("session", game="lightning-dice"))
+        live.catch_up()
+        record = journal.append("round", round=1, wire=[], plants=[], verdicts=[])
+    real = live.reader.record
+
+    def record_and_signal(body):
+        os.kill(os.getpid(), signal.SIGTERM)        # mid-read
+        time.sleep(0.05)
+        real(body)
+    live.reader.record = record_and_signal
+    with terminate_as_interrupt():
+        live.written(100, record)
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            live.catch_up()
+    assert not live.torn and live.records == 2 and list(live.rounds) == [live_facts.NO_ROUND, 1]
