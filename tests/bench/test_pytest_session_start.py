@@ -18,12 +18,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bench.emulator.controller import EmulatedController
-from bench.emulator.server import serve
-from bench.protocol import BENCH, Session, Timeouts
+from bench.protocol import BENCH, Session
 from bench.protocol.greeting import greet
 from bench.protocol.link import open_link
-from bench.protocol.session import CONTROLLER
 from bench.rules.submission import default_rules
+from tests.pty_controller import controller_on_pty
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "lightning-dice"
@@ -39,22 +38,8 @@ class VoidsWithoutTheFlag(EmulatedController):
 
 
 def left_on(stop: threading.Event) -> str:
-    """The controller on a thread behind a pty it keeps open, as a powered
-    controller on a cable: a session may end and another begin."""
-    rules, ready, where = default_rules(GAME), threading.Event(), []
-
-    def on_connection(link) -> None:
-        session = Session(link, GAME, role=CONTROLLER, timeouts=Timeouts())
-        VoidsWithoutTheFlag(session, game=GAME, rules=rules, seed=7).serve(stop.is_set, idle_poll=0.02)
-
-    def announce(line: str) -> None:
-        where.append(line.split(" ", 1)[1])
-        ready.set()
-
-    threading.Thread(target=serve, args=("pty", on_connection), kwargs=dict(announce=announce,
-                     should_stop=stop.is_set), daemon=True).start()
-    assert ready.wait(10), "the controller did not listen"
-    return where[0]
+    """The misbehaving controller left on behind a pty: a session may end and another begin."""
+    return controller_on_pty(GAME, stop, VoidsWithoutTheFlag)
 
 
 def earlier_session(device: str) -> None:

@@ -12,10 +12,9 @@ import threading
 
 from bench.conformance.suite import FAIL, PASS, run_suite
 from bench.emulator.controller import EmulatedController
-from bench.emulator.server import serve
-from bench.protocol import Session, Timeouts
-from bench.protocol.session import CONTROLLER
+from bench.protocol import Session
 from bench.rules.submission import default_rules
+from tests.pty_controller import controller_on_pty
 
 GAME = "lightning-dice"
 
@@ -32,20 +31,7 @@ class ActsOnDuplicates(Session):
 
 
 def controller(session_class, stop: threading.Event) -> str:
-    rules, ready, where = default_rules(GAME), threading.Event(), []
-
-    def on_connection(link) -> None:
-        session = session_class(link, GAME, role=CONTROLLER, timeouts=Timeouts())
-        EmulatedController(session, game=GAME, rules=rules, seed=7).serve(stop.is_set, idle_poll=0.02)
-
-    def announce(line: str) -> None:
-        where.append(line.split(" ", 1)[1])
-        ready.set()
-
-    threading.Thread(target=serve, args=("pty", on_connection), kwargs=dict(announce=announce,
-                     should_stop=stop.is_set), daemon=True).start()
-    assert ready.wait(10), "the controller did not listen"
-    return where[0]
+    return controller_on_pty(GAME, stop, EmulatedController, session_class)
 
 
 def duplicate_frame(session_class):
