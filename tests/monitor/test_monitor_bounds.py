@@ -2,7 +2,9 @@
 30 s of random bytes on both lines made 470 MB, a 67.6 MB journal line and
 741,936 stdout lines while ``hourly.jsonl`` said ``dropped_bytes: 0``). A
 second of random bytes, as fast as two pseudo-terminals carry them, with a
-small copy bound so that the judge surely falls behind: every output stays
+small copy bound and a judge that is held for its first 0.3 s (as a slow
+disk would hold it), so that it falls behind on any machine, however fast
+it judges (CI's once kept up with a bound of 256 KiB): every output stays
 bounded and every byte read is accounted for (judged, dropped from the copy
 or left unjudged), in the interval report too."""
 
@@ -26,7 +28,23 @@ from bench.rules.submission import default_rules
 
 GAME = "lightning-dice"
 NOISE_S = 1.0              # how long each line carries random bytes
-COPY_BOUND = 256 * 1024    # the copy's bound: at full pty speed the judge is behind within milliseconds
+COPY_BOUND = 256 * 1024    # the copy's bound
+STALL_S = 0.3              # the judge takes nothing for this long: the pty carries far more than COPY_BOUND meanwhile
+
+
+class HeldJudge(Handover):
+    """A hand-over whose first take waits ``STALL_S``: the judge behind
+    for a moment, as a fsync on a slow disk holds it, on any machine."""
+
+    def __init__(self, max_pending: int):
+        super().__init__(max_pending)
+        self._held = False
+
+    def take(self, timeout: float, most: int | None = None) -> list:
+        if not self._held:
+            self._held = True
+            time.sleep(STALL_S)
+        return super().take(timeout, most)
 
 
 def test_random_bytes_on_both_lines_cost_bounded_output_and_every_byte_is_counted(tmp_path):
@@ -46,7 +64,7 @@ def test_random_bytes_on_both_lines_cost_bounded_output_and_every_byte_is_counte
     series = Series(tmp_path, header=header, game=GAME, rules=rules, reply_s=3.0, key=None, seal_every=10,
                     rotate_bytes=32 << 20, rotate_s=86400)
     hourly = Hourly(tmp_path / "hourly.jsonl", 3600)
-    source = TwoLines(lines[HOST][2], lines[CONTROLLER][2], handover=Handover(max_pending=COPY_BOUND))
+    source = TwoLines(lines[HOST][2], lines[CONTROLLER][2], handover=HeldJudge(COPY_BOUND))
     pumps = [threading.Thread(target=pump, args=(side,)) for side in lines]
     said: list[str] = []
     tracemalloc.start()
@@ -64,7 +82,7 @@ def test_random_bytes_on_both_lines_cost_bounded_output_and_every_byte_is_counte
             os.close(master)
             os.close(slave)
     dropped = source.handover.dropped
-    assert sum(dropped.values()) > 0, "the judge kept up with the noise: the test needs a smaller COPY_BOUND"
+    assert sum(dropped.values()) > 0, "the judge kept up with the noise though held: the test needs a smaller COPY_BOUND"
     # Bounded: a few lines on stdout, a journal of at most the noise it keeps, memory of the copy's bound.
     assert len(said) < 30, said[:40]
     journals = sorted(tmp_path.glob("monitor-*.jsonl"))
