@@ -9,6 +9,7 @@ import signal
 import sys
 from contextlib import contextmanager
 
+from bench.archive.labels import add_label_options, labels_from
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
 
@@ -59,6 +60,7 @@ def register(subparsers) -> None:
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--rounds", type=int, metavar="N", help="stop after N rounds seen whole")
     p.add_argument("--once", action="store_true", help="with --relay: stop when the first host connection ends")
+    add_label_options(p.add_argument_group("where it is played (kept in each journal; bench archive, docs/archive.md)"))
     p.set_defaults(func=run)
 
 
@@ -137,7 +139,7 @@ def run(args) -> int:
         adapter = get_adapter(args.adapter)
         header = session_header(game=args.game, rules=rules, controller=None, emulated=False, misbehave=None,
                                 phases={"reply_s": args.reply_s}, runner="bench monitor",
-                                **adapter_fields(adapter), **game_file_fields(args.game))
+                                **adapter_fields(adapter), **game_file_fields(args.game), **labels_from(args))
         limits = Limits(seconds=args.duration, rounds=args.rounds, connections=1 if args.once else None)
         with claimed(out) as _:
             taken = sorted(out.glob(f"{PREFIX}*.jsonl"))

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench.archive.labels import add_label_options, labels_from
 from bench.errors import BenchError
 from bench.journal.wire_budget import DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES
 from bench.rules import DEFAULT_GAME, game_names
@@ -103,6 +104,7 @@ def register(subparsers) -> None:
                           "command (run as CMD IMAGE) or an http:// endpoint (see bench recognize)")
     cam.add_argument("--recognizer-stream", action="store_true",
                      help="start the recogniser command once and talk to it a line a frame")
+    add_label_options(p.add_argument_group("where it is played (kept in the journal; bench archive, docs/archive.md)"))
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
 
@@ -206,6 +208,7 @@ def run(args) -> int:
             raise BenchError("--bets is a random mix; it does not go with --players cover")
         mix = parse_mix(args.bets, args.game, args.wagers) if random_players else None
         camera = camera_options(args)
+        labels = labels_from(args)
     except BenchError as err:
         print(f"bench run: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -216,7 +219,8 @@ def run(args) -> int:
                            phases=phases, players=mix, probes=not args.no_probes,
                            probe_wagers=not args.no_probe_wagers, key=args.key, seal_every=args.seal_every,
                            force=args.force, baud=args.baud, reconnect_s=args.reconnect, camera=camera,
-                           max_frames=args.max_frames, max_journal_bytes=int(args.max_journal_mb * 2**20))
+                           max_frames=args.max_frames, max_journal_bytes=int(args.max_journal_mb * 2**20),
+                           labels=labels)
     try:
         with terminate_as_interrupt():
             outcome = run_session(config)

@@ -60,7 +60,8 @@ def session_header(*, game: str, rules, controller: str, emulated: bool, misbeha
     """The journal's first record: what the session played and what it is
     judged by (replay rebuilds its oracle from this), with the full text of
     the rules submission and the plant's design so that it replays on any
-    machine. ``more``: what the driver adds (seeds, the plant)."""
+    machine. ``more``: what the driver adds (seeds, the plant; the table, dealer,
+    dice set or wheel it was played at: ``bench.archive.labels``)."""
     submission = getattr(rules, "source", None)
     submission_text, submission_sha256 = embedded_file(submission)
     design_text, design_sha256 = embedded_file(design)

@@ -128,7 +128,8 @@ class ControllerConnection:
 
     def __init__(self, url: str, game: str, rules: Rules, *, software: str = "tablebench-pytest",
                  reply_s: float = REPLY_S, description: str | None = None, journal: Path,
-                 emulated: bool = False, misbehave: str | None = None, key: str | None = None, adapter=None):
+                 emulated: bool = False, misbehave: str | None = None, key: str | None = None, adapter=None,
+                 labels: dict[str, str] | None = None):
         adapter = adapter or Native()
         self.url = url
         self.game = game
@@ -162,7 +163,7 @@ class ControllerConnection:
             writer.append("session", seal=sealer.header if sealer else None, **session_header(
                 game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
                 phases={"reply_s": reply_s}, runner="pytest features/ --controller", **adapter_fields(adapter),
-                **game_file_fields(game)))
+                **game_file_fields(game), **(labels or {})))
             writer.sync()
         except BaseException:
             self.link.close()

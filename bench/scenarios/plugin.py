@@ -145,6 +145,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--controller-report", metavar="FILE.html", default=None,
                     help="write the run's report: one self-contained HTML page (the verdict, provenance, each "
                          "failed scenario with its clause, frame and wire log, every scenario by feature)")
+    from bench.archive.labels import add_label_options
+    add_label_options(group)      # --table, --dealer, --dice-set, --wheel-id: kept in each journal's header
 
 
 def _readings(config: pytest.Config) -> dict:
@@ -273,6 +275,11 @@ class ControllerPool:
         self.connections: dict[tuple, ControllerConnection] = {}
         self.failed: dict[tuple, str] = {}
         self.key = config.getoption("--controller-key")
+        from bench.archive.labels import labels_from
+        try:
+            self.labels = labels_from(config.option)   # the table it runs at, for each journal's header
+        except BenchError as err:
+            raise pytest.UsageError(str(err)) from None
         self.report = config.pluginmanager.get_plugin(REPORT)     # told of each journal, if a report is asked for
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
@@ -305,7 +312,8 @@ class ControllerPool:
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
         if self.target.mode == "device":
             conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
-                                        journal=self._journal(self.target.game), key=self.key, adapter=self.adapter)
+                                        journal=self._journal(self.target.game), key=self.key, adapter=self.adapter,
+                                        labels=self.labels)
         else:
             conn = self._emulated(game, rules)
         self.stack.callback(conn.close)
@@ -330,7 +338,7 @@ class ControllerPool:
                    + (f" --misbehave {misbehave}" if misbehave else "") + "".join(f" {a}" for a in speaks))
         return ControllerConnection(url, game, load_submission(submission), description=f"{url} ({command})",
                                     journal=self._journal(submission.stem), emulated=True, misbehave=misbehave,
-                                    key=self.key, adapter=self.adapter)
+                                    key=self.key, adapter=self.adapter, labels=self.labels)
 
     def _submission(self, game: str, rules) -> Path:
         """A rules submission for the emulated controller: the scenario's

@@ -93,6 +93,7 @@ class SessionConfig:
     # with the emulated controller, it is put behind a serial line of that speed (bench.emulator.line).
     baud: int | None = None
     reconnect_s: float = 0.0               # a device that goes away: seconds to wait for it to come back (0: end link-lost)
+    labels: dict[str, str] = field(default_factory=dict)   # its table, dealer, dice set, wheel (bench.archive.labels)
 
 
 @dataclass
@@ -363,7 +364,7 @@ class _Play:
             **({"camera": plant.header()} if config.camera is not None else {}),
             realtime=config.realtime, staging=[c.id for c in plan.classes] if plan else None,
             line=line.budget.to_json() if line.budget else None, **adapter_fields(self.adapter),
-            **game_file_fields(config.game)))
+            **game_file_fields(config.game), **config.labels))
         journal.sync()
         if config.progress and hasattr(plant, "on_note"):
             plant.on_note(_say)      # a stale staging catalogue swept again, said as it happens
