@@ -21,6 +21,7 @@ from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
 from bench.rules.submission import LIMITS_CLAUSE
 from bench.emulator.misbehaviours import Policy
+from bench.emulator.rng_misbehaviours import session_started
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +112,7 @@ class EmulatedController:
         # Answer in the version the bench greeted with; from this HELLO on
         # the session speaks it (version 2's window is the bench's).
         self.session.use_protocol(m["proto"], peer_window=m.get("window"))
+        session_started(self.policy, self.seed)     # a Lucky RNG that restarts its sequence does it here (810a.5)
         self._hello()
         # Every HELLO is sent stop-and-wait (docs/protocol.md 9): in version 2 the
         # window opens once it is acknowledged. (Sent ahead, an OPEN whose ACK

@@ -121,6 +121,10 @@ def _lawful(ctrl, wager: Wager) -> bool:
 
 
 MISBEHAVIOURS: dict[str, type[Policy]] = {}
+# Misbehaviours of the Lucky RNG that only the RNG battery finds (bench rng,
+# 810a.5): named like these, kept apart from the per-round mutation score
+# (bench.emulator.rng_misbehaviours registers them).
+BATTERY_ONLY: dict[str, type[Policy]] = {}
 # Which games a misbehaviour applies to and the clauses a bench catching it
 # may cite come from the games' descriptors (bench.rules) where a descriptor
 # says it; a misbehaviour that breaks one regulation's own rule names that
@@ -151,9 +155,9 @@ def policy_for(name: str | None, game: str, paytable: str | None) -> Policy:
     if not name:
         return Policy()
     try:
-        cls = MISBEHAVIOURS[name]
+        cls = MISBEHAVIOURS[name] if name in MISBEHAVIOURS else BATTERY_ONLY[name]
     except KeyError:
-        raise RulesError(f"unknown misbehaviour {name!r}; known: {', '.join(sorted(MISBEHAVIOURS))}",
+        raise RulesError(f"unknown misbehaviour {name!r}; known: {', '.join(sorted(MISBEHAVIOURS | BATTERY_ONLY))}",
                          field="--misbehave") from None
     from bench.rules import describe
     if describe(game).built_in not in cls.games:    # a game file's variant: its base game's misbehaviours
