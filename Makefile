@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,twin,ray,lint]'
+	$(BIN)/python -m pip install --quiet -e '.[test,twin,ray,lint,archive]'
 	touch $(STAMP)
 
 # The browser the report-page tests open pages in (tests/report_pages), before the
