@@ -129,25 +129,58 @@ class TrackModel:
         area = math.pi * ball.radius_m ** 2
         self.c_drag = bowl.air_density_kg_m3 * ball.drag_coefficient * area / (2.0 * ball.mass_kg)
         self.max_time = design.simulation.max_track_time_s
+        # Constants of the right-hand side, worked out once: each is the value the
+        # expression it replaces gave (the same operations on the same operands), so
+        # the ride's bytes do not change. The warp is asked about the same angle
+        # several times a step (the last stage, the push and its rate at the step's
+        # end), so its last answer is kept.
+        self._kr = ROLLING * self.r
+        self._tilt_pull = GRAVITY * math.sin(self.tilt)
+        self._warp_terms = (tuple(zip(range(1, len(warp.cos) + 1), warp.cos, warp.sin)) if warp else ())
+        self._warp_theta = math.nan
+        self._warp_value = (0.0, 0.0)
+
+    def _warp_at(self, theta: float) -> tuple[float, float]:
+        """:meth:`Warp.at`, the same arithmetic in the same order, its last answer kept."""
+        if theta == self._warp_theta:
+            return self._warp_value
+        slope = rate = 0.0
+        cos, sin = math.cos, math.sin
+        for m, a, b in self._warp_terms:
+            c, s = cos(m * theta), sin(m * theta)
+            slope += a * c + b * s
+            rate += m * (b * c - a * s)
+        self._warp_theta, self._warp_value = theta, (slope, rate)
+        return slope, rate
 
     def incline_at(self, theta: float) -> float:
         d = self.incline - self.tilt * math.cos(theta - self.low_side)
-        return d + self.warp.at(theta)[0] if self.warp else d
+        return d + self._warp_at(theta)[0] if self.warp else d
 
     def wall_push(self, theta: float, v: float) -> float:
         d = self.incline_at(theta)
-        return v * v / (ROLLING * self.r) * math.cos(d) - GRAVITY * math.sin(d)
+        return v * v / self._kr * math.cos(d) - GRAVITY * math.sin(d)
 
     def slope(self, _t: float, theta: float, v: float) -> tuple[float, float]:
         """The right-hand side: (d theta/dt, dv/dt), in plain float arithmetic."""
         d = self.incline - self.tilt * math.cos(theta - self.low_side)
-        pull = GRAVITY * math.sin(self.tilt) * math.sin(theta - self.low_side)
-        if self.warp:
-            slope, rate = self.warp.at(theta)
+        pull = self._tilt_pull * math.sin(theta - self.low_side)
+        terms = self._warp_terms
+        if len(terms) == 1:                    # the shipped warp: one harmonic, written out (as _warp_at)
+            _, a, b = terms[0]
+            c, s = math.cos(1 * theta), math.sin(1 * theta)
+            d += 0.0 + (a * c + b * s)
+            pull += GRAVITY * (0.0 + 1 * (b * c - a * s))
+        elif terms:
+            slope, rate = self._warp_at(theta)
             d += slope
             pull += GRAVITY * rate             # a tilt's pull is g * its slope's rate along the track
-        n = max(0.0, v * v / (ROLLING * self.r) * math.cos(d) - GRAVITY * math.sin(d))
-        floor = GRAVITY * math.cos(d) + v * v / self.r * math.sin(d)
+        vv = v * v
+        cos_d, sin_d = math.cos(d), math.sin(d)
+        n = vv / self._kr * cos_d - GRAVITY * sin_d
+        if not n > 0.0:                        # max(0.0, n), as it was, without the call
+            n = 0.0
+        floor = GRAVITY * cos_d + vv / self.r * sin_d
         dv = ROLLING * (-self.mu_rim * n - self.mu_roll * floor - self.c_drag * v * v - pull)
         return v / self.r, dv
 
@@ -158,14 +191,14 @@ class TrackModel:
     def slope_rate(self, theta: float) -> float:
         """How fast the incline changes along the track (per radian)."""
         rate = self.tilt * math.sin(theta - self.low_side)
-        return rate + self.warp.at(theta)[1] if self.warp else rate
+        return rate + self._warp_at(theta)[1] if self.warp else rate
 
     def wall_push_rate(self, theta: float, v: float, dv: float) -> float:
         """The wall's push's rate of change along the ride (per second), the
         ball moving at ``v`` and changing speed at ``dv``."""
         d = self.incline_at(theta)
-        return (2 * v * dv * math.cos(d) / (ROLLING * self.r)
-                + (-v * v * math.sin(d) / (ROLLING * self.r) - GRAVITY * math.cos(d)) * self.slope_rate(theta) * v / self.r)
+        return (2 * v * dv * math.cos(d) / self._kr
+                + (-v * v * math.sin(d) / self._kr - GRAVITY * math.cos(d)) * self.slope_rate(theta) * v / self.r)
 
     def ride(self, start_angle_rad: float, start_speed_m_s: float) -> tuple[TrackExit, Steps]:
         """Integrate from the launch to the leaving point; return (TrackExit, the ride's steps).
@@ -183,10 +216,12 @@ class TrackModel:
                          max_step=MAX_STEP_S, first_step=FIRST_STEP_S)
         t_leave: float | None = 0.0 if self.wall_push(start_angle_rad, start_speed_m_s) <= 0 else None
         rate_before = self.wall_push_rate(*ode.y, ode.k[1])
+        push_before = self.wall_push(*ode.y)
         while t_leave is None and ode.step(self.max_time):
             rate_now = self.wall_push_rate(*ode.y, ode.k[1])
-            t_leave = self._leaving_within(ode, rate_before, rate_now)
-            rate_before = rate_now
+            push_now = self.wall_push(*ode.y)
+            t_leave = self._leaving_within(ode, rate_before, rate_now, push_before, push_now)
+            rate_before, push_before = rate_now, push_now
         left = t_leave is not None
         t = t_leave if t_leave is not None else ode.t
         theta, v = ode.at(t) if left else ode.y
@@ -194,11 +229,12 @@ class TrackModel:
                           revolutions=(theta - start_angle_rad) / (2 * math.pi))
         return exit_, ode.path
 
-    def _leaving_within(self, ode: Integrator, rate_before: float, rate_now: float) -> float | None:
-        """When the ball left the track within the step just taken, or None."""
+    def _leaving_within(self, ode: Integrator, rate_before: float, rate_now: float, push_before: float,
+                        push_now: float) -> float | None:
+        """When the ball left the track within the step just taken (the push and its
+        rate at the step's ends given: each is the next step's start), or None."""
         steps = ode.path
         t0, t1 = steps.t[-2], steps.t[-1]
-        push_before, push_now = self.wall_push(*steps.y[-2]), self.wall_push(*steps.y[-1])
 
         def push(t: float) -> float:
             return self.wall_push(*ode.at(t))
