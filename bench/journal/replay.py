@@ -82,7 +82,9 @@ class ReplayOutcome:
         again reads the same: a pass then stands on the journal's word alone."""
         found = ["head"] if self.expected_head and self.chain.ok else []
         s = self.seals
-        if s.checked and s.sealed and s.ok and s.final and not s.unsealed_records:
+        # A seal signs the chain's recorded hashes: with a record that does not
+        # match its hash, the seals vouch for what was there, not for these bytes.
+        if self.chain.ok and s.checked and s.sealed and s.ok and s.final and not s.unsealed_records:
             found.append("seal")
         return found
 
@@ -403,6 +405,18 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
     with _cycle_collector_paused():
         chain = verify_journal(path, expected_head=expected_head, visit=visit)
     seals.finish()
+    if not chain.ok and not redecode and chain.problems and judge.header is not None:
+        # A record that does not match its hash may carry bytes changed under an
+        # unchanged decoded message: judging the recorded message would read a
+        # changed payout as compliant. So a broken chain is judged again on
+        # the raw bytes of every frame (``--redecode``), and says so.
+        judge = _Judge(path, True, submission)
+        seals = SealCheck(pubkey)
+        with _cycle_collector_paused():
+            chain = verify_journal(path, expected_head=expected_head, visit=visit)
+        seals.finish()
+        judge.notes.append("the hash chain is broken: every frame was decoded again from its raw bytes and "
+                           "judged on them (as --redecode does), not on the message recorded beside them")
     if judge.header is None:
         raise BenchError(f"{path}: the journal is empty")
     end = judge.end
@@ -564,7 +578,7 @@ def describe(outcome: ReplayOutcome) -> str:
     lines.extend(_more(outcome.structure_problems, "records out of place"))
     for note in outcome.notes:
         lines.append(f"  note: {note}")
-    lines.extend(describe_seals(outcome.seals))
+    lines.extend(describe_seals(outcome.seals, outcome.chain))
     oracle = outcome.oracle
     if oracle is not None:
         lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {oracle.violation_count} violations")
@@ -590,7 +604,16 @@ def describe(outcome: ReplayOutcome) -> str:
     return "\n".join(lines)
 
 
-def describe_seals(seals: SealReport) -> list[str]:
+def describe_seals(seals: SealReport, chain: VerifyReport | None = None) -> list[str]:
+    """The seals in words; with ``chain`` broken, what they then do not vouch for."""
+    lines = _seal_lines(seals)
+    if chain is not None and not chain.ok and seals.checked and seals.epochs:
+        lines.append("  the seals sign the chain's recorded hashes, and the chain is BROKEN: they do not vouch "
+                     "for the records that fail their hash, nor for anything after a cut")
+    return lines
+
+
+def _seal_lines(seals: SealReport) -> list[str]:
     if seals.sealed is False:
         return ["seals: none: the journal is unsealed (recorded without a key)"] + [f"  {p}" for p in seals.problems]
     if not seals.checked:
