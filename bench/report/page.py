@@ -62,6 +62,11 @@ CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
 
+def _money(amount) -> str:
+    """Minor units with their digits grouped (1,177,954): a number, or what the round has instead."""
+    return f"{amount:,}" if isinstance(amount, int) and not isinstance(amount, bool) else esc(amount)
+
+
 def _pct(x) -> str:
     return "n/a" if x is None else f"{100 * float(x):.2f}%"
 
@@ -105,6 +110,9 @@ class _Pictures:
 def anchor_words(facts: SessionFacts) -> str:
     """What vouches for the journal, in words (the verdict box and the JSON)."""
     anchors = facts.replayed.anchors
+    if not facts.replayed.chain.ok:
+        # The head hash and the seals stand on the chain: broken, it vouches for nothing after the break.
+        return "nothing: the hash chain is BROKEN, so neither a head hash nor a seal vouches for it"
     if "head" in anchors and "seal" in anchors:
         return "the head hash kept apart and the bench key's seals"
     if "head" in anchors:
@@ -119,7 +127,8 @@ def _verdict(facts: SessionFacts) -> Verdict:
     reasons = []
     if not r.chain.ok:
         count = len(r.chain.problems)
-        reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was changed")
+        how = "cut off" if r.chain.torn_tail or not r.chain.ended else "changed"
+        reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was {how}")
     if r.decode_problems:
         reasons.append(f"{len(r.decode_problems)} recorded frames do not decode as recorded")
     if s.violation_count:
@@ -141,9 +150,12 @@ def _verdict(facts: SessionFacts) -> Verdict:
     scenarios = len(set(facts.scenarios.values()))
     if facts.pytest_run:
         figures.insert(0, ("scenarios played", str(scenarios)))
-    figures.append(("violations", "none" if not s.violation_count else
-                    f"{s.violation_count} of {len(s.violations_by_clause)} clause"
-                    f"{'s' * (len(s.violations_by_clause) != 1)}"))
+    found_words = ("none" if not s.violation_count else
+                   f"{s.violation_count:,} of {len(s.violations_by_clause)} clause"
+                   f"{'s' * (len(s.violations_by_clause) != 1)}")
+    if not r.intact:      # found in frames nobody vouches for: never a plain "none"
+        found_words = f"{found_words} found, in a journal that is not as the bench wrote it"
+    figures.append(("violations", found_words))
     if s.observed_rtp is not None:
         figures.append(("observed return", f"{_pct(s.observed_rtp)} (exact {_pct(s.expected_rtp)})"))
     figures.append(("journal vouched for by", anchor_words(facts)))
@@ -170,8 +182,13 @@ def _recorded_by(header: dict) -> str:
 def _inputs(facts: SessionFacts) -> list[Input]:
     h, chain = facts.header, facts.replayed.chain
     if facts.expected_head:
-        head_note = ("(matches the head hash kept apart)" if chain.head == facts.expected_head and chain.ok
-                     else "(does NOT match the head hash kept apart)")
+        if chain.head != facts.expected_head:
+            head_note = f"(does NOT match the head hash kept apart, {facts.expected_head})"
+        elif chain.ok:
+            head_note = "(matches the head hash kept apart)"
+        else:     # the last record's hash is as kept apart, and records before it do not match theirs
+            head_note = ("(the same as the head hash kept apart, but records before it do not match their "
+                         "hashes: the chain is BROKEN)")
     else:
         head_note = "(not checked against a head hash kept apart: bench replay --head HASH)"
     found = [Input("journal", facts.journal, chain.head, "head hash", esc(head_note))]
@@ -199,11 +216,25 @@ def _seeds(facts: SessionFacts) -> str:
     return "not recorded"
 
 
+def runner_words(facts: SessionFacts) -> str:
+    """What recorded the journal: bench run, a pytest run, or bench monitor (a tap's traffic)."""
+    if facts.pytest_run:
+        return "a pytest run (pytest --controller)"
+    if facts.header.get("monitor") is not None:
+        return "bench monitor (the traffic heard on a tap)"
+    return "bench run"
+
+
 def _engine(facts: SessionFacts) -> str:
     h = facts.header
     if facts.pytest_run:
         return esc(f"{h.get('runner') or 'pytest --controller'}: the regulation scenarios played on the link "
                    "(bench.scenarios.plugin), every frame judged by the oracle as it passed")
+    if h.get("monitor") is not None:
+        part = h["monitor"].get("part") if isinstance(h["monitor"], dict) else None
+        return esc("bench monitor: the traffic between a table's host and its controller, heard on a tap"
+                   + (f" (journal part {part})" if part is not None else "")
+                   + "; no plant and no clock of the bench's: every frame judged by the oracle as it was heard")
     plant = {"tower": "the PyBullet tower twin", "wheel": "the PyBullet wheel twin",
              "recorded": "outcomes recorded beforehand"}.get(h.get("plant"), h.get("plant") or "not recorded")
     clock = "the wall clock (--realtime)" if h.get("realtime") else "virtual time (simpy)"
@@ -217,11 +248,22 @@ def _controller(h: dict) -> str:
 
 def repeat_command(facts: SessionFacts) -> str:
     """The command that judges the journal again and writes this page."""
-    check = f" --head {facts.expected_head}" if facts.expected_head else ""
+    return f"{verify_command(facts, asked_only=True)} --report report.html"
+
+
+def verify_command(facts: SessionFacts, asked_only: bool = False) -> str:
+    """The command that verifies the journal again, with everything that
+    vouches for it: the head hash kept apart and, for a sealed journal, the
+    bench key (the fingerprint checked, or the key's file to be had from the
+    bench). ``asked_only``: only what this page's judging was given."""
+    check = (f" --head {facts.expected_head}" if facts.expected_head
+             else "" if asked_only else " --head $(cat session.head)")
     seals = facts.replayed.seals
     if seals.checked and seals.expected:
         check += f" --pubkey {seals.expected}"
-    return f"bench replay {facts.journal}{check} --report report.html"
+    elif seals.sealed and not asked_only:
+        check += " --pubkey bench.pub"      # never the fingerprint the journal claims for itself
+    return f"bench replay {facts.journal}{check}"
 
 
 def _provenance(facts: SessionFacts) -> Provenance:
@@ -235,14 +277,33 @@ def _provenance(facts: SessionFacts) -> Provenance:
         ("hash chain", f"{chain.records} records, "
                     + ("intact" if chain.ok else "<b class=fail>BROKEN</b>")
                     + ("" if chain.ended else ", <b>cut off before its session-end record</b>")),
-        ("seals", esc("; ".join(line.strip() for line in describe_seals(facts.replayed.seals))
+        ("seals", esc("; ".join(line.strip() for line in describe_seals(facts.replayed.seals, chain))
                       .removeprefix("seals: "))),
         ("controller", _controller(h)),
         ("controller's HELLO", code(message_text(facts.hello)) if facts.hello else "none recorded"),
         ("phases", esc(", ".join(f"{k.removesuffix('_s')} {v:g} s" for k, v in (h.get("phases") or {}).items()))),
     ]
-    return Provenance(date=f"{utc(facts.first_wall)} to {utc(facts.last_wall)}", inputs=_inputs(facts),
+    if facts.replayed_at is not None:
+        more.insert(0, ("replayed", esc(_replay_words(facts))))
+        more.insert(1, ("journal written by", esc(runner_words(facts))))
+    recorded = f"{utc(facts.first_wall)} to {utc(facts.last_wall)}"
+    date = recorded if facts.replayed_at is None else f"recorded {recorded}; replayed {utc(facts.replayed_at)}"
+    return Provenance(date=date, inputs=_inputs(facts),
                       seeds=_seeds(facts), engine=_engine(facts), repeat=repeat_command(facts), more=more)
+
+
+def _replay_words(facts: SessionFacts) -> str:
+    """When bench replay ran and what it verified, in one line."""
+    r = facts.replayed
+    checked = [f"the hash chain ({r.chain.records:,} records: {'intact' if r.chain.ok else 'BROKEN'})"]
+    if facts.expected_head:
+        checked.append("the head hash kept apart" + ("" if r.chain.head == facts.expected_head else " (NOT matched)"))
+    if r.seals.checked:
+        checked.append(f"the seals with key {r.seals.expected}" + ("" if r.seals.ok else " (BROKEN)"))
+    rounds = len(r.oracle.rounds) if r.oracle is not None else 0
+    checked.append(f"every frame of {rounds:,} rounds judged again by the oracle"
+                   + (f", {r.redecoded:,} of them decoded again from their raw bytes" if r.redecoded else ""))
+    return f"by bench replay at {utc(facts.replayed_at)}: " + "; ".join(checked)
 
 
 def _clause_words(clause: str) -> str:
@@ -316,6 +377,9 @@ def _finding_card(facts: SessionFacts, finding, pictures: _Pictures, listed: set
 
 def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     s = facts.summary
+    if not s.violation_count and not facts.replayed.intact:
+        return ("<h2>Violations by clause</h2><p class=fail>None found, but the journal is not as the bench "
+                "wrote it (see The journal, below): nothing vouches for the frames that were judged.</p>")
     if not s.violation_count:
         return ("<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the "
                 "protocol ask.</p>")
@@ -336,8 +400,11 @@ def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
            "<table><tr><th>clause</th><th>violations</th><th>findings</th><th>rounds affected</th>"
            f"<th>which rounds</th></tr>{rows}</table>"]
     if not facts.plants:
-        out.append("<p class=info>The journal holds no plant reading (a pytest run: each scenario gives its own "
-                   "readings), so no round's outcome is drawn.</p>")
+        why = ("a pytest run: each scenario gives its own readings" if facts.pytest_run else
+               "a monitor hears the table's traffic, not its plant" if facts.header.get("monitor") is not None
+               else "the session recorded none")
+        out.append(f"<p class=info>The journal holds no plant reading ({why}), so no round's outcome is "
+                   "drawn.</p>")
     listed: set[int] = set()
     for clause, count in s.violations_by_clause.most_common():
         mine = [f for f in found if f.clause == clause]
@@ -401,7 +468,7 @@ def _probe_words(facts: SessionFacts) -> str:
     probes = facts.summary.probe_rounds
     played = {r.round: r for r in facts.summary.played if r.round in probes}
     items = "".join(
-        f"<li>round {n}: {esc(name)}" + (f" (staked {played[n].staked}, returned {played[n].returned})"
+        f"<li>round {n}: {esc(name)}" + (f" (staked {played[n].staked:,}, returned {played[n].returned:,})"
                                          if n in played else "") + "</li>"
         for n, name in sorted(probes.items()))
     return ("<p>Left out: the probe rounds, whose outcome the bench staged to see how the controller settles a "
@@ -418,8 +485,8 @@ def _return(facts: SessionFacts) -> str:
         return ("<h2>Return to player</h2><p>No ordinary round was staked: there is no return to measure.</p>"
                 + _probe_words(facts))
     ordinary, staked, returned = s.ordinary_totals()
-    text = (f"<p>Over the {ordinary} ordinary rounds: staked {staked} and returned "
-            f"{returned} (minor units), an observed return of {_pct(observed)}")
+    text = (f"<p>Over the {ordinary:,} ordinary round{'s' * (ordinary != 1)}: staked {staked:,} and returned "
+            f"{returned:,} (minor units), an observed return of {_pct(observed)}")
     if interval:
         inside = exact is not None and interval[0] <= float(exact) <= interval[1]
         text += (f" ({100 * CONFIDENCE:g}% interval {_pct(interval[0])} to {_pct(interval[1])}, rounds as the "
@@ -438,7 +505,7 @@ def _return(facts: SessionFacts) -> str:
         "wagers (probe rounds left out)."))
     game, rules = get_game(s.game), facts.oracle.rules
     stakes = facts.stakes_by_bet
-    rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake}</td>"
+    rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake:,}</td>"
                    f"<td class=num>{_bet_rtp(game, bet, rules)}</td></tr>"
                    for bet, stake in sorted(stakes.items(), key=lambda kv: -kv[1]))
     table = (f"<details><summary>stakes by bet, ordinary rounds ({len(stakes)} bets)</summary><table><tr>"
@@ -528,8 +595,8 @@ def _rounds(facts: SessionFacts) -> str:
     def row(r) -> str:
         return (f"<tr><td class=num>{r.round}</td>{scenario(r) if by_scenario else ''}<td>{outcome(r)}</td>"
                 f"<td>{esc(', '.join(f'{lk.bet} pays {lk.pays}' for lk in r.lucky))}</td>"
-                f"<td class=num>{r.wagers}</td><td class=num>{r.staked}</td><td class=num>{r.returned}</td>"
-                f"<td class=num>{r.expected}</td>"
+                f"<td class=num>{r.wagers}</td><td class=num>{_money(r.staked)}</td>"
+                f"<td class=num>{_money(r.returned)}</td><td class=num>{_money(r.expected)}</td>"
                 f"<td class='num {'fail' if r.violations else ''}'>{r.violations}</td></tr>")
 
     columns = 9 if by_scenario else 8
@@ -612,8 +679,7 @@ def _integrity(facts: SessionFacts) -> str:
         lines.append(f"… and {hidden} more problems of the same kinds")
     if r.chain.torn_tail:
         lines.append("the last line was cut off mid-write (a crash): that round is lost")
-    check = f"bench replay {facts.journal}" + (f" --head {facts.expected_head}" if facts.expected_head else
-                                               " --head $(cat session.head)")
+    check = verify_command(facts)
     return ("<h2>The journal</h2>" + (f"<ul>{''.join(f'<li>{esc(x)}</li>' for x in lines)}</ul>" if lines else
                                       "<p>Every record verified; nothing to note.</p>")
             + f"<p>To verify it again and judge every frame anew:</p><pre>{esc(check)}</pre>")
@@ -624,9 +690,15 @@ def render(facts: SessionFacts) -> str:
     pictures = _Pictures(facts)
     h = facts.header
     kind = "pytest run's journal" if facts.pytest_run else "session report"
+    heading = "Pytest run" if facts.pytest_run else "Session"
+    if facts.header.get("monitor") is not None:
+        kind, heading = "monitor's journal", "Monitored table"
+    if facts.replayed_at is not None:       # a replay says so; the provenance says when it ran and what it verified
+        kind = f"{kind.removesuffix(' report')} replayed ({utc(facts.replayed_at)})"
+        heading = f"Replay of a {'pytest run' if facts.pytest_run else heading.lower()}"
     return report_page(
         kind=kind, title=f"bench {kind}: {h['game']} ({utc(facts.first_wall)})",
-        heading=f"{'Pytest run' if facts.pytest_run else 'Session'}: {_title(h['game'])}",
+        heading=f"{heading}: {_title(h['game'])}",
         verdict=_verdict(facts), provenance=_provenance(facts),
         sections=[_violations(facts, pictures), _unplayed(facts, pictures), _scenarios(facts), _return(facts),
                   _coverage(facts), _latencies(facts), _rounds(facts), _integrity(facts)])

@@ -12,6 +12,7 @@ reports of one session are the same.
 from __future__ import annotations
 
 import random
+import time
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +71,7 @@ class SessionFacts:
     probes: dict[int, str] = field(default_factory=dict)       # round -> the outcome staged in it
     scenarios: dict[int, str] = field(default_factory=dict)    # a pytest run's journal: record seq -> scenario
     round_scenarios: dict[int, list[str]] = field(default_factory=dict)   # round -> the scenarios played in it
+    replayed_at: float | None = None   # when ``bench replay`` judged the journal again (None: the run's own page)
 
     @property
     def pytest_run(self) -> bool:
@@ -262,11 +264,14 @@ def no_roll_rounds(oracle) -> list[int]:
 
 
 def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False,
-                 submission: str | Path | None = None, pubkey: str | None = None) -> SessionFacts:
+                 submission: str | Path | None = None, pubkey: str | None = None,
+                 replaying: bool = False) -> SessionFacts:
     """Everything the session report shows, from the journal alone (``replay``'s
     options: the head kept apart, a submission file, the bench key's
-    fingerprint to check the seals with). Raises ``BenchError`` (or
-    ``OSError``) for a journal that cannot be read at all."""
+    fingerprint to check the seals with). ``replaying``: for ``bench replay``,
+    whose page says it is a replay and when it ran (``replayed_at``). Raises
+    ``BenchError`` (or ``OSError``) for a journal that cannot be read at all."""
+    started = time.time()
     replayed = replay(journal, expected_head=expected_head, redecode=redecode, submission=submission,
                       pubkey=pubkey)
     wanted = Wanted.of(replayed.oracle, replayed.failed_rounds)
@@ -274,7 +279,10 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
     for _, record, _ in iter_records(journal):
         if record is not None:
             reader.record(record)
-    return facts_of(journal, replayed, expected_head, reader)
+    facts = facts_of(journal, replayed, expected_head, reader)
+    if replaying:
+        facts.replayed_at = started
+    return facts
 
 
 @dataclass(frozen=True)
