@@ -73,7 +73,7 @@ def run(args) -> int:
         if args.report or args.json:        # the summary (and the page) need the journal read once more
             from bench.report.page import read_session
             facts = read_session(args.journal, args.head, redecode=args.redecode, submission=args.submission,
-                                 pubkey=pubkey)
+                                 pubkey=pubkey, replaying=True)
             outcome = facts.replayed
         else:
             outcome = replay(args.journal, expected_head=args.head, redecode=args.redecode,
