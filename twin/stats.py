@@ -14,8 +14,6 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Sequence
 
-from scipy import optimize, stats
-
 DEFAULT_CONFIDENCE = 0.99
 DEFAULT_POWER = 0.80
 
@@ -44,6 +42,7 @@ class TestResult:
 def _noncentrality_for_power(dof: int, confidence: float, power: float) -> float:
     """The noncentrality a chi-square test with ``dof`` degrees of freedom needs
     to reject at ``confidence`` with probability ``power``."""
+    from scipy import optimize, stats   # here, not at the top: replay's Lucky draw needs none of it
     critical = stats.chi2.ppf(confidence, dof)
     return optimize.brentq(lambda lam: stats.ncx2.sf(critical, dof, lam) - power, 1e-9, 1e6)
 
@@ -68,6 +67,7 @@ def chi_square_goodness(name: str, observed: Sequence[int], expected_probs: Sequ
     """Observed counts against expected probabilities. Cells with tiny expected
     counts are pooled into their neighbour so the chi-square approximation holds
     (each pooled cell expects at least 5)."""
+    from scipy import stats   # here, not at the top: replay's Lucky draw needs none of it
     total = sum(observed)
     if total == 0:
         return TestResult(name, 0.0, 1.0, confidence, "no samples", math.inf)
@@ -111,6 +111,7 @@ def independence(name: str, table: Sequence[Sequence[int]], confidence: float = 
     """Chi-square test of independence on a contingency table (e.g. the loaded
     face against the resting face). Rows and columns that are all zero are
     dropped; Cramér's V is given in the detail as the effect size."""
+    from scipy import stats   # here, not at the top: replay's Lucky draw needs none of it
     rows = [list(r) for r in table if sum(r) > 0]
     if not rows:
         return TestResult(name, 0.0, 1.0, confidence, "no samples")
@@ -132,6 +133,7 @@ def serial_correlation(name: str, values: Sequence[float], confidence: float = D
     """Lag-1 autocorrelation of consecutive results, two-sided against 0
     (normal approximation, standard error 1/sqrt(n)). The detectable figure is
     the smallest |r| rejected with 80% power."""
+    from scipy import stats   # here, not at the top: replay's Lucky draw needs none of it
     n = len(values)
     if n < 3:
         return TestResult(name, 0.0, 1.0, confidence, "fewer than 3 values")
@@ -166,6 +168,7 @@ class RateInterval:
 def wilson_interval(successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE) -> RateInterval:
     """The Wilson score interval for a rate (no-roll rate, invalid spins): sound
     near 0, where the textbook normal interval goes negative."""
+    from scipy import stats   # here, not at the top: replay's Lucky draw needs none of it
     if trials == 0:
         return RateInterval(0, 0, 0.0, 1.0, confidence)
     z = stats.norm.ppf(1 - (1 - confidence) / 2)
@@ -231,6 +234,7 @@ def largest_empty_arc(name: str, angles_deg: Sequence[float], confidence: float 
     degrees; the detectable figure is the narrowest forbidden zone the test
     flags (an empty arc that wide or wider is flagged whatever the rest does).
     Aimed at Thorp's forbidden zone of a tilted roulette wheel."""
+    from scipy import optimize   # here, not at the top: replay's Lucky draw needs none of it
     n = len(angles_deg)
     if n < 2:
         return TestResult(name, 0.0, 1.0, confidence, "fewer than 2 angles", math.inf)
@@ -251,6 +255,7 @@ def rate_at_most(name: str, events: int, trials: int, ceiling: float,
     """One-sided exact binomial test that a rate (no rolls, invalid spins) is
     at most ``ceiling``: the p-value is P(at least ``events`` | ceiling). The
     detectable figure is the true rate the test flags with 80% power."""
+    from scipy import optimize, stats   # here, not at the top: replay's Lucky draw needs none of it
     if trials == 0:
         return TestResult(name, 0.0, 1.0, confidence, "no trials", math.inf)
     p_value = float(stats.binom.sf(events - 1, trials, ceiling)) if events > 0 else 1.0
@@ -291,6 +296,7 @@ def share_test(name: str, successes: int, trials: int, expected: float,
     chute keeps it, a tall drop onto a flat tray turns it over). The
     detectable figure is the smallest absolute departure from ``expected``
     flagged with 80% power (normal approximation)."""
+    from scipy import stats   # here, not at the top: replay's Lucky draw needs none of it
     if trials == 0:
         return TestResult(name, 0.0, 1.0, confidence, "no trials", math.inf)
     p_value = float(stats.binomtest(successes, trials, expected).pvalue)

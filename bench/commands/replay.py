@@ -71,7 +71,7 @@ def run(args) -> int:
         pubkey = trusted_fingerprint(args.pubkey) if args.pubkey else None
         facts = None
         if args.report or args.json:        # the summary (and the page) need the journal read once more
-            from bench.report.page import read_session
+            from bench.report.session_facts import read_session   # not the page: matplotlib is for --report
             facts = read_session(args.journal, args.head, redecode=args.redecode, submission=args.submission,
                                  pubkey=pubkey, replaying=True)
             outcome = facts.replayed

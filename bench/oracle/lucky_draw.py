@@ -24,10 +24,12 @@ A session too short to judge says so: the verdict gives the rounds the
 family needs to find one position that is never Lucky, and the smallest
 shift of a position's Lucky rate it would find with 80% power.
 
-The distributions are scipy.stats's (exact, tested; ``twin.stats`` for the
-pooled chi-square and Holm's correction), imported when a session is judged,
-not when an oracle is made: scipy.stats takes seconds to import, and replay
-makes an oracle for every journal it reads.
+The distributions are plain Python (``bench.oracle.lucky_pvalues``: the
+exact binomial test, the chi-square tail, the normal quantile, checked
+against scipy.stats; ``twin.stats`` for the pooling of cells and Holm's
+correction): every replay and session judges its draw, and importing
+scipy.stats took a second and a half of CPU, most of a short replay's
+start-up (issue 42).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
+
+from bench.oracle.lucky_pvalues import binomial_two_sided, chi_square, normal_quantile
 
 from bench.rules.base import Lucky
 
@@ -144,35 +148,46 @@ def impossible(distribution, lucky: Sequence[Lucky]) -> tuple[str, str] | None:
 
 # -- the family of tests over a session -------------------------------------------
 
+def _chi_square(name: str, observed: list[int], probabilities: list[float]) -> tuple[float, str]:
+    """twin.stats.chi_square_goodness's p-value and words (its pooling of
+    cells expecting under 5), with the plain-Python tail (lucky_pvalues)."""
+    from twin.stats import _pool
+    total = sum(observed)
+    if total == 0:
+        return 1.0, "no samples"
+    cells, expected = _pool([float(o) for o in observed], [p * total for p in probabilities])
+    if len(cells) < 2:
+        return 1.0, f"too few samples ({total}) for a chi-square"
+    _, p_value = chi_square(cells, expected)
+    return p_value, f"chi-square, {len(cells) - 1} degrees of freedom, {total} samples"
+
+
 def _count_test(distribution, counts: Counter, clause: str) -> DrawTest | None:
-    from twin.stats import chi_square_goodness
     support = [(k, float(p)) for k, p in distribution.count if p > 0]
     if len(support) < 2:
         return None
     observed = [counts.get(k, 0) for k, _ in support]
-    result = chi_square_goodness("count", observed, [p for _, p in support], CONFIDENCE)
+    p_value, words = _chi_square("count", observed, [p for _, p in support])
     shown = ", ".join(f"{k}: {counts.get(k, 0)}" for k, _ in support)
-    return DrawTest("count", "count", clause, result.p_value,
+    return DrawTest("count", "count", clause, p_value,
                     detail=f"Lucky Numbers a round {shown} against {', '.join(f'{k}: {p:.0%}' for k, p in support)}"
-                           f" ({result.detail})")
+                           f" ({words})")
 
 
 def _position_tests(distribution, rounds: int, seen: Counter, clause: str) -> list[DrawTest]:
-    from scipy.stats import binomtest
     tests = []
     for bet in distribution.positions:
         q = float(distribution.lucky_probability(bet))
         if not 0 < q < 1:
             continue
         x = seen.get(bet, 0)
-        p = float(binomtest(x, rounds, q).pvalue)
+        p = binomial_two_sided(x, rounds, q)
         tests.append(DrawTest("positions", bet, clause, p,
                               detail=f"{bet} Lucky in {x} of {rounds} rounds, {q * rounds:.1f} expected"))
     return tests
 
 
 def _odds_tests(distribution, odds: dict[str, Counter], clause: str) -> list[DrawTest]:
-    from twin.stats import chi_square_goodness
     groups: dict[tuple, list[str]] = {}
     for bet, dist in distribution.odds:
         groups.setdefault(dist, []).append(bet)
@@ -187,13 +202,12 @@ def _odds_tests(distribution, odds: dict[str, Counter], clause: str) -> list[Dra
         total = sum(pooled.values())
         if not total:
             continue
-        result = chi_square_goodness("odds", [pooled.get(v, 0) for v, _ in support], [p for _, p in support],
-                                     CONFIDENCE)
+        p_value, words = _chi_square("odds", [pooled.get(v, 0) for v, _ in support], [p for _, p in support])
         name = bets[0] if len(bets) == 1 else (", ".join(bets) if len(bets) <= 3 else f"{len(bets)} positions")
         shown = ", ".join(f"{v}: {pooled.get(v, 0)}" for v, _ in support)
-        tests.append(DrawTest("odds", name, clause, result.p_value,
+        tests.append(DrawTest("odds", name, clause, p_value,
                               detail=f"odds of {name} ({total} Lucky Numbers) {shown} against "
-                                     f"{', '.join(f'{v}: {p:.1%}' for v, p in support)} ({result.detail})"))
+                                     f"{', '.join(f'{v}: {p:.1%}' for v, p in support)} ({words})"))
     return tests
 
 
@@ -202,16 +216,15 @@ def rounds_to_find_never_lucky(rate: float, family: int, confidence: float = CON
     """The fewest rounds after which a position of Lucky ``rate`` that was
     never Lucky fails its test in a family of ``family`` (Holm's first step:
     its p-value at most (1 - confidence) / family)."""
-    from scipy.stats import binomtest
     alpha = (1 - confidence) / max(1, family)
     low, high = 1, 2
-    while float(binomtest(0, high, rate).pvalue) > alpha:
+    while binomial_two_sided(0, high, rate) > alpha:
         low, high = high, high * 2
         if high > 1_000_000:
             return high
     while low < high:
         mid = (low + high) // 2
-        if float(binomtest(0, mid, rate).pvalue) <= alpha:
+        if binomial_two_sided(0, mid, rate) <= alpha:
             high = mid
         else:
             low = mid + 1
@@ -222,10 +235,9 @@ def detectable_shift(rate: float, rounds: int, family: int, confidence: float = 
                      power: float = POWER) -> float:
     """The smallest shift of a position's Lucky rate its test finds with
     ``power`` (normal approximation, two-sided, Bonferroni over the family)."""
-    from scipy.stats import norm
     if rounds <= 0:
         return math.inf
-    z = norm.ppf(1 - (1 - confidence) / (2 * max(1, family))) + norm.ppf(power)
+    z = normal_quantile(1 - (1 - confidence) / (2 * max(1, family))) + normal_quantile(power)
     return float(z * math.sqrt(rate * (1 - rate) / rounds))
 
 
