@@ -80,6 +80,11 @@ def _planned_off(plan: Plan) -> dict[str, str]:
     if not plan.sessions:
         for clause in [*game.phase_clauses.values(), *game.amount_clauses, *game.lucky_draw_clauses.values()]:
             off.setdefault(clause, "the plan plays no session (sessions.count: 0)")
+    if not plan.scenarios:
+        for scenario in shipped_scenarios():
+            if scenario.game == plan.game and not scenario.off_controller:
+                for clause in scenario.clauses:
+                    off.setdefault(clause, "the plan does not play the regulation scenarios (scenarios.run: false)")
     if not plan.runs:
         for clauses in VALIDATE_CLAUSES.values():
             for clause in (clauses,) if isinstance(clauses, str) else clauses:

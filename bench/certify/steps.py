@@ -108,10 +108,13 @@ def _rel(base: str, name: str) -> str:
     return f"{base}/{name}"
 
 
-def _controller(plan: Plan) -> str:
-    """``--controller`` for conformance and pytest: a misbehaving emulated one by its name."""
+def _controller(plan: Plan, conformance: bool = False) -> str:
+    """``--controller`` for conformance and pytest: a misbehaving emulated one by its name
+    (bench conformance takes a link-level one as ``link=NAME``)."""
     if plan.controller.emulated and plan.controller.misbehave:
-        return f"emulated:{plan.controller.misbehave}"
+        from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
+        link = conformance and plan.controller.misbehave in LINK_MISBEHAVIOURS
+        return f"emulated:{'link=' if link else ''}{plan.controller.misbehave}"
     return plan.controller.url
 
 
@@ -145,7 +148,7 @@ def plan_steps(plan: Plan, rng_available: bool) -> list[Step]:
         # layer is the same under any): a submission would only fail the HELLO's rules digest.
         rules = [] if plan.controller.emulated else ["--submission", plan.submission]
         add("conformance", "link conformance (bench conformance)", [(
-            [*BENCH, "conformance", "--controller", _controller(plan), "--game", plan.game, *rules,
+            [*BENCH, "conformance", "--controller", _controller(plan, conformance=True), "--game", plan.game, *rules,
              *_link_options(plan), "--junit", "junit.xml", "--report", "report.html", "--json"],
             "checks.jsonl")], _judge_conformance, ok_statuses=(0, 1, 2, 3))
     add("submission", "the rules submission (bench rtp)", [(
@@ -284,7 +287,7 @@ def _judge_submission(plan: Plan) -> Callable[[Path, list[int], str], Outcome]:
         if status != 0:
             return Outcome(FAIL if status == 1 else "error", f"bench rtp refused the submission (exit {status})")
         bets = [b for d in lines for b in d.get("bets", ()) if isinstance(b, dict)]
-        clauses = sorted({str(b["clause"]) for b in bets if b.get("clause")})
+        clauses = sorted({c for b in bets if b.get("clause") for c in split_citation(str(b["clause"]))})
         # The scenarios that judge a filing (bench.scenarios.controller_scope: submission, exact figures)
         # are what bench rtp does for this submission: it loads it through the same checks.
         filed = {c for s in shipped_scenarios() if s.game in (plan.game, None)
@@ -294,6 +297,13 @@ def _judge_submission(plan: Plan) -> Callable[[Path, list[int], str], Outcome]:
                     if _of_game(c, plan.game)]
         return Outcome(PASS, f"the submission is accepted; exact return of {len(bets)} bets", evidence)
     return judge
+
+
+def split_citation(citation: str) -> list[str]:
+    """``625b.2(f), (g)(3)`` -> ``625b.2(f)``, ``625b.2(g)(3)``: one clause a row."""
+    parts = [p.strip() for p in re.split(r"[;,]", citation) if p.strip()]
+    section = section_of(parts[0]) if parts else None
+    return [p if section_of(p) or not section else section + p for p in parts]
 
 
 def _of_game(clause: str, game: str) -> bool:
@@ -422,15 +432,20 @@ def _judge_session(plan: Plan, seed: int, design: str) -> Callable[[Path, list[i
                                      cited.get(clause, [])[:20] if count else span,
                                      note=f"{count} violation(s)" if count else ""))
         draw = summary.get("lucky_draw") or {}
+        tests: dict[str, list[dict[str, Any]]] = {}
         for test in draw.get("tests") or ():
-            clause = str(test.get("clause") or "")
-            if not clause:
-                continue
+            if test.get("clause"):
+                tests.setdefault(str(test["clause"]), []).append(test)
+        for clause, among in tests.items():
+            # The draw's verdict is the session's, Holm-corrected over every test (bench.oracle.lucky_draw):
+            # a failed draw fails the clauses of the tests that came out below the level.
             state = {"pass": PASS, "fail": FAIL}.get(str(draw.get("verdict")), CAUTION)
-            if state == FAIL and float(test.get("p_adjusted", 1.0)) >= 1 - plan.profile.fairness_confidence:
+            if state == FAIL and all(float(t.get("p_adjusted", 1.0)) >= 1 - float(draw.get("confidence", 0.99))
+                                     for t in among):
                 state = PASS
-            evidence.append(Evidence(clause, f"the Lucky draw over session seed {seed} ({test.get('part')})",
-                                     f"{draw.get('rounds', rounds)} rounds", state, page,
+            parts = ", ".join(dict.fromkeys(str(t.get("part")) for t in among))
+            evidence.append(Evidence(clause, f"the Lucky draw over session seed {seed} ({parts})",
+                                     f"{draw.get('rounds', rounds)} rounds, {len(among)} test(s)", state, page,
                                      note="" if state == PASS else str(draw.get("line", ""))[:300]))
         passed = bool(summary.get("passed")) and run_status == 0
         agree = not replayed or bool(replay.get("passed")) == passed
