@@ -1,5 +1,5 @@
 """The verdict of twin edge: the latest safe call with its interval on one line,
---call-time-s's exit statuses, and comparisons stated only when intervals part.
+--call-time-s's exit statuses, and comparisons stated only when the calls part by more than their errors.
 
 The campaigns here are written out as files (records and predictions), as a
 finished run leaves them, so the command runs no physics: a wheel where the
@@ -18,6 +18,7 @@ from twin.edge.pipeline import prediction_settings, predictions_path
 from twin.edge.verdict import Verdict, compare, interval
 from twin.validate.campaign import Plan
 from twin.wheel import load_design
+from tests.json_schemas import json_record
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL = ROOT / "fixtures" / "wheels" / "standard.yaml"
@@ -60,8 +61,9 @@ def test_the_verdict_line_and_the_call_times_exit_status(tmp_path, predictable, 
     cached_campaign(tmp_path, predictable)
     done = edge(tmp_path, "--call-time-s", "2", "--json")
     assert done.returncode == (0 if shown else 1), done.stderr
-    verdict = json.loads(done.stdout.splitlines()[-1])
-    assert verdict["verdict"] and verdict["spins"] == SPINS and verdict["payout"] == "lightning"
+    verdict = json_record(done.stdout, "edge", "verdict")
+    assert verdict["passed"] is shown and verdict["status"] == done.returncode
+    assert verdict["spins"] == SPINS and verdict["payout"] == "lightning"
     assert verdict["call_time_s"] == 2.0 and verdict["call_time_shown_safe"] is shown
     if shown:          # nothing to predict: safe at every rung, in every resample too
         assert verdict["latest_safe_call_s"] == 2.0 and verdict["latest_safe_call_interval_s"] == [2.0, 2.0]
@@ -85,10 +87,12 @@ def test_interval_orders_not_safe_at_all_below_every_cutoff():
     assert interval([2.0] * 100) == (2.0, 2.0)
 
 
-def test_two_wheels_are_compared_only_when_their_intervals_part():
-    level = Verdict("lightning", 1.25, (1.0, 1.5), 16000, 100, 0.95)
-    tilted = Verdict("lightning", 0.5, (0.5, 0.75), 16000, 100, 0.95)
-    close = Verdict("lightning", 1.0, (0.75, 1.25), 8000, 100, 0.95)
+def test_two_wheels_are_compared_only_when_their_calls_part_by_more_than_their_errors():
+    # each campaign's own error is half its splits' differences (twin.edge.verdict)
+    ladder = (0.0, 0.5, 0.75, 1.0, 1.25, 1.5)
+    level = Verdict("lightning", 1.25, (1.0, 1.5), 16000, 100, 0.95, ladder, (0, 1, -1, 0) * 12)
+    tilted = Verdict("lightning", 0.5, (0.5, 0.75), 16000, 100, 0.95, ladder, (0, 1, -1, 0) * 12)
+    close = Verdict("lightning", 1.0, (0.75, 1.25), 8000, 100, 0.95, ladder, (0, 2, -2, 0) * 12)
     assert compare("tilted", tilted, "level", level).startswith("tilted must close betting earlier than level")
     assert compare("level", level, "tilted", tilted).startswith("tilted must close betting earlier than level")
     assert compare("level", level, "other", close).startswith("not distinguishable at 8000 spins")

@@ -42,6 +42,8 @@ BINS = 3                # of the rotor's speed, and of the leaving place among t
 CONDITIONS = ("none", "rotor", "place", "both")
 # One-sided 1% over every class and k tried (Bonferroni, 10 classes x 18 numbers at most)
 SKIP_Z = 4.0
+# A class bet alone holds at least this share of the spins: at 2,000 spins, 10 held-out spins
+MIN_CLASS_SHARE = 0.01
 # The choice's margin, in standard errors of the best. Two errors steadied the choice on
 # nothing-to-predict spins, but then held the player to 18 numbers where 5-9 paid more
 # (the standard wheel: "safe" at every cutoff over 2,000 spins): the regulator's error.
@@ -101,9 +103,10 @@ def class_count(condition: str) -> int:
 
 def shares(offset: np.ndarray, classes: np.ndarray, count: int) -> np.ndarray:
     """Each class's smoothed share of each offset, drawn toward all spins' shares."""
-    counts = np.zeros((count, POCKETS))
-    np.add.at(counts, (classes, offset), 1.0)
-    smooth = sum(w * np.roll(counts, s, axis=1) for s, w in zip(range(-2, 3), SMOOTHING))
+    counts = np.bincount(classes * POCKETS + offset, minlength=count * POCKETS).reshape(count, POCKETS).astype(float)
+    # round the wheel: column j of ``ring`` is offset j - 2, so a shift by s is a slice
+    ring = np.concatenate([counts[:, -2:], counts, counts[:, :2]], axis=1)
+    smooth = sum(w * ring[:, 2 - s:2 - s + POCKETS] for s, w in zip(range(-2, 3), SMOOTHING))
     pooled = smooth.sum(axis=0)
     pooled = pooled / max(1.0, pooled.sum())
     n = smooth.sum(axis=1, keepdims=True)
@@ -121,11 +124,29 @@ def rank_table(share: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CrossValidated:
-    """Per strategy's condition: for every k, the cross-validated hits and bets per class."""
+    """Per strategy's condition: for every k, the cross-validated hits and bets per class;
+    and, fold by fold, what the skip test saw on the fold's training spins alone
+    (``inner_*``) beside what the fold's test spins then did (``fold_*``): the nested
+    split that scores a skipping strategy on spins its classes were not chosen on."""
     hits: np.ndarray             # [classes, MAX_NUMBERS]: test spins whose offset ranked under k
     spins: np.ndarray            # [classes]: test spins (summed over the halvings)
     fit_spins: int               # spins of the fit set (the standard error's n)
     repeats: int                 # halvings: every fit spin is a test spin once in each
+    fold_hits: np.ndarray        # [folds, classes, MAX_NUMBERS]: each fold's test spins' hits
+    fold_spins: np.ndarray       # [folds, classes]
+    inner_hits: np.ndarray       # [folds, classes, MAX_NUMBERS]: a two-fold within each fold's training spins
+    inner_spins: np.ndarray      # [folds, classes]
+
+
+def _tested(offset: np.ndarray, classes: np.ndarray, train: np.ndarray, test: np.ndarray,
+            count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hits under every k and spins per class of ``test``, the offsets learnt on ``train``."""
+    rank = rank_table(shares(offset[train], classes[train], count))
+    got = rank[classes[test], offset[test]]
+    # test spins per class and rank; a bet on k numbers hits those ranked under k
+    by_rank = np.bincount(classes[test] * POCKETS + got, minlength=count * POCKETS).reshape(count, POCKETS)
+    hits = np.cumsum(by_rank, axis=1)[:, :MAX_NUMBERS].astype(float)
+    return hits, by_rank.sum(axis=1).astype(float)
 
 
 def cross_validate(fit: Spins, condition: str, repeats: int = CV_REPEATS, seed: int = CV_SEED) -> CrossValidated:
@@ -134,7 +155,9 @@ def cross_validate(fit: Spins, condition: str, repeats: int = CV_REPEATS, seed: 
     n = len(fit)
     hits = np.zeros((count, MAX_NUMBERS))
     spins = np.zeros(count)
+    fold_hits, fold_spins, inner_hits, inner_spins = [], [], [], []
     rng = np.random.default_rng(seed)
+    inner_rng = np.random.default_rng([seed, 2])      # its own stream: the outer halvings are as they were
     # halves of the spins themselves: a spin drawn twice by a resample must not sit in
     # both halves, or the player would seem to predict what he had merely seen
     ident = np.arange(n) if fit.ident is None else fit.ident
@@ -143,12 +166,21 @@ def cross_validate(fit: Spins, condition: str, repeats: int = CV_REPEATS, seed: 
         first = np.isin(ident, rng.permutation(spins_seen)[:spins_seen.size // 2])
         halves = (np.nonzero(first)[0], np.nonzero(~first)[0])
         for train, test in (halves, halves[::-1]):
-            rank = rank_table(shares(fit.offset[train], classes[train], count))
-            got = rank[classes[test], fit.offset[test]]
-            below = got[:, None] < np.arange(1, MAX_NUMBERS + 1)[None, :]
-            np.add.at(hits, classes[test], below.astype(float))
-            spins += np.bincount(classes[test], minlength=count)
-    return CrossValidated(hits, spins, n, repeats)
+            h, c = _tested(fit.offset, classes, train, test, count)
+            hits += h
+            spins += c
+            fold_hits.append(h)
+            fold_spins.append(c)
+            # the skip test run on the training half alone, by a two-fold of its own spins
+            own = np.unique(ident[train])
+            inner_first = np.isin(ident[train], inner_rng.permutation(own)[:own.size // 2])
+            a, b = train[inner_first], train[~inner_first]
+            h1, c1 = _tested(fit.offset, classes, a, b, count)
+            h2, c2 = _tested(fit.offset, classes, b, a, count)
+            inner_hits.append(h1 + h2)
+            inner_spins.append(c1 + c2)
+    return CrossValidated(hits, spins, n, repeats, np.array(fold_hits), np.array(fold_spins),
+                          np.array(inner_hits), np.array(inner_spins))
 
 
 def wilson_low(hits: np.ndarray, spins: np.ndarray, z: float) -> np.ndarray:
@@ -161,7 +193,7 @@ def wilson_low(hits: np.ndarray, spins: np.ndarray, z: float) -> np.ndarray:
     return (centre - spread) / (1 + z * z / spins)
 
 
-def _score(hits: float, spins: float, pays_per_unit: float, fit_spins: int, share: float) -> tuple[float, float]:
+def _score(hits: float, spins: float, pays_per_unit: float, fit_spins: float, share: float) -> tuple[float, float]:
     """Mean return per unit staked and its standard error (over the fit spins bet)."""
     if spins <= 0:
         return -math.inf, math.inf
@@ -171,38 +203,61 @@ def _score(hits: float, spins: float, pays_per_unit: float, fit_spins: int, shar
     return mean, pays_per_unit * math.sqrt(max(p * (1 - p), 1e-12) / bet)
 
 
-def candidates(cv: CrossValidated, condition: str, pays: float) -> list[tuple[Strategy, float, float, tuple[int, ...]]]:
+def skip_kept(hits: np.ndarray, spins: np.ndarray, per_unit: float, weight: float = 1.0) -> np.ndarray:
+    """The skip test: the classes whose return, from ``hits`` of ``spins`` (each
+    spin a test spin once), is above zero by SKIP_Z standard errors (a bound for
+    every class and k tried at once; by a plain "positive", some class among dozens
+    always looks so by luck), and that hold at least MIN_CLASS_SHARE of the spins
+    (a class of a few spins proves nothing either way: its held-out bets are too
+    few to measure). ``weight``: how many spins each counts for (a halving judged
+    as the whole campaign, ``twin.edge.verdict``). A boolean per class."""
+    low = wilson_low(hits * weight, spins * weight, SKIP_Z) * per_unit - 1
+    return (spins > 0) & (spins >= MIN_CLASS_SHARE * spins.sum()) & (low > 0)
+
+
+def candidates(cv: CrossValidated, condition: str, pays: float, weight: float = 1.0
+               ) -> list[tuple[Strategy, float, float, tuple[int, ...]]]:
     """Every (skip, k) of a condition with its cross-validated return, standard error
-    and the classes bet."""
+    and the classes bet. A skipping strategy's return is nested: in each fold the
+    classes are chosen by the skip test on the fold's training spins alone and
+    scored on its test spins, so a class that looked good by luck is scored on
+    spins that did not choose it (scoring the classes on the spins that chose
+    them let a class of 0.7% of the spins, lucky on them, carry a whole ladder:
+    issue 39). The classes then bet on the held-out spins are chosen by the same
+    test on all the fit spins."""
     out = []
     total = cv.spins.sum()
+    every = tuple(range(cv.spins.size))
     for k in range(1, MAX_NUMBERS + 1):
         per_unit = pays / k
-        every = tuple(range(cv.spins.size))
-        mean, se = _score(cv.hits[:, k - 1].sum(), total, per_unit, cv.fit_spins, 1.0)
+        mean, se = _score(cv.hits[:, k - 1].sum(), total, per_unit, cv.fit_spins * weight, 1.0)
         out.append((Strategy(condition, False, k), mean, se, every))
-        # a class is kept when its cross-validated return is clearly positive: above zero by
-        # SKIP_Z standard errors (a bound for every class and k tried at once); by a
-        # plain "positive", some class among dozens always looks so by luck, and a
-        # few spins bet on it decide the verdict by their wide interval alone
-        low = wilson_low(cv.hits[:, k - 1] / cv.repeats, cv.spins / cv.repeats, SKIP_Z) * per_unit - 1
-        kept = tuple(int(c) for c in np.nonzero((cv.spins > 0) & (low > 0))[0])
-        if kept and len(kept) < cv.spins.size:
-            h, s = cv.hits[list(kept), k - 1].sum(), cv.spins[list(kept)].sum()
-            mean, se = _score(h, s, per_unit, cv.fit_spins, s / total)
+        chosen = skip_kept(cv.hits[:, k - 1] / cv.repeats, cv.spins / cv.repeats, per_unit, weight)
+        kept = tuple(int(c) for c in np.nonzero(chosen)[0])
+        if not kept or len(kept) == cv.spins.size:
+            continue
+        h = s = 0.0
+        for fold in range(cv.fold_spins.shape[0]):
+            inner = skip_kept(cv.inner_hits[fold, :, k - 1], cv.inner_spins[fold], per_unit, weight)
+            h += float(cv.fold_hits[fold, inner, k - 1].sum())
+            s += float(cv.fold_spins[fold, inner].sum())
+        if s > 0:
+            mean, se = _score(h, s, per_unit, cv.fit_spins * weight, s / total)
             out.append((Strategy(condition, True, k), mean, se, kept))
     return out
 
 
-def choose(fit: Spins, pays: float, conditions=CONDITIONS) -> tuple[Strategy, float, float, tuple[int, ...]]:
+def choose(fit: Spins, pays: float, conditions=CONDITIONS, weight: float = 1.0
+           ) -> tuple[Strategy, float, float, tuple[int, ...]]:
     """The strategy the player settles on from the fit spins (the one-standard-error
     rule over every condition, skipping or not, and k), its cross-validated return,
-    that return's standard error and the classes it bets."""
+    that return's standard error and the classes it bets. ``weight``: how many
+    spins each fit spin counts for in the standard errors and the skip test."""
     if len(fit) < 2:
         return Strategy("none", False, MAX_NUMBERS), -math.inf, math.inf, (0, 1)
     options = []
     for condition in conditions:
-        options += candidates(cross_validate(fit, condition), condition, pays)
+        options += candidates(cross_validate(fit, condition), condition, pays, weight)
     best = max(options, key=lambda o: o[1])
     floor = best[1] - CHOICE_SE * best[2]
     simplest = [o for o in options if o[1] >= floor]

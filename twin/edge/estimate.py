@@ -42,6 +42,25 @@ def scaled_hits_edge(hits: int, runs: int, pays: float, confidence: float, house
                 confidence)
 
 
+def weighted_hits_edge(hits: int, runs: int, pays: float, confidence: float, house_edge: float,
+                       fit_runs: int, weight: float) -> Edge:
+    """:func:`scaled_hits_edge` with the interval a campaign of ``weight`` times as many
+    runs would give at the same hit rate (a halving of the spins judged as the
+    whole campaign, ``twin.edge.verdict``): the Wilson interval of ``weight * hits``
+    in ``weight * runs``."""
+    if runs == 0:
+        nan = float("nan")
+        return Edge(nan, nan, nan, house_edge, 0, fit_runs, confidence)
+    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    n, p = weight * runs, hits / runs
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    low = 0.0 if hits == 0 else max(0.0, centre - half)
+    high = 1.0 if hits == runs else min(1.0, centre + half)
+    return Edge(p * pays - 1, low * pays - 1, high * pays - 1, house_edge, runs, fit_runs, confidence)
+
+
 def mean_edge(returns: list[float], confidence: float, house_edge: float, fit_runs: int) -> Edge:
     """Edge as the mean of per-run returns, with a normal interval."""
     n = len(returns)

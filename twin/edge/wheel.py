@@ -26,7 +26,7 @@ import numpy as np
 from twin import fixed_arithmetic as fx
 from twin.edge import bets
 from twin.edge.bets import POCKETS, Spins
-from twin.edge.estimate import Edge, scaled_hits_edge
+from twin.edge.estimate import Edge, scaled_hits_edge, weighted_hits_edge
 from twin.edge.observer import Camera, Estimate, observe
 from twin.edge.payouts import StraightPayout
 from twin.wheel.spin import draw_launch
@@ -176,15 +176,17 @@ def ladder_of(design, records: list[dict], predictions: dict[int, dict], cutoffs
     return Ladder(list(cutoffs), fit_list, held_list)
 
 
-def ladder_edges(ladder: Ladder, payout: StraightPayout, confidence: float, conditions=bets.CONDITIONS
-                 ) -> list[CutoffEdge]:
+def ladder_edges(ladder: Ladder, payout: StraightPayout, confidence: float, conditions=bets.CONDITIONS,
+                 weight: float = 1.0) -> list[CutoffEdge]:
     """Every cutoff's edge at one payout. A player betting at a cutoff may bet on
     the prediction made at any earlier cutoff of the ladder (near the leaving point
     the ball's speed is hard to time, so a later estimate is not always a better
     one); which one is chosen on the fit spins: the latest whose cross-validated
-    return is within one standard error of the best."""
+    return is within one standard error of the best. ``weight``: how many spins
+    each spin counts for, in the player's tests and the edges' intervals (a
+    halving judged as the whole campaign: ``twin.edge.verdict``)."""
     pays = 1 + payout.odds
-    chosen = [bets.choose(fit, pays, conditions) for fit in ladder.fit]
+    chosen = [bets.choose(fit, pays, conditions, weight) for fit in ladder.fit]
     out = []
     for j, c in enumerate(ladder.cutoffs):
         best = max(range(j + 1), key=lambda i: (chosen[i][1], i))
@@ -193,7 +195,10 @@ def ladder_edges(ladder: Ladder, payout: StraightPayout, confidence: float, cond
         strategy, _, _, kept = chosen[use]
         fit, held = ladder.fit[use], ladder.held[use]
         got = bets.measure(fit, held, strategy, kept)
-        edge = scaled_hits_edge(got.hits, got.bets, pays / strategy.numbers, confidence, payout.house_edge, len(fit))
+        edge = (scaled_hits_edge(got.hits, got.bets, pays / strategy.numbers, confidence, payout.house_edge, len(fit))
+                if weight == 1.0 else
+                weighted_hits_edge(got.hits, got.bets, pays / strategy.numbers, confidence, payout.house_edge,
+                                   len(fit), weight))
         informed = float(held.informed.mean()) if len(held) else 0.0
         out.append(CutoffEdge(c, payout.key, strategy.numbers, edge, informed, ladder.cutoffs[use], strategy.label,
                               got.bets / max(1, got.spins)))
