@@ -19,6 +19,8 @@ import pytest
 
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.rules import describe, game_names
+from tests.docs import controller_figures
+from tests.docs.checked_blocks import check, check_row
 
 ROOT = Path(__file__).resolve().parents[2]
 VERDICT = re.compile(r"\[([^\]\s{}]+)\] round \d+")
@@ -79,6 +81,8 @@ def test_the_compliant_emulator_passes_every_scenario_it_can_play(tmp_path):
     # The terminal summary says how many were deselected, and why.
     assert "deselected as not playable there" in proc.stdout
     assert "judges a Lucky Number announcement the scenario dictates" in proc.stdout
+    # docs/controller-testing.md's counts are this run's (checked, not copied: tests/docs/checked_blocks.py).
+    check(controller_figures.DOC, "scenarios-run", controller_figures.scenarios_block(proc.stdout, cases))
     # Each controller's frames are in a hash-chained journal that bench replay verifies and judges again.
     journals = sorted((tmp_path / "wire").glob("journal-*.jsonl"))
     assert {j.name.split("-")[1] for j in journals} >= {"lightning", "sic", "dice"}
@@ -97,6 +101,7 @@ def test_each_misbehaviour_fails_the_suite_naming_its_clause(tmp_path, name):
     assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stdout[-3000:]}"
     texts = problems(cases)
     assert texts, "no scenario failed"
+    check_row(controller_figures.DOC, "misbehaviour-table", controller_figures.misbehaviour_row(name, cases))
     # Each game's own clause (accept-late-wager: each game's "no more bets").
     wanted = {clause for game in misbehaviour.games for clause in misbehaviour.expected_clauses(game)}
     named = {clause for text in texts for clause in VERDICT.findall(text)}
