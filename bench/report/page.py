@@ -130,7 +130,8 @@ def _verdict(facts: SessionFacts) -> Verdict:
         how = "cut off" if r.chain.torn_tail or not r.chain.ended else "changed"
         reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was {how}")
     if r.decode_problems:
-        reasons.append(f"{len(r.decode_problems)} recorded frames do not decode as recorded")
+        bad = len(r.decode_problems)
+        reasons.append(f"{bad} recorded frame{'s' * (bad != 1)} {'do' if bad != 1 else 'does'} not decode as recorded")
     if s.violation_count:
         clauses = len(s.violations_by_clause)
         found = findings(s.violations)
@@ -154,7 +155,10 @@ def _verdict(facts: SessionFacts) -> Verdict:
                    f"{s.violation_count:,} of {len(s.violations_by_clause)} clause"
                    f"{'s' * (len(s.violations_by_clause) != 1)}")
     if not r.intact:      # found in frames nobody vouches for: never a plain "none"
-        found_words = f"{found_words} found, in a journal that is not as the bench wrote it"
+        clauses = len(s.violations_by_clause)
+        found_words = ("none found" if not s.violation_count else
+                       f"{s.violation_count:,} found ({clauses} clause{'s' * (clauses != 1)})")
+        found_words += ", in a journal that is not as the bench wrote it"
     figures.append(("violations", found_words))
     if s.observed_rtp is not None:
         figures.append(("observed return", f"{_pct(s.observed_rtp)} (exact {_pct(s.expected_rtp)})"))
