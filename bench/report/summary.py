@@ -26,7 +26,6 @@ from fractions import Fraction
 from typing import Sequence
 
 from bench.errors import RulesError
-from bench.report import student_t
 from tablebench_io.commandline import doc_ref
 from bench.rules import get_game
 from bench.rules.coverage import Coverage, coverage
@@ -200,7 +199,8 @@ def return_interval(rounds, confidence: float = 0.95) -> tuple[float, float] | N
     ratio = Fraction(returned, staked)
     squares = rr - 2 * ratio * rs + ratio * ratio * ss
     variance = float(squares * n / (n - 1) / staked ** 2)
-    half = student_t.quantile(0.5 + confidence / 2, n - 1) * math.sqrt(variance)
+    from scipy.stats import t as student_t     # here, not at import: bench run's start-up stays light
+    half = float(student_t.ppf(0.5 + confidence / 2, n - 1)) * math.sqrt(variance)
     return max(0.0, float(ratio) - half), float(ratio) + half
 
 

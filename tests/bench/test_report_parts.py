@@ -76,3 +76,11 @@ def test_the_return_interval_covers_the_true_return_about_as_often_as_it_says():
         covered += low <= 1.0 <= high
     assert 0.91 <= covered / 300 <= 0.99        # 95% nominal; Student t on 39 degrees of freedom
     assert return_interval(rounds[:1]) is None
+
+
+def test_the_return_interval_of_two_rounds_is_the_printed_t_tables():
+    # One won and one lost even-money round of 1,000: the return 100%, its standard error 1 (in returns),
+    # on 1 degree of freedom; the 95% t quantile is 12.706 (the printed table), so the interval is 0 to 1,371%.
+    low, high = return_interval([RoundSummary(1, None, False, (), 1000, 2000, 0, 1, 0),
+                                 RoundSummary(2, None, False, (), 1000, 0, 0, 1, 0)], 0.95)
+    assert low == 0.0 and round(high - 1, 3) == 12.706
