@@ -167,18 +167,15 @@ class RateInterval:
 
 def wilson_interval(successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE) -> RateInterval:
     """The Wilson score interval for a rate (no-roll rate, invalid spins): sound
-    near 0, where the textbook normal interval goes negative."""
+    near 0, where the textbook normal interval goes negative. SciPy's
+    (``binomtest(...).proportion_ci(method="wilson")``), not one written here."""
     from scipy import stats   # here, not at the top: replay's Lucky draw needs none of it
     if trials == 0:
         return RateInterval(0, 0, 0.0, 1.0, confidence)
-    z = stats.norm.ppf(1 - (1 - confidence) / 2)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(confidence_level=confidence, method="wilson")
     # At 0 (or all) successes the bound is exactly 0 (or 1); rounding must not move it.
-    low = 0.0 if successes == 0 else max(0.0, float(centre - half))
-    high = 1.0 if successes == trials else min(1.0, float(centre + half))
+    low = 0.0 if successes == 0 else max(0.0, float(ci.low))
+    high = 1.0 if successes == trials else min(1.0, float(ci.high))
     return RateInterval(successes, trials, low, high, confidence)
 
 
