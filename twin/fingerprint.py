@@ -22,9 +22,11 @@ is used, never for the fair dice. Without PyBullet the twin is "not installed".
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import platform
 import threading
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import metadata
 
@@ -39,6 +41,7 @@ PACKAGES = {"pybullet": "PyBullet", "numpy": "numpy", "scipy": "SciPy"}   # dist
 # What else decides the arithmetic's last bits: which of glibc's libm builds runs
 # (tablebench_io.portable_math: "pinned", "native" or "platform") and the C library.
 MATH = {"libm": "libm", "libc": "C library"}
+CLIENTS_LOOKED_AT = 64         # physics client ids checked for those the canary connected (PyBullet numbers from 0)
 LABELS = {"tablebench": "tablebench", **PACKAGES, **MATH}
 
 _lock = threading.Lock()       # the physics engine is driven from one thread at a time
@@ -64,6 +67,38 @@ def _versions() -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+def _connected() -> set[int]:
+    from twin.physics_engine import pybullet as pb
+    return {client for client in range(CLIENTS_LOOKED_AT) if pb.isConnected(physicsClientId=client)}
+
+
+@contextmanager
+def _engines_let_go():
+    """The physics clients the block connects are disconnected at its end,
+    and the memory they held handed back: a roulette session asked for its
+    fingerprint kept the tower's engine, which drew the canary drops, alive
+    for the whole session (about 29 MB of its resident memory, issue 42). The
+    tower forgets its client and connects a new one for its next drop."""
+    from twin.physics_engine import pybullet as pb
+    from twin.tower import dropping
+    before = _connected()
+    try:
+        yield
+    finally:
+        started = _connected() - before
+        for client in sorted(started):
+            pb.disconnect(physicsClientId=client)
+        # PyBullet gives a freed id to the next client (the wheel's, the camera's): the tower must
+        # not take that one for its own and reset it, so it forgets the client it had.
+        engine = getattr(dropping, "_Engine", None)
+        if getattr(engine, "_client", None) in started:
+            engine._client = None
+        try:                                         # glibc keeps freed memory in its arenas otherwise
+            ctypes.CDLL(None).malloc_trim(0)
+        except (AttributeError, OSError):            # another C library: what it keeps, it keeps
+            pass
+
+
 def _canary_lines() -> dict[str, list[str]]:
     """Each kind's canary output, as ``twin drop --json`` / ``twin spin --json`` print it."""
     from twin.shipped import shipped_design
@@ -71,8 +106,13 @@ def _canary_lines() -> dict[str, list[str]]:
     from twin.wheel import load_design as load_wheel, spin
     tower = load_tower(shipped_design("standard", "tower"))
     wheel = load_wheel(shipped_design("standard", "wheel"))
-    return {"tower": [drop(tower, seed).to_json() for seed in CANARY_DROPS],
-            "wheel": [spin(wheel, seed).to_json() for seed in CANARY_SPINS]}
+    # The tower's engine is let go if the canary started it (a roulette session has no use for it; a
+    # tower session's next drop connects one). The wheel's is kept: twin.wheel.world keeps its worlds
+    # by design, the standard wheel's is the one a roulette session spins, and it does not look for
+    # a client disconnected under it.
+    with _engines_let_go():
+        drops = [drop(tower, seed).to_json() for seed in CANARY_DROPS]
+    return {"tower": drops, "wheel": [spin(wheel, seed).to_json() for seed in CANARY_SPINS]}
 
 
 def _digest(lines: list[str]) -> str:
