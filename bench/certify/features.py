@@ -53,7 +53,9 @@ def read_feature(name: str, text: str) -> list[Scenario]:
     found: list[Scenario] = []
     feature_tags: list[str] = []
     pending: list[str] = []
-    title, scenario_tags, game = "", [], None
+    title: str = ""
+    scenario_tags: list[str] = []
+    game: str | None = None
     blocks: list[list[str]] = []
 
     def close() -> None:

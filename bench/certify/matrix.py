@@ -66,8 +66,8 @@ def _games_of_sections(scenarios: tuple[Scenario, ...]) -> dict[str, set[str]]:
             games.setdefault(section, set()).add(game)
     for scenario in scenarios:
         for clause in scenario.clauses:
-            if scenario.game and (section := section_of(clause)):
-                games.setdefault(section, set()).add(scenario.game)
+            if scenario.game and (cited := section_of(clause)):
+                games.setdefault(cited, set()).add(scenario.game)
     return games
 
 

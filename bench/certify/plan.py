@@ -197,7 +197,7 @@ def load_plan(given: str) -> Plan:
     game = data.text("game")
     if game not in game_names():
         raise data.error("game", f"must be one of {', '.join(game_names())}, got {game!r}")
-    submission = _local(data.text("submission"), base)
+    submission = _local(_required(data, "submission"), base)
     if not Path(submission).is_file():
         submission = data.raw("submission")
     try:
@@ -212,7 +212,7 @@ def load_plan(given: str) -> Plan:
     submission = tablebench_fixtures.resolve(str(submission), "submission")
 
     designs = _designs(data, base, describe(game).plant)
-    profile = load_profile(data.text("jurisdiction"), base, file=name)
+    profile = load_profile(_required(data, "jurisdiction"), base, file=name)
     game_sections = _sections_of_game(game)
     if not game_sections & set(profile.sections):
         raise data.error("jurisdiction", f"profile {profile.name} regulates {', '.join(profile.sections)}; "
@@ -254,6 +254,13 @@ def load_plan(given: str) -> Plan:
     return Plan(name, _digest(path), lab, controller, game, submission, designs, profile, key, conformance,
                 scenarios, scenario_seed, sessions, rounds, first_seed, runs, campaign_seed, edge_runs, frames,
                 engine, workers, ray_address, rng_run)
+
+
+def _required(data: Fields, key: str) -> str:
+    value = data.text(key)
+    if not value:
+        raise data.error(key, "missing")
+    return value
 
 
 def _check_misbehaviour(data: Fields, name: str) -> None:

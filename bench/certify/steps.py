@@ -341,8 +341,8 @@ def _judge_scenarios(plan: Plan) -> Callable[[Path, list[int], str], Outcome]:
             journal = round_no = None
             if found:
                 round_no = int(found.group(1))
-                journals = sorted((folder / "wire").glob(f"journal-*-{found.group(2)}.jsonl"))
-                journal = _rel(where, f"wire/{journals[0].name}") if journals else None
+                named = sorted((folder / "wire").glob(f"journal-*-{found.group(2)}.jsonl"))
+                journal = _rel(where, f"wire/{named[0].name}") if named else None
             for clause in cited:
                 broken.setdefault(clause, []).append((case.get("name", "?"), journal, round_no))
         evidence = []
