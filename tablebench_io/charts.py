@@ -297,23 +297,32 @@ def curves_with_intervals(series: Sequence[tuple[str, Sequence[float], Sequence[
                                                  Sequence[float], float | None]],
                           *, title: str, xlabel: str, ylabel: str, zero: str = "",
                           marks: Sequence[tuple[float, str, str]] = (), percent: bool = True,
-                          width_in: float = 7.2, height_in: float = 3.6) -> str:
+                          width_in: float = 7.2, height_in: float = 3.6, on_top: int = 0) -> str:
     """Each series (label, xs, values, lows, highs, reference) as a line of
     dots with its interval as a band, and its reference level (e.g. the house
     edge of the same bets) as a dashed line of the same colour; a black line
     at zero (``zero``: its legend label); vertical marks (x, label, colour)
-    for the moments a verdict names (a latest safe call, a call time judged)."""
+    for the moments a verdict names (a latest safe call, a call time judged;
+    a mark whose label starts with "_" is drawn and not listed). The series
+    ``on_top`` is drawn over the others (the one the verdict is about: two
+    series that agree would hide it). A series' reference goes into its own
+    legend entry, not one of its own: a legend of more than five entries is
+    not read."""
     fig = _figure(width_in, height_in)
     ax = fig.add_subplot()
     for k, (label, xs, values, lows, highs, reference) in enumerate(series):
         colour = SERIES[k % len(SERIES)]
+        above = 2 if k == on_top else 0
         ax.fill_between(xs, lows, highs, color=colour, alpha=0.16, linewidth=0, zorder=1)
-        ax.plot(xs, values, "o-", color=colour, markersize=3.8, linewidth=1.4, zorder=3, label=label)
         if reference is not None:
-            ax.axhline(reference, color=colour, linestyle="--", linewidth=1.0, zorder=2,
-                       label=f"house edge of the same bets, {100 * reference:.1f}%" if percent else "reference")
-    if zero:
-        ax.axhline(0.0, color=EXPECT, linewidth=1.1, zorder=2, label=zero)
+            label += (f"; dashed: the house edge of the same bets, {100 * reference:.1f}%" if percent
+                      else "; dashed: its reference")
+            ax.axhline(reference, color=colour, linestyle="--", linewidth=1.0, zorder=2 + above)
+        ax.plot(xs, values, "o-", color=colour, markersize=3.8, linewidth=1.4, zorder=3 + above, label=label)
+    if zero:      # said on the line itself: one legend entry fewer
+        ax.axhline(0.0, color=EXPECT, linewidth=1.1, zorder=2)
+        ax.annotate(zero, (0.0, 0.0), xycoords=("axes fraction", "data"), xytext=(4, 3),
+                    textcoords="offset points", fontsize=8, color=EXPECT)
     for x, label, colour in marks:
         ax.axvline(x, color=colour, linestyle=":", linewidth=1.6, zorder=2, label=label)
     if percent:
@@ -325,5 +334,5 @@ def curves_with_intervals(series: Sequence[tuple[str, Sequence[float], Sequence[
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title, loc="left")
-    fig.legend(loc="outside lower center", ncols=2, framealpha=0.92)
+    fig.legend(loc="outside lower center", ncols=1, framealpha=0.92)
     return svg_of(fig)

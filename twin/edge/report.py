@@ -156,22 +156,27 @@ def verdict(outcome) -> Verdict:
 
 
 def wheel_chart(outcome) -> str:
-    series = []
-    for payout in outcome.payouts:
-        rows = [r for r in outcome.rows if r.payout == payout.key]
-        series.append((f"{payout.label} ({payout.clause})", [r.cutoff_s for r in rows], [r.edge.edge for r in rows],
-                       [r.edge.low for r in rows], [r.edge.high for r in rows], payout.house_edge))
-    marks = []
+    series, marks = [], []
     for k, payout in enumerate(outcome.payouts):
+        rows = [r for r in outcome.rows if r.payout == payout.key]
         safe = outcome.safe_call(payout.key)
+        # A payout's latest safe call is said in its own legend entry (a dotted line of its colour), not one more.
+        said = f"; dotted: its latest safe call, {safe:g} s" if safe is not None else ""
+        series.append((f"{payout.label} ({payout.clause}){said}", [r.cutoff_s for r in rows],
+                       [r.edge.edge for r in rows], [r.edge.low for r in rows], [r.edge.high for r in rows],
+                       payout.house_edge))
         if safe is not None:
-            marks.append((safe, f"latest safe call, {payout.key}: {safe:g} s", charts.SERIES[k % len(charts.SERIES)]))
+            marks.append((safe, f"_latest safe call, {payout.key}", charts.SERIES[k % len(charts.SERIES)]))
     v = outcome.verdict_json()
     low, high = (v.get("latest_safe_call_interval_s") or (None, None)) if v.get("resamples") else (None, None)
-    if high is not None:              # the main payout's call, as far as other spins could move it
-        marks.append((0.0 if low is None else low, f"its interval ({v.get('payout')}): from "
-                      f"{'none' if low is None else f'{low:g} s'}", charts.EXPECT))
-        marks.append((high, f"to {high:g} s", charts.EXPECT))
+    if high is not None:              # the main payout's call, as far as other spins could move it: one entry
+        if low is None:
+            marks.append((high, f"latest safe call's interval ({v.get('payout')}): from no safe call to {high:g} s",
+                          charts.EXPECT))
+        else:
+            marks.append((low, f"latest safe call's interval ({v.get('payout')}): {low:g} to {high:g} s",
+                          charts.EXPECT))
+            marks.append((high, "_its upper end", charts.EXPECT))
     call = v.get("call_time_s")
     if call is not None:
         marks.append((call, f"call time judged: {call:g} s", charts.EXPECT))
@@ -179,7 +184,7 @@ def wheel_chart(outcome) -> str:
         series, title="the edge of a watching player, by call time",
         xlabel="cutoff: seconds after the launch when betting closes",
         ylabel=f"player's return ({100 * outcome.confidence:g}% interval)", zero="zero: the player breaks even",
-        marks=marks)
+        marks=marks, on_top=next((k for k, p in enumerate(outcome.payouts) if p.key == v.get("payout")), 0))
 
 
 def tower_chart(outcome) -> str:
