@@ -491,6 +491,8 @@ def _return(facts: SessionFacts) -> str:
     ordinary, staked, returned = s.ordinary_totals()
     text = (f"<p>Over the {ordinary:,} ordinary round{'s' * (ordinary != 1)}: staked {staked:,} and returned "
             f"{returned:,} (minor units), an observed return of {_pct(observed)}")
+    if not interval:
+        text += " (no interval: it needs at least two ordinary rounds with stakes)"
     if interval:
         inside = exact is not None and interval[0] <= float(exact) <= interval[1]
         text += (f" ({100 * CONFIDENCE:g}% interval {_pct(interval[0])} to {_pct(interval[1])}, rounds as the "
@@ -505,8 +507,11 @@ def _return(facts: SessionFacts) -> str:
         [("observed return", float(observed), *(interval or (None, None)))],
         title="return to player, ordinary rounds", xlabel="returned / staked",
         reference=float(exact) if exact is not None else None, reference_label="exact RTP of the wagers played"),
-        "The observed return of the ordinary rounds with its interval, against the exact return of their "
-        "wagers (probe rounds left out)."))
+        "The observed return of the ordinary rounds "
+        + (f"with its {100 * CONFIDENCE:g}% interval" if interval else
+           "(a dot alone: no interval, fewer than two ordinary rounds were staked)")
+        + ("" if exact is None else ", against the exact return of their wagers")
+        + " (probe rounds left out)."))
     game, rules = get_game(s.game), facts.oracle.rules
     stakes = facts.stakes_by_bet
     rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake:,}</td>"
@@ -535,11 +540,19 @@ def _coverage(facts: SessionFacts) -> str:
         covered = [f"{esc(c.title)} (round {s.coverage.covered[c.id]})" for c in s.coverage.classes
                    if c.id in s.coverage.covered]
         missing = s.coverage.missing()
-        out.append(f"<p>{esc(s.coverage.line().capitalize().removesuffix('...'))}.</p>")
+        total = len(s.coverage.classes)
+        out.append(f"<p>Outcome classes covered: {total - len(missing)} of {total}"
+                   + (f"; {len(missing)} not covered, by why:" if missing else ".")
+                   + "</p>")
         if covered:
             out.append(f"<details><summary>covered</summary><p>{'; '.join(covered)}</p></details>")
-        if missing:
-            out.append("<ul>" + "".join(f"<li>{esc(c.title)}: {esc(why)}</li>" for c, why in missing) + "</ul>")
+        # One line a reason (a 6-round roulette session: 'too few rounds' for 30 pockets is one line, not 30).
+        by_reason: dict[str, list[str]] = {}
+        for c, why in missing:
+            by_reason.setdefault(why, []).append(c.title)
+        if by_reason:
+            out.append("<ul>" + "".join(f"<li>{esc(', '.join(titles))}: {esc(why)}</li>"
+                                        for why, titles in by_reason.items()) + "</ul>")
     if s.lucky_draw is not None:
         verdict = s.lucky_draw
         style = {"fail": "fail", "pass": "pass"}.get(verdict.verdict, "caution")     # too-short: a caution
