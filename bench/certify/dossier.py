@@ -139,7 +139,7 @@ def _evidence_html(row: Row) -> str:
 
 def _matrix_section(rows: list[Row]) -> str:
     body = "".join(
-        f'<tr id="clause-{esc(r.clause)}" data-clause="{esc(r.clause)}" data-state="{esc(r.state)}"><td>{code(r.clause)}</td>'
+        f'<tr id="clause-{esc(r.clause)}" data-clause="{esc(r.clause)}" data-state="{esc(r.state)}"><td style="white-space:nowrap">{code(r.clause)}</td>'
         f"<td><small>{esc(r.words[:220] + ('…' if len(r.words) > 220 else ''))}</small></td>"
         f"<td>{esc(STATE_WORDS.get(r.state, r.state))}</td><td>{_evidence_html(r)}</td></tr>" for r in rows)
     tally = ", ".join(f"{n} {STATE_WORDS.get(s, s)}" for s, n in sorted(counts(rows).items()))

@@ -163,6 +163,8 @@ def find_plan(given: str) -> Path:
     path = Path(given)
     if path.is_file():
         return path
+    if path.is_dir():
+        raise PlanError("is a folder, not a plan file (bench certify --init PATH writes one)", file=given)
     found = shipped(PLAN_PACKAGE, given)
     if found is None:
         raise PlanError(f"no such file, nor a shipped plan ({', '.join(shipped_names(PLAN_PACKAGE))})", file=given)

@@ -111,6 +111,16 @@ def read_finished(folder: Path, ran_now: bool = False) -> Finished:
                     data["started"], data["seconds"], ran_now)
 
 
+def _finished(folder: Path) -> Finished | None:
+    """The step in ``folder`` if it finished (its step.json whole), else None: to be run again."""
+    try:
+        return read_finished(folder)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _run_command(argv: list[str], folder: Path, stdout_name: str | None, timeout_s: float) -> int:
     argv = [argument(a, folder) for a in argv]
     with open(folder / (stdout_name or "stdout.txt"), "ab") as out, open(folder / "stderr.txt", "ab") as err:
@@ -176,7 +186,11 @@ def run_plan(steps: list[Step], out: Path, timeout_s: float, on_step=None) -> li
         for step in steps:
             done = steps_dir / step.name
             bar.set_postfix_str(step.name)
-            record = read_finished(done) if (done / STEP_FILE).is_file() else run_step(step, steps_dir, timeout_s)
+            record = _finished(done)
+            if record is None:
+                if done.exists():           # a step folder without a whole step.json: not something a run leaves
+                    shutil.rmtree(done)
+                record = run_step(step, steps_dir, timeout_s)
             finished.append(record)
             bar.update()
             if on_step is not None:
