@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.conformance.checks import LINK, SESSION
 from bench.conformance.speed import CheckLine
 from bench.conformance.suite import FAIL, PASS, SKIP, Result
 from bench.report.message_text import message_text
@@ -41,6 +42,7 @@ class ConformanceRun:
     results: list[Result] = field(default_factory=list)
     finished: float | None = None
     line: CheckLine | None = None       # the link's speed, and what it allowed the checks
+    adapter: str | None = None          # the wire format's adapter, "name version"; None: the bench's own protocol
 
     # -- what the results come to -------------------------------------------------
     @property
@@ -163,20 +165,41 @@ def command_line(argv: list[str] | None = None) -> str:
 
 
 # -- the page -------------------------------------------------------------------------
+def checked_words(run: ConformanceRun) -> str:
+    """The layers the run's checks actually tested, with how many each, and
+    through which adapter: never "the link layer" when no link check ran."""
+    ran = [r for r in run.results if r.status != SKIP]
+    link = sum(1 for r in ran if r.check.layer == LINK)
+    session = sum(1 for r in ran if r.check.layer == SESSION)
+    parts = []
+    if session:
+        parts.append(f"the session layer ({session} check{'s' * (session != 1)})"
+                     + (f" through the adapter {run.adapter}" if run.adapter else ""))
+    if link:
+        owner = "the adapter's own" if run.adapter else "the"
+        parts.append(f"{owner} link layer ({link} check{'s' * (link != 1)})")
+    said = " and ".join(parts) or "no layer: no check ran"
+    if not link:
+        said += "; no link-layer check ran, so the link layer is not checked"
+    return said
+
+
 def _verdict(run: ConformanceRun) -> Verdict:
     figures = [("checks", f"{run.count(PASS)} passed, {len(run.failed)} failed, {run.count(SKIP)} skipped"
                 + (f", {len(run.optional_failed)} optional failed" if run.optional_failed else "")),
                ("protocol versions checked", ", ".join(map(str, run.spoken)) or "none"),
                ("time", f"{run.seconds:.1f} s")]
+    if run.adapter:
+        figures.insert(0, ("wire format", f"the adapter {run.adapter}"))
     if run.passed:
-        return Verdict(PASSED, f"PASS: every required check of the link and session layers passes "
-                               f"({len(run.results)} checks)",
+        return Verdict(PASSED, f"PASS: every required check that ran passes: {checked_words(run)}",
                        [f"optional feature not supported or not conforming: {r.id} ({r.check.section}): {r.detail}"
                         for r in run.optional_failed], figures)
     n = len(run.failed)
     return Verdict(FAILED, f"FAIL: {n} required check{'s' * (n != 1)} of {len(run.results)} "
                            f"fail{'s' * (n == 1)}",
-                   [f"{r.id} ({r.check.section}): {r.detail}" for r in run.failed], figures)
+                   [f"{r.id} ({r.check.section}): {r.detail}" for r in run.failed]
+                   + [f"checked: {checked_words(run)}"], figures)
 
 
 def _provenance(run: ConformanceRun) -> Provenance:
@@ -191,6 +214,8 @@ def _provenance(run: ConformanceRun) -> Provenance:
                                                   else "")),
             ("controller's HELLO", code(message_text(run.hello)) if run.hello else
              "none: the controller never answered a HELLO"),
+            ("wire format", esc(f"the adapter {run.adapter}" if run.adapter else "the bench's own protocol")),
+            ("layers checked", esc(checked_words(run))),
             ("game", esc(run.game)),
             ("timeouts", esc(run.timeouts_words()))]
     if run.line is not None:
@@ -251,7 +276,8 @@ def _by_section(run: ConformanceRun) -> str:
 
 def render(run: ConformanceRun) -> str:
     return report_page(kind="conformance report", title=f"bench conformance: {run.controller} ({utc(run.started)})",
-                       heading=f"Conformance: {run.game} controller", verdict=_verdict(run),
+                       heading=f"Conformance: {run.game} controller"
+                               + (f" through {run.adapter.split()[0]}" if run.adapter else ""), verdict=_verdict(run),
                        provenance=_provenance(run), sections=[_failures(run), _by_section(run)])
 
 
