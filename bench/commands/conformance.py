@@ -138,7 +138,8 @@ def run(args) -> int:
     versions = tuple(sorted(set(args.protocol))) if args.protocol else None
     run_record = ConformanceRun(args.controller, args.game, args.submission,
                                 None if args.submission else (args.paytable or describe(args.game).default_paytable),
-                                timeouts, versions, command=command_line(), line=speed)
+                                timeouts, versions, command=command_line(), line=speed,
+                                adapter=None if is_native(adapter) else f"{adapter.name} {adapter.version}")
     hello_told = []
 
     def show(result) -> None:
