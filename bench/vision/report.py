@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from tablebench_io.report_page import (CAUTION, FAIL, INFO, PASS, Input, Provenance, Verdict, code, esc, figures,
                                        picture_of, report_page, utc)
@@ -16,8 +16,25 @@ from tablebench_io.report_page import (CAUTION, FAIL, INFO, PASS, Input, Provena
 TRUE_FLAT, TRUE_COCKED, READ = (40, 200, 80), (230, 40, 40), (40, 140, 255)
 
 
+LABEL_PX = 16          # the labels drawn on a frame: readable at the page's width, not PIL's 10 px bitmap font
+
+
 def _percent(value) -> str:
     return "–" if value is None else f"{100 * value:.2f}%"
+
+
+def _of(share, count: int, unit: str) -> str:
+    """'7 of 12 dice': the numerator, which the scores give only as a share of the count, recovered exactly."""
+    right = 0 if share is None else round(share * count)
+    return f"{right} of {count} {unit}"
+
+
+def _label(draw: ImageDraw.ImageDraw, at: tuple[float, float], text: str, colour) -> None:
+    """Text on a dark plate, so that it reads on any part of the frame."""
+    font = ImageFont.load_default(size=LABEL_PX)
+    left, top, right, bottom = draw.textbbox(at, text, font=font)
+    draw.rectangle([left - 3, top - 2, right + 3, bottom + 2], fill=(0, 0, 0))
+    draw.text(at, text, fill=colour, font=font)
 
 
 def marked(image: bytes, label: dict, reading: dict) -> Image.Image:
@@ -34,13 +51,13 @@ def marked(image: bytes, label: dict, reading: dict) -> Image.Image:
         if isinstance(box, list) and len(box) == 4:
             x, y, w, h = box
             draw.rectangle([x, y, x + w, y + h], outline=READ, width=2)
-            draw.text((x + 2, y + 2), f"{r.get('face')}{'' if r.get('flat', True) else ' cocked'}", fill=READ)
+            _label(draw, (x + 3, y + 3), f"{r.get('face')}{'' if r.get('flat', True) else ' cocked'}", READ)
     ball = truth.get("ball")
     if ball and ball.get("centre_px"):
         x, y = ball["centre_px"]
         draw.ellipse([x - 12, y - 12, x + 12, y + 12], outline=TRUE_FLAT, width=2)
     if "pocket" in truth:
-        draw.text((6, 6), f"pocket {truth['pocket']}, read {reading.get('pocket')}", fill=(255, 255, 255))
+        _label(draw, (8, 8), f"pocket {truth['pocket']}, read {reading.get('pocket')}", (255, 255, 255))
     return picture
 
 
@@ -51,16 +68,19 @@ def write(path: str | Path, scores: dict, *, folder: str, recognizer: str, calib
     measurement (info), or a caution when the recogniser left frames unanswered."""
     import time
     tower = scores["scene"] == "tower"
-    headline = (f"{_percent(scores.get('face_accuracy'))} of flat dice read right, "
-                f"{_percent(scores.get('no_roll_recall'))} of cocked dice found" if tower else
+    cocked = (f"{_percent(scores.get('no_roll_recall'))} of cocked dice found" if scores.get("cocked_dice")
+              else "no cocked die among the frames")
+    headline = (f"{_percent(scores.get('face_accuracy'))} of flat dice read right, {cocked}" if tower else
                 f"{_percent(scores.get('pocket_accuracy'))} of pockets read right")
     state = INFO if passed is None else PASS if passed else FAIL
     if passed is not False and scores["errors"]:
         state, reasons = CAUTION, reasons + [f"{scores['errors']} frames the recogniser did not answer"]
     key = [("frames", str(scores["frames"]))]
     if tower:
+        # Per die and per frame apart, each said so: --json's no_roll_precision is per die.
         key += [("flat dice in rolls read right", _percent(scores.get("roll_face_accuracy"))),
-                ("no rolls found (frames)", _percent(scores.get("frame_no_roll_recall")))]
+                ("no-roll frames found (recall, per frame)", _percent(scores.get("frame_no_roll_recall"))),
+                ("dice called cocked that are (no_roll_precision, per die)", _percent(scores.get("no_roll_precision")))]
     if scores.get("frames_per_second"):
         key.append(("frames a second", str(scores["frames_per_second"])))
     provenance = Provenance(
@@ -80,12 +100,14 @@ def write(path: str | Path, scores: dict, *, folder: str, recognizer: str, calib
                    f"{scores['cocked_found']} of {scores['cocked_dice']}", _percent(scores["no_roll_recall"])),
                   ("cocked dice hidden under others (their frame called a no roll)",
                    f"{scores['cocked_hidden_frame_called']} of {scores['cocked_hidden']}", ""),
-                  ("dice called cocked that are (no-roll precision)", f"of {scores['called_cocked']}",
-                   _percent(scores["no_roll_precision"])),
+                  ("dice called cocked that are (no_roll_precision, per die)",
+                   _of(scores["no_roll_precision"], scores["called_cocked"], "dice"), _percent(scores["no_roll_precision"])),
                   ("flat dice called cocked", str(scores["flat_called_cocked"]), ""),
-                  ("no-roll frames found (recall)", f"of {scores['no_roll_frames']}",
+                  ("no-roll frames found (frame_no_roll_recall, per frame)",
+                   _of(scores["frame_no_roll_recall"], scores["no_roll_frames"], "frames"),
                    _percent(scores["frame_no_roll_recall"])),
-                  ("no rolls called that are (precision)", f"of {scores['no_roll_called']}",
+                  ("no rolls called that are (frame_no_roll_precision, per frame)",
+                   _of(scores["frame_no_roll_precision"], scores["no_roll_called"], "frames"),
                    _percent(scores["frame_no_roll_precision"])),
                   ("dice read where there is none", str(scores["extra_dice"]), ""),
                   ("frames the recogniser did not answer", str(scores["errors"]), "")]
