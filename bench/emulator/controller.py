@@ -21,7 +21,7 @@ from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
 from bench.rules.submission import LIMITS_CLAUSE
 from bench.emulator.misbehaviours import Policy
-from bench.emulator.rng_misbehaviours import session_started
+from bench.emulator.rng_misbehaviours import RNG_BATCH, lucky_rng, session_started
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,23 @@ class EmulatedController:
 
     def _on_reset(self, m: Message) -> None:
         self._reset("requested")
+
+    def _on_rngreq(self, m: Message) -> None:
+        """The raw RNG exchange (docs/protocol.md, "Raw RNG output"): outside
+        play only, at most RNG_BATCH values a request."""
+        if not getattr(self.policy, "rng_exchange", True):
+            return self._error("unexpected", "RNGREQ is not for the controller")
+        if self.wagers or self.state not in ("betting", "cleared", "idle"):
+            return self._error("in-play", "the RNG is tested outside play: no wager may be in the round")
+        kind, count, size = m["kind"], m["count"], m.get("range")
+        if not 1 <= count <= RNG_BATCH:
+            return self._error("bad-count", f"count {count}: 1 to {RNG_BATCH} values a request")
+        generator = lucky_rng(self.policy, self.seed)
+        if kind == "raw":
+            return self._send("RNGDATA", kind="raw", count=count, values=generator.raw(count))
+        if kind == "scaled" and isinstance(size, int) and 2 <= size <= 1 << 32:
+            return self._send("RNGDATA", kind="scaled", count=count, range=size, values=generator.scaled(count, size))
+        return self._error("bad-request", f"kind {kind} range {size}: raw, or scaled with a range of 2 to 2^32")
 
     def _on_error(self, m: Message) -> None:
         pass   # the bench's complaint is in its journal; the controller carries on

@@ -30,6 +30,7 @@ from bench.rules.base import Lucky, Round, Wager
 from bench.rules.exact import draw
 
 WORD_BITS = 32
+RNG_BATCH = 16      # values in one RNGDATA: 16 words of 10 digits fit a 256-byte frame (docs/protocol.md)
 
 
 def below(word: Callable[[], int], size: int) -> int:

@@ -187,6 +187,13 @@ _SPECS: list[Spec] = [
     Spec("SETTLED", CONTROLLER, (R, ("wagers", INT), ("returned", INT)), (("void", FLAG),),
          meaning="every wager of the round is settled: how many, and the total returned"),
     Spec("CLEARED", CONTROLLER, (R,), meaning="dice removed from the tray to the top (ball retrieved): ready"),
+    # The test-mode exchange of the Lucky RNG's output, outside play (docs/protocol.md, "Raw RNG output";
+    # 58 Pa. Code 810a.5: a laboratory tests the raw output before scaling and the scaled values).
+    Spec("RNGREQ", BENCH, (("kind", TOKEN), ("count", INT)), (("range", INT),),
+         meaning="test mode: the next COUNT raw 32-bit words (kind=raw) or values scaled onto 0..RANGE-1 "
+                 "(kind=scaled) of the Lucky RNG"),
+    Spec("RNGDATA", CONTROLLER, (("kind", TOKEN), ("count", INT), ("values", INTS)), (("range", INT),),
+         meaning="test mode: the values asked for, in the order the generator made them"),
 ]
 SPECS: dict[str, Spec] = {spec.type: spec for spec in _SPECS}
 # The controller's command to its plant, one for each kind of game: whichever
