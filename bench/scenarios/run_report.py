@@ -262,21 +262,61 @@ def _verdict(run: RunReport, journals: list[_Journal]) -> Verdict:
                    figures)
 
 
+JOURNALS_LISTED = 3     # journals named one by one in the provenance; the rest counted (a run has one a controller)
+
+
+def _in_logs(path: Path, logs: Path) -> str:
+    """A journal by its name in the wire-log folder (named once, in its own row), not its absolute path."""
+    try:
+        return str(Path(path).resolve().relative_to(logs.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def shipped_names(args: list[str]) -> list[str]:
+    """The command line with each shipped file (a submission or design read from
+    the installed package) given by its name, as every option that takes one
+    accepts it (``tablebench_fixtures.resolve``), not by its site-packages path."""
+    import hashlib
+
+    import tablebench_fixtures
+
+    def named(value: str) -> str:
+        path = Path(value)
+        if not value.endswith((".yaml", ".yml")) or not path.is_file():
+            return value
+        shipped = tablebench_fixtures.identify(hashlib.sha256(path.read_bytes()).hexdigest(), "submission",
+                                               "tower", "wheel", "game")
+        return shipped[1] if shipped else value
+    out = []
+    for arg in args:
+        option, equals, value = arg.partition("=")
+        out.append(f"{option}={named(value)}" if equals and option.startswith("--") else named(arg))
+    return out
+
+
 def _provenance(run: RunReport, journals: list[_Journal]) -> Provenance:
     config = run.config
     inputs: list[Input] = []
     hellos, seen = [], set()
+    logs = Path(config.getoption("--controller-log"))
+    listed = 0
     for j in journals:
         if j.facts is None:
-            inputs.append(Input("journal", str(j.path), None, note=esc(f"(unreadable: {j.problem})")))
+            inputs.append(Input("journal", _in_logs(j.path, logs), None, note=esc(f"(unreadable: {j.problem})")))
             continue
         h = j.facts.header
         if h.get("submission") and h.get("submission_sha256") not in seen:
             seen.add(h.get("submission_sha256"))
             inputs.append(file_input("rules submission", h["submission"], h.get("submission_sha256"), "submission"))
-        inputs.append(Input("journal", str(j.path), j.facts.replayed.chain.head, "head hash"))
+        if listed < JOURNALS_LISTED:
+            inputs.append(Input("journal", _in_logs(j.path, logs), j.facts.replayed.chain.head, "head hash"))
+        listed += 1
         if j.facts.hello:
             hellos.append(message_text(j.facts.hello))
+    if listed > JOURNALS_LISTED:
+        inputs.append(Input("journals", f"and {listed - JOURNALS_LISTED} more in the wire-log folder, each with "
+                                        "its .head beside it"))
     if not inputs:
         inputs.append(Input("journal", "none: no controller was reached"))
     target = config.getoption("--controller")
@@ -284,7 +324,7 @@ def _provenance(run: RunReport, journals: list[_Journal]) -> Provenance:
     seeds = (f"--controller-seed {config.getoption('--controller-seed')}: the emulated controllers' Lucky Numbers; "
              "each scenario gives its own readings" if emulated else
              "none of the bench's: each scenario gives its own readings; the controller draws its Lucky Numbers")
-    args = shlex.join(["pytest", *config.invocation_params.args])
+    args = shlex.join(["pytest", *shipped_names(list(config.invocation_params.args))])
     more = [("controller", esc(target) + (" (bench emulate, one per game and rules)" if emulated else "")),
             ("controller's HELLO", "<br>".join(code(h) for h in dict.fromkeys(hellos)) or "none recorded"),
             ("players", esc(config.getoption("--controller-players"))),
