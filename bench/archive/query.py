@@ -24,7 +24,7 @@ def connect(archive: Archive) -> Any:
         files = archive.files(table)
         if files:
             listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true, "
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true, hive_types_autocast = false, "
                         "union_by_name = true)")
         else:
             empty = ", ".join(f"CAST(NULL AS {_duck(kind)}) AS \"{name}\"" for name, kind in _columns(table))

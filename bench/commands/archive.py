@@ -73,6 +73,42 @@ def register(subparsers) -> None:
     _json_option(q, "archive-query")
     q.set_defaults(func=run_query)
 
+    e = sub.add_parser("export", help="write a table-day as CSV and Parquet with a signed manifest",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Every table's rows of one table on one UTC day, as CSV and as Parquet, the "
+                                   "journals they came from byte for byte, and manifest.json: each file's SHA-256, "
+                                   "signed with the bench key (--key). --verify checks an export instead.",
+                       epilog="Exit status: 0 written (or verified), 1 --verify found a file changed, missing or "
+                              "unlisted, or a bad signature, 2 bad input.")
+    e.add_argument("--archive", metavar="DIR")
+    e.add_argument("--table", metavar="NAME")
+    e.add_argument("--day", metavar="YYYY-MM-DD")
+    e.add_argument("--out", metavar="DIR", help="a new or empty folder")
+    e.add_argument("--key", metavar="FILE", help="the bench key state (bench key new) that signs the manifest")
+    e.add_argument("--verify", metavar="MANIFEST", help="check an export's manifest (with --pubkey, its signature)")
+    e.add_argument("--pubkey", metavar="FILE|FINGERPRINT", help="with --verify: the key the manifest must be signed by")
+    _json_option(e, "archive-export")
+    e.set_defaults(func=run_export)
+
+    j = sub.add_parser("judge", help="judge the fleet: every table and period, the false-discovery rate controlled",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Per table (or table and dealer, dice set or wheel) and period, over the rounds "
+                                   "not staged: the return against the exact RTP, the no-roll rate against the rest "
+                                   "of the fleet, the outcome's fairness, the Lucky draw against the submission, "
+                                   "and each table's no-roll trend over the periods; every p-value of the fleet in "
+                                   "one Benjamini-Hochberg family at --fdr (docs/archive.md).",
+                       epilog="Exit status: 0 no table flagged, 1 a table flagged (a test's q at most --fdr, or a "
+                              "round that broke a rule), 2 bad input.")
+    j.add_argument("--archive", required=True, metavar="DIR")
+    j.add_argument("--by", choices=("table", "dealer", "dice_set", "wheel_id"), default="table",
+                   help="group each table's rounds by this too (default: the table alone)")
+    j.add_argument("--period", choices=("day", "week", "month", "all"), default="day", help="default day")
+    j.add_argument("--fdr", type=float, default=0.05, metavar="Q",
+                   help="the false-discovery rate (default 0.05: 58 Pa. Code 810a.5(c)'s 95%%)")
+    j.add_argument("--report", metavar="FILE.html", help="write the fleet's report page")
+    _json_option(j, "archive-judge")
+    j.set_defaults(func=run_judge)
+
 
 def _needs_extra(err: ImportError) -> int | None:
     name = (err.name or "").partition(".")[0]
@@ -176,3 +212,103 @@ def run_query(args: Any) -> int:
     if more:
         print(f"... and more rows (--limit {args.limit})", file=sys.stderr)
     return Exit.OK
+
+
+def run_export(args: Any) -> int:
+    from pathlib import Path
+
+    from tablebench_io.json_lines import JsonLines
+    try:
+        from bench.archive.export import export_table_day, verify_manifest
+        from bench.archive.store import Archive
+        from bench.journal.keys import trusted_fingerprint
+        if args.verify:
+            trusted = trusted_fingerprint(args.pubkey) if args.pubkey else None
+            try:
+                problems = verify_manifest(Path(args.verify), trusted)
+            except (OSError, ValueError, KeyError, TypeError) as err:
+                raise BenchError(f"{args.verify}: not an export's manifest: {err}") from None
+            for problem in problems:
+                print(f"{args.verify}: {problem}")
+            if not problems:
+                print(f"{args.verify}: every file as listed" + (", signed by " + trusted if trusted else
+                                                                "; signature not checked (no --pubkey)"))
+            return Exit.VIOLATION if problems else Exit.OK
+        missing = [o for o, v in (("--archive", args.archive), ("--table", args.table), ("--day", args.day),
+                                  ("--out", args.out)) if not v]
+        if missing:
+            raise BenchError(f"export needs {', '.join(missing)} (or --verify MANIFEST)")
+        archive = Archive(args.archive)
+        archive.check(create=False)
+        manifest, files = export_table_day(archive, args.table, args.day, Path(args.out), args.key)
+    except ImportError as err:
+        status = _needs_extra(err)
+        if status is None:
+            raise
+        return status
+    except (BenchError, OSError) as err:
+        print(f"bench archive export: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    if args.json:
+        out = JsonLines("archive-export")
+        for item in files:
+            out.write("file", **item)
+        out.verdict(passed=True, status=Exit.OK, manifest=str(manifest), signed_by=None if not args.key else "key")
+    else:
+        print(f"{len(files)} files in {args.out}; manifest {manifest}" + ("" if args.key else " (unsigned: no --key)"))
+    return Exit.OK
+
+
+def run_judge(args: Any) -> int:
+    import shlex
+    import time
+
+    from tablebench_io.json_lines import JsonLines
+    if not 0 < args.fdr < 1:
+        print("bench archive judge: --fdr must be between 0 and 1", file=sys.stderr)
+        return Exit.BAD_INPUT
+    try:
+        from bench.archive.fleet import CORRECTION, judge_fleet
+        from bench.archive.store import Archive
+        archive = Archive(args.archive)
+        archive.check(create=False)
+        fleet = judge_fleet(archive, by=args.by, period=args.period, fdr=args.fdr)
+    except ImportError as err:
+        status = _needs_extra(err)
+        if status is None:
+            raise
+        return status
+    except BenchError as err:
+        print(f"bench archive judge: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    flagged = fleet.flagged_tables
+    status = Exit.VIOLATION if flagged else Exit.OK
+    if args.report:
+        from pathlib import Path
+
+        from bench.archive.fleet_page import fleet_page
+        command = "bench archive judge " + " ".join(shlex.quote(a) for a in sys.argv[3:]) if len(sys.argv) > 3 \
+            else f"bench archive judge --archive {args.archive}"
+        try:
+            Path(args.report).write_text(fleet_page(fleet, args.archive, command, time.time()), encoding="utf-8")
+        except OSError as err:
+            print(f"bench archive judge: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
+            return Exit.BAD_INPUT
+    if args.json:
+        out = JsonLines("archive-judge")
+        for group in fleet.groups + fleet.trends:
+            out.write("group", **group.to_json())
+        out.verdict(passed=not flagged, status=status, fdr=args.fdr, correction=CORRECTION,
+                    groups=len(fleet.groups), tests=fleet.tests, flagged=flagged,
+                    violations=sum(g.violations for g in fleet.groups), by=args.by, period=args.period)
+        return status
+    for group in fleet.groups + fleet.trends:
+        if group.flagged:
+            why = [f"{t.test} q {t.q:.2g}: {t.detail}" for t in group.tests if t.flagged]
+            why += [f"{group.violations} violations"] if group.violations else []
+            print(f"FLAGGED {group.table} ({group.group_by} {group.group}, {group.period}): {'; '.join(why)}")
+    print(f"fleet: {fleet.tables} tables, {len(fleet.groups)} groups by {args.by} and {args.period}, {fleet.tests} "
+          f"tests; {len(flagged)} tables flagged at a false-discovery rate of {args.fdr:g} ({CORRECTION})")
+    if args.report:
+        print(f"  report: {args.report}")
+    return status
