@@ -193,7 +193,24 @@ def _obstacle(f: Fields) -> Obstacle:
     return o
 
 
-def _body(f: Fields, dice: Dice) -> Body:
+OBSTACLES_CLAUSE = "625b.2(c)(3)"   # the body "shall contain ramps, bumpers, rods or other obstacles"
+# The clauses a design may say it breaks on purpose (``breaks:``): a counter-example for
+# twin validate and twin edge to flag, such as the shipped straight-chute.
+BREAKABLE = frozenset({OBSTACLES_CLAUSE})
+
+
+def _breaks(f: Fields) -> frozenset[str]:
+    """The clauses the design says it breaks on purpose (``breaks: [625b.2(c)(3)]``)."""
+    given = f.raw("breaks", [])
+    if not isinstance(given, list) or not all(isinstance(c, str) for c in given):
+        raise f.error("breaks", "must be a list of clauses, e.g. [625b.2(c)(3)]")
+    unknown = sorted(set(given) - BREAKABLE)
+    if unknown:
+        raise f.error("breaks", f"only {', '.join(sorted(BREAKABLE))} may be broken on purpose, got {unknown[0]}")
+    return frozenset(given)
+
+
+def _body(f: Fields, dice: Dice, breaks: frozenset[str] = frozenset()) -> Body:
     width = f.positive("width_m", high=MAX_SHAFT_M)
     depth = f.positive("depth_m", high=MAX_SHAFT_M)
     bottom = f.positive("bottom_z_m", high=MAX_HEIGHT_M)
@@ -208,6 +225,10 @@ def _body(f: Fields, dice: Dice) -> Body:
     items = f.raw("obstacles")
     if not isinstance(items, list):
         raise f.error("obstacles", "must be a list (it may be empty)")
+    if not items and OBSTACLES_CLAUSE not in breaks:
+        raise f.error("obstacles", "is empty: the tower body must contain ramps, bumpers, rods or other obstacles "
+                                   "the falling dice strike (a counter-example without them says breaks: "
+                                   f"[{OBSTACLES_CLAUSE}])", clause=OBSTACLES_CLAUSE)
     if len(items) > MAX_OBSTACLES:
         raise f.error("obstacles", f"must be at most {MAX_OBSTACLES} obstacles (each costs every drop its "
                                    f"collisions), got {len(items)}")
@@ -293,7 +314,7 @@ def parse_design(data: Any, file: str = "<design>") -> TowerDesign:
     compartment = Compartment(height_m=compartment_f.number("height_m", low=dice.edge_m * 1.5, high=1.0),
                               hold_s=compartment_f.number("hold_s", 0.1, low=0.0, high=5.0))
     compartment_f.done()
-    body = _body(f.sub("body"), dice)
+    body = _body(f.sub("body"), dice, _breaks(f))
     # Three dice side by side must fit in the compartment across the shaft.
     if body.width_m < dice.count * dice.edge_m * 1.2:
         raise DesignError(f"must fit {dice.count} dice side by side in the compartment "
