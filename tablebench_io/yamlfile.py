@@ -67,6 +67,25 @@ def read_yaml(path: str | Path, error: Callable[..., Exception] = LocatedError) 
     return parse_yaml(text, file, error)
 
 
+def _where(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _syntax_error(err: yaml.YAMLError) -> tuple[str | None, str]:
+    """Where in the file a syntax error is and what it is, in one line:
+    PyYAML's own text spans several, with the offending line quoted and a
+    caret under it (and a file name of its own, "<unicode string>")."""
+    problem = getattr(err, "problem", None)
+    mark = getattr(err, "problem_mark", None)
+    if not problem:
+        return None, " ".join(str(err).split())[:300]
+    what = " ".join(str(problem).split())
+    context, context_mark = getattr(err, "context", None), getattr(err, "context_mark", None)
+    if context:
+        what += f" ({' '.join(str(context).split())}" + (f" from {_where(context_mark)})" if context_mark else ")")
+    return (_where(mark) if mark is not None else None), what[:300]
+
+
 def parse_yaml(text: str, file: str, error: Callable[..., Exception] = LocatedError) -> Any:
     """``text`` parsed as YAML under the same limits as ``read_yaml``."""
     loader = _BoundedLoader(text)
@@ -75,7 +94,8 @@ def parse_yaml(text: str, file: str, error: Callable[..., Exception] = LocatedEr
     except _Limit as err:
         raise error(str(err), file=file) from None
     except yaml.YAMLError as err:
-        raise error(f"is not valid YAML: {err}", file=file) from None
+        where, what = _syntax_error(err)
+        raise error(f"is not valid YAML{' at ' + where if where else ''}: {what}", file=file) from None
     except RecursionError:
         raise error(f"nests too deeply to read (limit {MAX_DEPTH})", file=file) from None
     finally:
