@@ -112,6 +112,21 @@ def pytest_configure(config: pytest.Config) -> None:
                                     "scenarios without -n (or with -p no:xdist)")
         from bench.scenarios.run_report import RunReport
         config.pluginmanager.register(RunReport(config, report), REPORT)
+    _check_misbehaviour(config)
+
+
+def _check_misbehaviour(config: pytest.Config) -> None:
+    """An unknown ``--controller emulated:NAME`` is a usage error, said in
+    one line before anything is collected: pytest's exit status 4, its own
+    for a usage error (a pytest run keeps pytest's table, README "Exit
+    statuses"; the bench's 4, interrupted, is not meant)."""
+    url = config.getoption("--controller", None) or ""
+    name = url.partition(":")[2] if url.startswith(EMULATED + ":") else ""
+    if name:
+        from bench.emulator.misbehaviours import MISBEHAVIOURS
+        if name not in MISBEHAVIOURS:
+            raise pytest.UsageError(f"--controller {url}: unknown misbehaviour {name!r} (usage error, pytest exit "
+                                    "status 4); bench emulate --help lists the misbehaviours")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
