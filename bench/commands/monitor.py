@@ -179,6 +179,12 @@ def run(args) -> int:
           f"monitoring faults: {faults} ({outcome.unjudged_rounds} rounds not judged)")
     for path, head in outcome.journals:
         print(f"  journal: {path} (head {head[:16]}…)")
+    if outcome.journals:     # the page of the folder (bench.report.monitor_page); the journals stand without it
+        from bench.report.monitor_page import write_monitor_page
+        try:
+            print(f"report: {write_monitor_page(out, out / 'report.html')}")
+        except (BenchError, OSError) as err:
+            print(f"bench monitor: warning: the report was not written: {err}", file=sys.stderr)
     if outcome.missing:
         print(f"bench monitor: not written: {', '.join(outcome.missing)}", file=sys.stderr)
     if outcome.reason:
