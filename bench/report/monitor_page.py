@@ -20,6 +20,7 @@ from pathlib import Path
 from bench.errors import BenchError
 from bench.journal.replay import ReplayOutcome, replay
 from bench.monitor.series import PREFIX
+from bench.oracle import Oracle
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, report_page,
                                        utc)
 
@@ -82,13 +83,16 @@ def render_monitor(folder: str | Path) -> str:
             replayed.append((part, head, None, str(err)))
     intervals, unreadable = _intervals(folder)
     faults = _sum(intervals, "monitoring_faults")
-    unjudged = sum(r.get("unjudged_rounds", 0) for r in intervals if isinstance(r.get("unjudged_rounds"), int))
-    judged = [o for _, _, o, _ in replayed if o is not None and o.oracle is not None]
-    rounds = sum(len(o.oracle.rounds) for o in judged)
+    unjudged = 0
+    for report in intervals:
+        count = report.get("unjudged_rounds")
+        unjudged += count if isinstance(count, int) else 0
+    judged: list[Oracle] = [o.oracle for _, _, o, _ in replayed if o is not None and o.oracle is not None]
+    rounds = sum(len(oracle.rounds) for oracle in judged)
     by_clause: dict[str, int] = {}
-    for o in judged:
-        for clause, count in o.oracle.violations_by_clause.items():
-            by_clause[clause] = by_clause.get(clause, 0) + count
+    for oracle in judged:
+        for clause, found in oracle.violations_by_clause.items():
+            by_clause[clause] = by_clause.get(clause, 0) + found
     broken = [p for p, _, o, _ in replayed if o is None or not o.intact]
     headless = [p for p, head, _, _ in replayed if head is None]
     violations = sum(by_clause.values())
@@ -153,8 +157,8 @@ def _parts(replayed) -> str:
             + "".join(rows) + "</table>")
 
 
-def _violations(judged: list[ReplayOutcome]) -> str:
-    found = [v for o in judged for v in o.oracle.violations]
+def _violations(judged: list[Oracle]) -> str:
+    found = [v for oracle in judged for v in oracle.violations]
     if not found:
         return "<h2>Violations</h2><p>None heard in the rounds judged.</p>"
     items = "".join(f"<li>round {v.round}, frame {v.frame}: <b>{esc(v.clause)}</b>: {esc(v.message)}</li>"
