@@ -26,6 +26,7 @@ sessions: {{count: {sessions}, rounds: {rounds}, first_seed: 1}}
 validate: {{runs: {runs}}}
 edge: {{runs: 0}}
 recognize: {{frames: 0}}
+rng: {{run: false}}
 campaigns: {{workers: 1}}
 """
 
