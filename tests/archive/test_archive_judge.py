@@ -79,3 +79,19 @@ def test_a_table_day_exports_with_a_signed_manifest_that_finds_a_changed_byte(fl
     forged = bench("archive", "export", "--verify", manifest, "--pubkey", key / "bench.pub")
     assert forged.returncode == 1 and "lucky.csv: not in the manifest" in forged.stdout
     assert "signature does not verify" in forged.stdout
+
+
+def test_a_table_over_two_days_gets_a_line_a_day_and_its_trend(journals, tmp_path):
+    from tests.archive.conftest import ROOT
+    archive = tmp_path / "archive"
+    older = ROOT / "fixtures/journals/schema1-lightning-dice.jsonl"      # 2026-11-29, one no roll in 3 rounds
+    assert bench("archive", "ingest", "--archive", archive, journals[0], older, "--table", "T1").returncode == 0
+    ran = bench("archive", "judge", "--archive", archive, "--json")
+    lines = assert_json_lines(ran.stdout, "archive-judge")
+    days = sorted(g["period"] for g in lines[:-1] if g["period"] != "trend")
+    assert days[0] == "2026-11-29" and len(days) == 2
+    (trend,) = [g for g in lines[:-1] if g["period"] == "trend"]
+    assert trend["table"] == "T1" and trend["rounds"] == 7 and trend["tests"][0]["test"] == "trend"
+    by_month = assert_json_lines(bench("archive", "judge", "--archive", archive, "--json", "--period", "month").stdout,
+                                "archive-judge")
+    assert {g["period"] for g in by_month[:-1]} == {"2026-11", "2026-12", "trend"}
