@@ -100,7 +100,7 @@ def kolmogorov_smirnov_unit(u: Sequence[float] | np.ndarray, alpha: float, sourc
     """810a.5(c)(8) on values in [0, 1) (raw words over 2**32): SciPy's kstest
     against the uniform distribution (Knuth 3.3.1 B, the KS test)."""
     n = len(u)
-    _need(n, 20, "the Kolmogorov-Smirnov test")
+    _need(n, 5, "the Kolmogorov-Smirnov test")
     result = stats.kstest(np.asarray(u, dtype=float), "uniform")
     return TestOutcome("Kolmogorov-Smirnov", "810a.5(c)(8)", source, float(result.statistic), float(result.pvalue),
                        ks_detectable(n, alpha), n=n, detail=detail, reference="Knuth, TAOCP vol. 2, 3.3.1 B")

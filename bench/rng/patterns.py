@@ -21,9 +21,9 @@ MIN_GROUPS = 50
 
 
 def _chi(test: str, clause: str, source: str, observed, probabilities, groups: int, alpha: float,
-         what: str, detail: str, reference: str, n: int) -> TestOutcome:
-    if groups < MIN_GROUPS:
-        raise TooShort(f"the {test} test needs {MIN_GROUPS} {what}, has {groups}")
+         what: str, detail: str, reference: str, n: int, least: int = MIN_GROUPS) -> TestOutcome:
+    if groups < least:
+        raise TooShort(f"the {test} test needs {least} {what}, has {groups}")
     statistic, dof, p_value, _ = goodness(observed, probabilities, what=f"the {test} test")
     return TestOutcome(test, clause, source, statistic, p_value,
                        Detectable(cohen_w(groups, dof, alpha), f"Cohen's w over the {what}"),
@@ -92,6 +92,9 @@ def coupon_probabilities(size: int, longest: int) -> list[float]:
     return out
 
 
+MIN_SEGMENTS = 20      # each segment is long (size H_size values): pooling keeps every cell at 5 expected
+
+
 def coupon_collector(values: Sequence[int], size: int, alpha: float, source: str) -> TestOutcome:
     """810a.5(c)(6), Knuth 3.3.2 E: the lengths of the segments it takes to
     see every one of the ``size`` values."""
@@ -108,7 +111,8 @@ def coupon_collector(values: Sequence[int], size: int, alpha: float, source: str
     observed = np.bincount(np.minimum(np.asarray(lengths, dtype=np.int64), longest) - size,
                            minlength=len(probabilities)) if lengths else np.zeros(len(probabilities))
     return _chi("coupon collector", "810a.5(c)(6)", source, observed, probabilities, len(lengths), alpha,
-                "segments", f"{len(lengths)} segments collecting all {size} values", f"{KNUTH} E", start)
+                "segments", f"{len(lengths)} segments collecting all {size} values", f"{KNUTH} E", start,
+                least=MIN_SEGMENTS)
 
 
 def permutation(values: Sequence[int], size: int, alpha: float, source: str) -> TestOutcome:
