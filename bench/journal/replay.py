@@ -327,24 +327,26 @@ class _Judge:
         if not isinstance(wire, list):
             self.decode_problems.append(f"line {number}: wire is {type(wire).__name__}, not a list of frames")
             return
+        redecode = self.redecode
+        # Per judged frame only what judging needs: the frame's place in words
+        # is made where a problem or a decoding names it (it was a tenth of replay).
         for index, direction, mono, _, raw, recorded, problem in judged_rows(wire):
-            where = f"line {number}, frame {index}"
             if problem is not None:
-                self.decode_problems.append(f"{where}: {problem}")
+                self.decode_problems.append(f"line {number}, frame {index}: {problem}")
                 continue
-            if self.redecode or recorded.get("type") not in SPECS:
-                message = self._decode(where, raw, recorded)
+            if redecode or recorded.get("type") not in SPECS:
+                message = self._decode(f"line {number}, frame {index}", raw, recorded)
             else:
                 try:
                     message = _message(recorded)
                 except (KeyError, TypeError, AttributeError):
-                    message = self._decode(where, raw, None)
+                    message = self._decode(f"line {number}, frame {index}", raw, None)
             if message is None:
                 continue
             self.last_mono = mono
-            if observe(direction, message, mono) and not self.redecode:
+            if observe(direction, message, mono) and not redecode:
                 # a verdict: check it stands on the raw bytes
-                self._decode(where, raw, message.as_dict())
+                self._decode(f"line {number}, frame {index}", raw, message.as_dict())
 
     def _decode(self, where: str, raw, recorded) -> Message | None:
         """The message decoded again from the raw bytes, compared with the recorded one."""
