@@ -12,6 +12,9 @@ head hash kept apart and the bench key's fingerprint:
 - cut off two thirds of the way through: the head differs and both are
   shown, the break is a cut, not a change.
 
+Each read in headless Chromium at 420 and 1400 px: the verdict in the first
+screen, nothing cut off, the box saying what the browser shows of it.
+
 Every page's "verify again" command keeps the key (``--pubkey``).
 """
 
@@ -25,6 +28,8 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+
+from headless_chromium import CHROMIUM, SCREEN_HEIGHT, Chromium
 
 SETTLED = "SETTLE round=6 id=r6c2 returned=20000"      # seed 5's sixth round: a 1-to-1 win of 10,000
 
@@ -126,3 +131,20 @@ def test_money_on_the_page_has_its_digits_grouped(replays):
     assert any(len(a) > 5 for a in amounts)
     assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", a) for a in amounts), [a for a in amounts if "," not in a][:5]
     assert re.search(r"staked \d{1,3}(,\d{3})+ and returned", page)
+
+
+def test_the_three_pages_show_their_verdict_first_and_fit_at_420_and_1400_px(replays):
+    assert CHROMIUM.exists(), f"no headless browser: {CHROMIUM} is missing (apt-get install chromium)"
+    with Chromium() as browser:
+        for name, made in replays["made"].items():
+            path = Path(re.search(r"report: (\S+)", made["done"].stdout).group(1))
+            for width in (420, 1400):
+                tab = browser.open(path, width)
+                m = tab.measure()
+                shown = tab.evaluate("document.getElementById('verdict').innerText")
+                tab.close()
+                where = f"{name} at {width} px: {m}"
+                assert m["verdict"]["bottom"] <= SCREEN_HEIGHT and not m["sticking_out"], where
+                assert m["page_width"] <= width, where
+                if name != "intact":           # what the box says, as the browser lays it out
+                    assert "BROKEN" in shown and "vouched for by" in shown and "seals, to the end" not in shown
