@@ -101,7 +101,8 @@ def score(name: str, out: Path) -> dict:
                           capture_output=True, text=True, cwd=ROOT)
     if done.returncode not in (0, 1):
         raise SystemExit(f"bench recognize failed on {folder}: {done.stderr}")
-    result = json.loads(done.stdout)
+    # JSON Lines (docs/json.md): the scores are the "scores" line
+    result = next(line for line in map(json.loads, done.stdout.splitlines()) if line["record"] == "scores")
     result["scoring_wall_s"] = round(time.monotonic() - started, 1)
     return result
 

@@ -37,7 +37,7 @@ def run(baud: int, game: str) -> dict:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     wall = time.monotonic() - started
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if not lines or not lines[-1].get("verdict"):
+    if not lines or lines[-1].get("record") != "verdict":         # JSON Lines, the verdict last (docs/json.md)
         raise SystemExit(f"conformance at {baud or 'TCP'}: no verdict (exit {done.returncode}): "
                          f"{done.stderr.strip()[-500:]}")
     checks, verdict = lines[:-1], lines[-1]

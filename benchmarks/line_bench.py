@@ -75,13 +75,13 @@ def run(game: str, baud: int, rounds: int, realtime: bool, folder: Path) -> dict
     wall = time.monotonic() - started
     if not done.stdout.strip():
         raise SystemExit(f"{' '.join(cmd)}: {done.stderr[-2000:]}")
-    summary = json.loads(done.stdout)
+    summary = json.loads(done.stdout.splitlines()[0])       # the "summary" line, before the verdict (docs/json.md)
     session = json.loads((out / "session.jsonl").read_text().splitlines()[-1])   # the session-end record
     started_play = json.loads((out / "session.jsonl").read_text().splitlines()[1])["wire"][0][MONO]
     ended_play = session["finish_mono"]
     betting, settlement = exchanges(out / "session.jsonl")
     line = summary["line"]
-    return {"game": game, "baud": baud, "realtime": realtime, "rounds": summary["rounds"], "status": summary["status"],
+    return {"game": game, "baud": baud, "realtime": realtime, "rounds": summary["rounds"], "status": done.returncode,
             "violations": summary["violations_by_clause"], "failed_rounds": len(summary["failed_rounds"]),
             "window": line["window"], "wagers_per_round": line["wagers_per_round"],
             "wagers_wanted": line["wagers_wanted"],

@@ -1,6 +1,7 @@
 """The command-line conventions shared by the ``twin`` and ``bench`` console
-scripts: sub-command discovery, ``--version``, ``--progress``, and one table
-of exit statuses.
+scripts: sub-command discovery, ``--version``, ``--progress`` (on the
+commands that draw a bar: ``add_progress_option``), ``--json``'s closing
+verdict, and one table of exit statuses.
 
 Each module in a commands package defines ``register(subparsers)``, which adds
 its sub-parser and sets ``func`` (a callable taking the parsed args and
@@ -77,11 +78,51 @@ def build_parser(commands: ModuleType, prog: str, description: str) -> argparse.
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(subparsers)
-    for sub in subparsers.choices.values():
-        sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                         help="draw progress bars on stderr (default: only when stderr is a terminal "
-                              "and the output is not --json)")
     return parser
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` for a command that draws a progress bar:
+    offered only where one can be drawn, so that the flag never promises
+    what a command does not do (issue 41)."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="draw progress bars on stderr (default: only when stderr is a terminal "
+                             "and the output is not --json)")
+
+
+class _LastLine:
+    """Stands in for stderr and keeps the last line written to it: the
+    reason a ``--json`` run's closing verdict gives when the command wrote
+    none itself (bad input, an interruption, an internal error)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.last = ""
+
+    def write(self, text: str) -> int:
+        stripped = text.strip()
+        if stripped:
+            self.last = stripped.splitlines()[-1][:500]
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+def _closing_verdict(args: argparse.Namespace, status: int, said: str, written_before: int) -> None:
+    """A ``--json`` run whose command wrote no verdict (it stopped at bad
+    input, was interrupted, or failed) still ends with one, so that a
+    consumer reading lines knows how it ended (docs/json.md)."""
+    from tablebench_io import json_lines
+    if not getattr(args, "json", False) or not getattr(args, "json_kind", None):
+        return
+    if json_lines.verdicts_written() > written_before:
+        return
+    try:
+        json_lines.JsonLines(args.json_kind).verdict(passed=False if status else True, status=status,
+                                                     **({"error": said} if status and said else {}))
+    except OSError:        # stdout gone (a closed pipe, a full disk): the status still says it
+        pass
 
 
 class _ListShipped(argparse.Action):
@@ -196,37 +237,50 @@ def make_main(commands: ModuleType, prog: str, description: str,
     def main(argv: Sequence[str] | None = None) -> int:
         if argv is None and portable_math.started_as(prog):
             portable_math.restart_pinned()      # the same libm on every machine (docs/reproducibility.md)
+        from tablebench_io import json_lines
         parser = build_parser(commands, prog, description)
         args = parser.parse_args(argv)
-        forced = args.progress
+        forced = getattr(args, "progress", None)
         progress.configure(forced if forced is not None else
                            (None if not getattr(args, "json", False) else False))
+        before, stderr = json_lines.verdicts_written(), sys.stderr
+        watched = sys.stderr = _LastLine(stderr)
         try:
-            with terminate_as_interrupt():
-                return int(args.func(args) or 0)
-        except KeyboardInterrupt as err:
-            print(f"{prog} {args.command}: interrupted ({interrupt_name(err)})", file=sys.stderr)
-            return Exit.INTERRUPTED
-        except BrokenPipeError:
-            return Exit.OK
-        except user_errors as err:
-            print(f"{prog} {args.command}: {err}", file=sys.stderr)
-            return Exit.BAD_INPUT
-        except ImportError as err:
-            needs = missing_extra(err)
-            if needs is None:
-                return _internal_error(prog, err)
-            print(f"{prog} {args.command}: {needs}", file=sys.stderr)      # an optional part not installed
-            return Exit.BAD_INPUT
-        except OSError as err:
-            if not is_disk_full(err):
-                return _internal_error(prog, err)
-            where = f" ({err.filename})" if err.filename else ""
-            print(f"{prog} {args.command}: the disk is full{where}: {err.strerror}", file=sys.stderr)
-            return Exit.DISK_FULL
-        except RecursionError as err:           # input nested past what can be read
-            print(f"{prog} {args.command}: input nested too deeply to read: {err}", file=sys.stderr)
-            return Exit.BAD_INPUT
-        except Exception as err:  # noqa: BLE001 — the last guard: never a traceback on the terminal
-            return _internal_error(prog, err)
+            status = _run(prog, args, user_errors)
+        finally:
+            sys.stderr = stderr
+        _closing_verdict(args, status, watched.last, before)
+        return status
     return main
+
+
+def _run(prog: str, args: argparse.Namespace, user_errors: tuple[type[BaseException], ...]) -> int:
+    """The command's exit status, whatever it raised (``Exit``)."""
+    try:
+        with terminate_as_interrupt():
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt as err:
+        print(f"{prog} {args.command}: interrupted ({interrupt_name(err)})", file=sys.stderr)
+        return Exit.INTERRUPTED
+    except BrokenPipeError:
+        return Exit.OK
+    except user_errors as err:
+        print(f"{prog} {args.command}: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    except ImportError as err:
+        needs = missing_extra(err)
+        if needs is None:
+            return _internal_error(prog, err)
+        print(f"{prog} {args.command}: {needs}", file=sys.stderr)      # an optional part not installed
+        return Exit.BAD_INPUT
+    except OSError as err:
+        if not is_disk_full(err):
+            return _internal_error(prog, err)
+        where = f" ({err.filename})" if err.filename else ""
+        print(f"{prog} {args.command}: the disk is full{where}: {err.strerror}", file=sys.stderr)
+        return Exit.DISK_FULL
+    except RecursionError as err:           # input nested past what can be read
+        print(f"{prog} {args.command}: input nested too deeply to read: {err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    except Exception as err:  # noqa: BLE001 — the last guard: never a traceback on the terminal
+        return _internal_error(prog, err)

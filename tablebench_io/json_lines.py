@@ -16,12 +16,21 @@ goes away; a new field is added within a version.
 
 from __future__ import annotations
 
+import io
 import json
-import sys
 from importlib import resources
 from typing import Any, TextIO
 
+from tablebench_io import progress
+
 SCHEMA_PACKAGE = "tablebench_schemas"    # the repository's schemas/ folder, shipped under this name
+
+_verdicts_written = 0      # in this process: commandline.make_main ends a --json run that wrote none with one
+
+
+def verdicts_written() -> int:
+    """How many verdict lines this process has written (``JsonLines.verdict``)."""
+    return _verdicts_written
 
 
 def schema_name(kind: str, version: int = 1) -> str:
@@ -39,6 +48,20 @@ def load_schema(kind: str, version: int = 1) -> dict[str, Any]:
     text = resources.files(SCHEMA_PACKAGE).joinpath(schema_file(kind, version)).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
+
+
+def json_help(kind: str, version: int = 1) -> str:
+    """The ``--json`` option's help, the same words on every command."""
+    return (f"write JSON Lines on stdout instead of the text (schema {schema_name(kind, version)}, "
+            "the last line the verdict; bench docs json)")
+
+
+def add_json_option(parser: Any, kind: str, version: int = 1) -> None:
+    """Give a command ``--json`` (``args.json``), saying its kind in its help;
+    the kind is kept on the parser so that a test finds every reporting
+    command's kind (tests/cli/test_json_output.py)."""
+    parser.add_argument("--json", action="store_true", help=json_help(kind, version))
+    parser.set_defaults(json_kind=kind)
 
 
 def _plain(value: Any) -> Any:
@@ -60,8 +83,24 @@ class JsonLines:
         self.out = out
         self.ended = False
 
+    @classmethod
+    def collected(cls, kind: str, version: int = 1) -> "JsonLines":
+        """Lines kept in memory (``text()``), for a command that writes its
+        result through ``commandline.stdout_for_result``'s ``emit``."""
+        return cls(kind, version, out=io.StringIO())
+
+    def text(self) -> str:
+        """What a ``collected`` writer holds, without its last newline."""
+        if not isinstance(self.out, io.StringIO):
+            raise RuntimeError(f"{self.schema}: text() of lines not collected")
+        return self.out.getvalue().rstrip("\n")
+
     def line(self, record: str, **fields: Any) -> dict[str, Any]:
-        """The object a line carries (``schema`` and ``record`` first)."""
+        """The object a line carries (``schema`` and ``record`` first; a
+        field of either name among ``fields`` would hide them, and is refused)."""
+        clash = {"schema", "record"} & fields.keys()
+        if clash:
+            raise ValueError(f"{self.schema}: a {record!r} line's fields may not be named {sorted(clash)}")
         return {"schema": self.schema, "record": record, **fields}
 
     def write(self, record: str, **fields: Any) -> None:
@@ -71,10 +110,15 @@ class JsonLines:
 
     def verdict(self, *, passed: bool, status: int, **fields: Any) -> None:
         """The last line: whether the run passed and its exit status."""
+        global _verdicts_written
         self._emit(self.line("verdict", passed=passed, status=int(status), **fields))
         self.ended = True
+        _verdicts_written += 1
 
     def _emit(self, obj: dict[str, Any]) -> None:
-        out = self.out if self.out is not None else sys.stdout
-        out.write(json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_plain) + "\n")
-        out.flush()
+        text = json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_plain)
+        if self.out is None:
+            progress.echo(text)          # stdout, below a progress bar that shares the terminal
+            return
+        self.out.write(text + "\n")
+        self.out.flush()

@@ -24,3 +24,15 @@ def assert_json_lines(text: str, kind: str, version: int = 1) -> list[dict[str, 
     assert lines[-1]["record"] == "verdict", lines[-1]
     assert all(obj["record"] != "verdict" for obj in lines[:-1]), "a verdict before the last line"
     return lines
+
+
+def json_records(text: str, kind: str, record: str, version: int = 1) -> list[dict[str, Any]]:
+    """The ``record`` lines of a command's ``--json`` output, the whole of it checked first."""
+    return [obj for obj in assert_json_lines(text, kind, version) if obj["record"] == record]
+
+
+def json_record(text: str, kind: str, record: str, version: int = 1) -> dict[str, Any]:
+    """The one ``record`` line of a command's ``--json`` output (its verdict, its summary)."""
+    found = json_records(text, kind, record, version)
+    assert len(found) == 1, f"{len(found)} {record!r} lines from a tablebench.{kind} command"
+    return found[0]

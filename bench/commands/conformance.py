@@ -11,6 +11,7 @@ from bench.protocol.messages import PROTOCOL_VERSIONS
 from bench.rules import DEFAULT_GAME, game_names
 from bench.protocol.timeouts import Timeouts
 from tablebench_io.commandline import Exit
+from tablebench_io.json_lines import JsonLines, add_json_option
 
 
 def register(subparsers) -> None:
@@ -51,8 +52,7 @@ def register(subparsers) -> None:
     p.add_argument("--report", metavar="FILE.html",
                    help="write the conformance report: one self-contained HTML page (verdict, provenance, each "
                         "check by section with its time, a failure's wire log)")
-    p.add_argument("--json", action="store_true",
-                   help="print JSON lines instead of the text: one object a check as it finishes, then the verdict")
+    add_json_option(p, "conformance")     # a "check" line as each finishes, then the verdict
     defaults = Timeouts()
     p.add_argument("--byte-timeout", type=float, default=None, metavar="S",
                    help=f"the controller's byte timeout (default {defaults.byte}, as documented; with --adapter, "
@@ -68,7 +68,6 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import json
     import time
     from datetime import datetime, timezone
 
@@ -141,11 +140,12 @@ def run(args) -> int:
                                 timeouts, versions, command=command_line(), line=speed,
                                 adapter=None if is_native(adapter) else f"{adapter.name} {adapter.version}")
     hello_told = []
+    lines = JsonLines("conformance") if args.json else None
 
     def show(result) -> None:
         run_record.results.append(result)
-        if args.json:
-            print(json.dumps(run_record.check_json(result), sort_keys=True), flush=True)
+        if lines is not None:
+            lines.write("check", **run_record.check_json(result))
             return
         if result.hello and not hello_told:
             hello_told.append(result.hello)
@@ -186,8 +186,10 @@ def run(args) -> int:
         except OSError as err:
             print(f"bench conformance: {args.report}: cannot write the report: {err.strerror}", file=sys.stderr)
             return Exit.BAD_INPUT
-    if args.json:
-        print(json.dumps(run_record.verdict_json(int(status), report), sort_keys=True))
+    if lines is not None:
+        said = run_record.verdict_json(int(status), report)
+        said.pop("verdict", None)     # the page's marker of its last line: "record": "verdict" says it here
+        lines.verdict(passed=said.pop("passed"), status=said.pop("status"), **said)
     else:
         print("\n".join(run_record.summary_lines()))
         if report:

@@ -33,7 +33,9 @@ def register(subparsers) -> None:
         "faults (--fault, repeatable; rates from 0 to 1, seeded by --seed):\n"
         "  corrupt=RATE  drop=RATE  duplicate=RATE  delay=RATE:SECONDS  reset=ROUND\n\n"
         "The first line on stdout is where to connect, e.g. 'listening socket://127.0.0.1:7001'\n"
-        "or 'listening /dev/pts/7'. Protocol: bench docs protocol.")
+        "or 'listening /dev/pts/7'. Protocol: bench docs protocol.\n\n"
+        "Exit status: 0 stopped by SIGTERM or done serving, 2 bad arguments or an address that cannot be\n"
+        "listened on, 4 interrupted (Ctrl-C).")
     p = subparsers.add_parser(
         "emulate", help="run the emulated game controller behind a link",
         description="Run the emulated game controller: each game's round state machine, Lucky Numbers "

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from tablebench_io.commandline import Exit
+from tablebench_io.json_lines import JsonLines, add_json_option
 
 ON_CONTROLLER = "_on_controller.py"
 PYTEST_INI = """\
@@ -36,6 +37,7 @@ def register(subparsers) -> None:
                     "Exit status: 0 written, 2 DIR cannot be written.")
     p.add_argument("dir", metavar="DIR", help="the folder to write into (made if missing)")
     p.add_argument("--force", action="store_true", help="overwrite files of the same name already in DIR")
+    add_json_option(p, "features")       # a "file" line each (written or kept), then the verdict
     p.set_defaults(func=run)
 
 
@@ -64,6 +66,12 @@ def run(args) -> int:
     except OSError as err:
         print(f"bench features: {args.dir}: cannot write: {err.strerror or err}", file=sys.stderr)
         return Exit.BAD_INPUT
+    if args.json:
+        lines = JsonLines("features")
+        for name, _ in shipped_files():
+            lines.write("file", name=name, path=str(folder / name), written=name in written)
+        lines.verdict(passed=True, status=Exit.OK, folder=str(folder), written=len(written), kept=len(kept))
+        return Exit.OK
     print(f"{len(written)} file(s) written to {folder}" + (f"; kept {len(kept)} already there "
                                                             f"(--force overwrites): {', '.join(kept)}" if kept else ""))
     print(f"next: cd {folder} && pytest --controller emulated   (or --controller URL --controller-submission FILE)")

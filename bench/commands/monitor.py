@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from bench.archive.labels import add_label_options, labels_from
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
+from tablebench_io.json_lines import JsonLines, add_json_option
 
 
 def register(subparsers) -> None:
@@ -61,6 +62,7 @@ def register(subparsers) -> None:
     p.add_argument("--rounds", type=int, metavar="N", help="stop after N rounds seen whole")
     p.add_argument("--once", action="store_true", help="with --relay: stop when the first host connection ends")
     add_label_options(p.add_argument_group("where it is played (kept in each journal; bench archive, docs/archive.md)"))
+    add_json_option(p, "monitor")        # "listening", a "note" for each line it says, the "summary", the verdict
     p.set_defaults(func=run)
 
 
@@ -125,6 +127,13 @@ def run(args) -> int:
     from bench.session.out_folder import Reserve, claimed
 
     out = Path(args.out)
+    lines = JsonLines("monitor") if args.json else None
+
+    def say(text: str) -> None:
+        if lines is not None:
+            lines.write("note", text=text)
+        else:
+            print(text, flush=True)
     try:
         if args.rounds is not None and args.rounds < 1:
             raise BenchError("--rounds must be at least 1")
@@ -157,11 +166,14 @@ def run(args) -> int:
                 source = _source(args)            # last: it binds the port or opens the lines
                 header["controller"] = source.description
                 if hasattr(source, "address"):
-                    print(f"listening {source.address}", flush=True)
+                    if lines is not None:
+                        lines.write("listening", address=str(source.address))
+                    else:
+                        print(f"listening {source.address}", flush=True)
                 print(f"bench monitor: {args.game}, {adapter.label()}, {source.description}; journals in {out}",
                       file=sys.stderr, flush=True)
                 outcome = Watch(source, series, adapter, args.game, hourly, limits=limits, out=out,
-                                echo=lambda text: print(text, flush=True),
+                                echo=say,
                                 stop_requested=lambda: asked[0] if asked else None, reserve=reserve).run()
     except (BenchError, ValueError, LinkError) as err:
         print(f"bench monitor: {err}", file=sys.stderr)
@@ -175,18 +187,36 @@ def run(args) -> int:
         return Exit.INTERRUPTED
     said = ", ".join(f"{clause} x{n}" for clause, n in outcome.violations.items()) or "none"
     faults = ", ".join(f"{kind} x{n}" for kind, n in outcome.faults.items()) or "none"
-    print(f"monitor: {outcome.rounds} rounds seen whole, {outcome.voided} voided; violations: {said}; "
-          f"monitoring faults: {faults} ({outcome.unjudged_rounds} rounds not judged)")
-    for path, head in outcome.journals:
-        print(f"  journal: {path} (head {head[:16]}…)")
+    if lines is None:
+        print(f"monitor: {outcome.rounds} rounds seen whole, {outcome.voided} voided; violations: {said}; "
+              f"monitoring faults: {faults} ({outcome.unjudged_rounds} rounds not judged)")
+        for path, head in outcome.journals:
+            print(f"  journal: {path} (head {head[:16]}…)")
+    report = None
     if outcome.journals:     # the page of the folder (bench.report.monitor_page); the journals stand without it
         from bench.report.monitor_page import write_monitor_page
         try:
-            print(f"report: {write_monitor_page(out, out / 'report.html')}")
+            report = write_monitor_page(out, out / 'report.html')
+            if lines is None:
+                print(f"report: {report}")
         except (BenchError, OSError) as err:
             print(f"bench monitor: warning: the report was not written: {err}", file=sys.stderr)
     if outcome.missing:
         print(f"bench monitor: not written: {', '.join(outcome.missing)}", file=sys.stderr)
     if outcome.reason:
         print(f"bench monitor: {outcome.ending}: {outcome.reason}; exit status {outcome.status}", file=sys.stderr)
+    if lines is not None:
+        _json_end(lines, args, outcome, report)
     return outcome.status
+
+
+def _json_end(lines: JsonLines, args, outcome, report) -> None:
+    """The monitor's totals as a "summary" line, then the verdict (docs/json.md)."""
+    lines.write("summary", game=args.game, rounds=outcome.rounds, voided=outcome.voided,
+                violations_by_clause=dict(outcome.violations), faults=dict(outcome.faults),
+                unjudged_rounds=outcome.unjudged_rounds,
+                journals=[{"path": str(path), "head": head} for path, head in outcome.journals],
+                reports=outcome.reports, dropped=dict(outcome.dropped), missing=list(outcome.missing),
+                ending=outcome.ending, reason=outcome.reason, out=str(args.out),
+                report=str(report) if report else None)
+    lines.verdict(passed=outcome.status == Exit.OK, status=outcome.status)

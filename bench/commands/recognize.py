@@ -11,7 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from tablebench_io.commandline import Exit, number_between
+from tablebench_io.commandline import Exit, add_progress_option, number_between
+from tablebench_io.json_lines import JsonLines, add_json_option
 from tablebench_io.progress import bar as progress_bar
 
 EPILOG = """\
@@ -59,7 +60,8 @@ def register(subparsers) -> None:
     p.add_argument("--require", type=_requirement, action="append", default=[], metavar="FIGURE=SHARE",
                    help="exit 1 unless FIGURE reaches SHARE, e.g. face_accuracy=0.99; repeatable")
     p.add_argument("--worst", type=int, default=8, metavar="N", help="frames shown in the report (default 8)")
-    p.add_argument("--json", action="store_true", help="the scores as one JSON document")
+    add_progress_option(p)
+    add_json_option(p, "recognize")      # a "scores" line, then the verdict (--require met or not)
     p.set_defaults(func=run)
 
 
@@ -134,7 +136,9 @@ def run(args) -> int:
               else f"bench recognize {folder} --recognizer {args.recognizer}",
               seeds=f"{seeds[0]}-{seeds[-1]} ({len(seeds)} frames)")
     if args.json:
-        print(json.dumps(scores | {"recognizer": described, "passed": passed, "unmet": unmet}, sort_keys=True))
+        lines = JsonLines("recognize")
+        lines.write("scores", **scores, recognizer=described)
+        lines.verdict(passed=not unmet, status=Exit.VIOLATION if unmet else Exit.OK, required=required, unmet=unmet)
     else:
         print(summary_text(scores, described))
         for line in unmet:

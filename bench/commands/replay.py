@@ -7,6 +7,7 @@ import sys
 
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
+from tablebench_io.json_lines import JsonLines, add_json_option
 from twin.errors import TwinError
 
 HEAD = re.compile(r"[0-9a-f]{64}")
@@ -45,15 +46,15 @@ def register(subparsers) -> None:
                         "(default: the copy the journal carries)")
     p.add_argument("--report", metavar="FILE",
                    help="write the session report (one self-contained HTML page, as bench run writes it) to FILE")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object instead of the text: the chain, seals and what vouches for the "
-                        "journal, every violation, the session's summary (probe rounds apart), the verdict "
-                        "(pass, fail, or caution: a pass with no --head and no seal checked)")
+    # JSON Lines: a "replay" line (the chain, seals and what vouches for the journal, every violation,
+    # the judgement: pass, fail, or caution, a pass with no --head and no seal checked), a "summary"
+    # line (the session's, probe rounds apart), with --round a "resimulated" line, then the verdict.
+    add_json_option(p, "replay")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    import json
+    from datetime import datetime, timezone
 
     from bench.journal.keys import trusted_fingerprint
     from bench.journal.replay import describe, replay, resimulate
@@ -83,7 +84,8 @@ def run(args) -> int:
         return Exit.BAD_INPUT
     said = outcome.to_json() if args.json else None
     if said is not None:
-        said["summary"] = facts.summary.to_json()
+        said["replayed_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        summary = facts.summary.to_json()
     else:
         print(describe(outcome))
     if args.report:
@@ -119,5 +121,21 @@ def run(args) -> int:
                 print(f"drawn: {picture}")
         status = status or (Exit.OK if same else Exit.VIOLATION)
     if said is not None:
-        print(json.dumps(said, indent=2, sort_keys=True))
+        _json_lines(said, summary, status)
     return status
+
+
+def _json_lines(said: dict, summary: dict, status: int) -> None:
+    """The replay's lines (docs/json.md): what the journal's verification
+    found, the session's summary, a re-simulated round, then the verdict."""
+    lines = JsonLines("replay")
+    report, resimulated = said.pop("report", None), said.pop("resimulated", None)
+    said.pop("status")
+    passed = said.pop("passed") and status == Exit.OK       # a round simulated again to another outcome fails it
+    said["judgement"] = said.pop("verdict")          # pass, fail or caution: the verdict line says passed/status
+    lines.write("replay", **said)
+    lines.write("summary", **summary)
+    if resimulated is not None:
+        lines.write("resimulated", **resimulated)
+    lines.verdict(passed=passed, status=status, judgement=said["judgement"], anchors=said["anchors"],
+                  **({"report": report} if report else {}))

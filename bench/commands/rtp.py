@@ -4,7 +4,6 @@ every wager of each rules submission."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import bench
@@ -15,7 +14,8 @@ from bench.rules.registry import get_game
 from bench.rules.rtp_table import RtpRow, rtp_rows
 from bench.rules.submission import Rules
 from bench.rules.variant import load_rules_file
-from tablebench_io.commandline import add_list_option
+from tablebench_io.commandline import Exit, add_list_option
+from tablebench_io.json_lines import JsonLines, add_json_option
 
 DESCRIPTION = """\
 For every wager of each rules submission: the chance of winning, the exact
@@ -26,7 +26,11 @@ dice, 37 pockets, the two-dice rolls of craps) and, for the lightning games,
 the submission's Lucky Number distribution.
 
 Without --all, bets of one kind with identical figures (e.g. the 60 splits)
-share one line. --json prints every bet, fractions as "p/q" strings.
+share one line. --json writes a "submission" line for each (every bet,
+fractions as "p/q" strings), then the verdict (docs/json.md).
+
+Exit status: 0 every submission read, 2 one could not be read (the others
+are still shown).
 """
 
 
@@ -38,7 +42,7 @@ def register(subparsers) -> None:
                         help="a rules submission or a game file (YAML; docs/rules.md), or a shipped submission "
                              "by name (sic-bo-B; --list)")
     add_list_option(parser, "submission")
-    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    add_json_option(parser, "rtp")
     parser.add_argument("--all", action="store_true", help="one line per bet, none grouped")
     parser.set_defaults(func=run)
 
@@ -118,23 +122,24 @@ def _json(rules: Rules) -> dict:
 
 
 def run(args) -> int:
-    status = 0
-    documents = []
+    status = Exit.OK
+    lines = JsonLines("rtp") if args.json else None
     texts = []
     for path in args.submissions:
         try:
             rules = load_rules_file(path)
         except RulesError as err:
             print(f"bench rtp: {err}", file=sys.stderr)
-            status = 2
+            if lines is not None:
+                lines.write("error", given=path, error=str(err))
+            status = Exit.BAD_INPUT
             continue
-        if args.json:
-            documents.append(_json(rules))
+        if lines is not None:
+            lines.write("submission", **_json(rules))
         else:
             texts.append(_table(rules, args.all))
-    if args.json:
-        json.dump(documents, sys.stdout, indent=2)
-        print()
+    if lines is not None:
+        lines.verdict(passed=status == Exit.OK, status=status)
     elif texts:
         print("\n\n".join(texts))
     return status

@@ -4,7 +4,6 @@ everything; exit status 1 on any violation."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -12,7 +11,8 @@ from bench.archive.labels import add_label_options, labels_from
 from bench.errors import BenchError
 from bench.journal.wire_budget import DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES
 from bench.rules import DEFAULT_GAME, game_names
-from tablebench_io.commandline import Exit, add_list_option, interrupt_name, terminate_as_interrupt
+from tablebench_io.commandline import Exit, add_list_option, add_progress_option, interrupt_name, terminate_as_interrupt
+from tablebench_io.json_lines import JsonLines, add_json_option
 
 
 def register(subparsers) -> None:
@@ -105,7 +105,8 @@ def register(subparsers) -> None:
     cam.add_argument("--recognizer-stream", action="store_true",
                      help="start the recogniser command once and talk to it a line a frame")
     add_label_options(p.add_argument_group("where it is played (kept in the journal; bench archive, docs/archive.md)"))
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_json_option(p, "run")            # the summary (as summary.json holds it) as a line, then the verdict
+    add_progress_option(p)
     p.set_defaults(func=run)
 
 
@@ -236,8 +237,11 @@ def run(args) -> int:
                                         verdict=short_verdict(outcome), facts=outcome.report_facts)
     if report is None and outcome.ending == "disk-full":
         outcome.missing.append("report.html")
-    if args.json:
-        print(json.dumps(outcome.to_json()))
+    lines = JsonLines("run") if args.json else None
+    if lines is not None:
+        summary = outcome.to_json()
+        summary.pop("passed"), summary.pop("status")        # the verdict line says them
+        lines.write("summary", **summary)
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
         print(format_summary(outcome.summary, str(outcome.journal), outcome.head, ending=outcome.ending,
@@ -260,6 +264,10 @@ def run(args) -> int:
             files = f"; written: {', '.join(written) or 'nothing'}; NOT written: {', '.join(outcome.missing)}"
         print(f"bench run: {outcome.ending}: {outcome.reason}{crash}{files}; exit status {outcome.status}",
               file=sys.stderr)
+    if lines is not None:
+        lines.verdict(passed=outcome.status == Exit.OK, status=outcome.status, ending=outcome.ending,
+                      reason=outcome.reason, journal=str(outcome.journal), head=outcome.head,
+                      report=str(report) if report else None)
     return outcome.status
 
 

@@ -10,6 +10,8 @@ from bench.errors import RulesError
 from tablebench_io.jsonline import MAX_BYTES, JsonLineError, numbered_lines, parse_line
 from bench.rules.settle_json import settle_line
 from bench.rules.submission import load_submission
+from tablebench_io.commandline import Exit
+from tablebench_io.json_lines import JsonLines, add_json_option
 
 DESCRIPTION = """\
 Reads one round per line of JSON on stdin and writes one line of JSON per
@@ -23,6 +25,14 @@ settled round on stdout, in the same order:
 integer minor units (0 for a loss; "N to 1" returns stake * (N + 1)); "clause"
 is the regulation clause that decided the wager. "line" is the input line
 number; an optional "round" field of the input is echoed back.
+
+Exit status: 0 every line settled, 2 a bad line or submission (the other
+lines are still settled), 4 interrupted.
+
+With --json
+the same, each line with "schema": "tablebench.settle/1" and "record":
+"settlement", a bad line as an "error" line, and a last "verdict" line
+(docs/json.md).
 
 Round fields by game:
   sic-bo              "paytable": "A" | "B" (58 Pa. Code 625a.6(a)), "dice": [d1, d2, d3]
@@ -79,6 +89,7 @@ def register(subparsers) -> None:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--submission", metavar="FILE",
                         help="take the paytable and rules from this rules submission (YAML)")
+    add_json_option(parser, "settle")    # the same settlements, each a "settlement" line; bad lines; the verdict
     parser.set_defaults(func=run)
 
 
@@ -89,8 +100,9 @@ def run(args) -> int:
             rules = load_submission(args.submission)
         except RulesError as err:
             print(f"bench settle: {err}", file=sys.stderr)
-            return 2
-    status = 0
+            return Exit.BAD_INPUT
+    lines = JsonLines("settle") if args.json else None
+    status, settled, bad = Exit.OK, 0, 0
     for number, text in numbered_lines(sys.stdin.buffer):
         if text is not None and not text.strip():
             continue
@@ -100,7 +112,15 @@ def run(args) -> int:
             result = settle_line(parse_line(text), rules)
         except (RulesError, JsonLineError) as err:
             print(f"bench settle: line {number}: {err}", file=sys.stderr)
-            status = 2
+            if lines is not None:
+                lines.write("error", line=number, error=str(err))
+            status, bad = Exit.BAD_INPUT, bad + 1
             continue
-        print(json.dumps({"line": number, **result}), flush=True)
+        settled += 1
+        if lines is not None:
+            lines.write("settlement", line=number, **result)
+        else:
+            print(json.dumps({"line": number, **result}), flush=True)
+    if lines is not None:
+        lines.verdict(passed=status == Exit.OK, status=status, settled=settled, bad_lines=bad)
     return status

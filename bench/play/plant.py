@@ -391,9 +391,12 @@ class RecordedPlant:
             if not line.strip():
                 continue
             try:
-                self.records.append(json.loads(line))
+                record = json.loads(line)
             except ValueError as err:
                 raise BenchError(f"{path}: line {number}: not a JSON object: {err}") from None
+            if isinstance(record, dict) and record.get("record") == "verdict":
+                continue        # the closing line of twin drop/spin --json (docs/json.md): totals, not an outcome
+            self.records.append(record)
         if not self.records:
             raise BenchError(f"{path}: no recorded outcomes")
         self.next = 0

@@ -10,7 +10,6 @@ later breaks is refused by replay the same way."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 
 from bench.adapters import registry
 from bench.adapters.registry import AdapterBroken
+from tests.json_schemas import json_record
 
 HANG_GUARD_S = 120              # far above the load bound below, far below the 3600 s sleep
 LOAD_BOUND_S = "5"              # TABLEBENCH_ADAPTER_LOAD_TIMEOUT: how long the hanging package is given
@@ -80,7 +80,7 @@ def test_a_session_through_the_shipped_adapter_still_runs_and_replays_with_a_ver
     run = bench("run", "--adapter", "ascii-sentence", "--rounds", "1", "--seed", "3", "--out", tmp_path / "o",
                 "--json", env=env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert json.loads(run.stdout)["rounds"] == 1            # a session was played, not an exit at import
+    assert json_record(run.stdout, "run", "summary")["rounds"] == 1            # a session was played, not an exit at import
     again = bench("replay", tmp_path / "o" / "session.jsonl", env=env)
     assert again.returncode == 0 and "PASS" in again.stdout, again.stdout[-2000:] + again.stderr[-2000:]
 

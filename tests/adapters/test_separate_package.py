@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.json_schemas import json_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,7 +57,7 @@ def test_a_session_is_played_and_judged_through_it(installed):
     bad = bench("run", "--adapter", "json-lines", "--rounds", "3", "--plant", "dice", "--seed", "4",
                 "--misbehave", "five-lucky-numbers", "--out", root / "bad", "--json", env=env, cwd=root)
     assert bad.returncode == 1, bad.stdout[-2000:] + bad.stderr[-2000:]
-    summary = json.loads(bad.stdout)
+    summary = json_record(bad.stdout, "run", "summary")
     assert summary["rounds"] == 3 and list(summary["violations_by_clause"]) == ["625b.2(d)(2)"]
     lines = (root / "bad" / "session.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["adapter"] == "json-lines"

@@ -10,6 +10,7 @@ import pytest
 
 from bench.journal.chain import JournalWriter, canonical_bytes
 from bench.session.runner import SessionConfig, run_session
+from tests.json_schemas import json_record
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +210,7 @@ def test_replay_says_when_this_twin_is_not_the_one_that_recorded_the_round(recor
     assert lines[lines.index(twin) + 1].startswith("round 2: ") and lines[lines.index(twin) + 1].endswith("the same")
 
     assert main(["replay", str(recorded.journal), "--round", "2", "--json"]) == 0
-    said = json.loads(capsys.readouterr().out)["resimulated"]
+    said = json_record(capsys.readouterr().out, "replay", "resimulated")
     assert said["same"] is True and said["twin"]["same"] is False and said["twin"]["told"] == twin
     assert said["twin"]["recorded"] == real and said["twin"]["here"] == other and len(said["twin"]["differences"]) == 2
 

@@ -16,6 +16,7 @@ from bench.vision.scoring import Score
 from twin.camera.frames import Studio, read_labels, write_folder
 from twin.tower import drop, load_design
 from twin.tower.staging import stage_no_roll
+from tests.json_schemas import json_record
 
 
 def _bench(*args, timeout=300):
@@ -56,8 +57,9 @@ def test_bench_recognize_scores_and_reports(frames, tmp_path):
     done = _bench("recognize", str(frames), "--recognizer", "reference", "--json", "--report", str(report),
                   "--require", "no_roll_recall=0.95", "--require", "frame_no_roll_recall=1")
     assert done.returncode == 0, done.stderr
-    scores = json.loads(done.stdout)
-    assert scores["frames"] == 3 and scores["errors"] == 0 and scores["passed"] is True
+    scores = json_record(done.stdout, "recognize", "scores")
+    assert scores["frames"] == 3 and scores["errors"] == 0
+    assert json_record(done.stdout, "recognize", "verdict")["passed"] is True
     assert set(scores["confusion"]) <= {"1", "2", "3", "4", "5", "6"}
     from tablebench_io.report_page import checked_images
     page = report.read_text()
@@ -94,7 +96,7 @@ def test_a_hostile_recogniser_costs_its_frames_only(frames, tmp_path, behaviour,
     done = _bench("recognize", str(frames), "--recognizer", bad, "--timeout", "1", "--json",
                   "--readings", str(tmp_path / "readings.jsonl"))
     assert done.returncode == 0 and "Traceback" not in done.stderr
-    scores = json.loads(done.stdout)
+    scores = json_record(done.stdout, "recognize", "scores")
     assert scores["errors"] == 3 and scores["flat_right"] == 0
     readings = [json.loads(line) for line in (tmp_path / "readings.jsonl").read_text().splitlines()]
     assert all(error in r["reading"]["error"] for r in readings), readings
@@ -121,7 +123,7 @@ def test_a_stream_recogniser_that_stalls_is_started_again(frames, tmp_path):
     """) + f" {tmp_path / 'marker'}"
     done = _bench("recognize", str(frames), "--recognizer", stalls, "--stream", "--timeout", "1", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["errors"] == 2
+    assert json_record(done.stdout, "recognize", "scores")["errors"] == 2
 
 
 def test_an_http_recogniser(frames):
@@ -151,7 +153,7 @@ def test_an_http_recogniser(frames):
         server.shutdown()
         server.server_close()
     assert done.returncode == 0, done.stderr
-    scores = json.loads(done.stdout)
+    scores = json_record(done.stdout, "recognize", "scores")
     assert scores["errors"] == 0 and scores["frame_no_roll_recall"] == 1.0
     assert seen == ["image/jpeg"] * 3
 

@@ -8,7 +8,6 @@ benchmarks/conformance_line_bench.py; here, the checks a slow line broke."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -25,6 +24,7 @@ from bench.protocol.frame import MAX_FRAME
 from bench.protocol.line_speed import LineError, window_for
 from bench.protocol.session import WINDOW
 from bench.rules.submission import default_rules
+from tests.json_schemas import assert_json_lines
 
 GAME = "lightning-dice"
 RULES = default_rules(GAME, None)
@@ -110,7 +110,7 @@ def test_the_emulated_controller_behind_a_9600_baud_line_passes_the_long_line(ca
     status, out, err = bench(capsys, "--controller", "emulated", "--baud", "9600", "--protocol", "1",
                              "--check", "rejects-very-long-line", "--json")
     assert status == 0, out + err
-    lines = [json.loads(line) for line in out.splitlines()]
+    lines = assert_json_lines(out, "conformance")
     (check,), verdict = lines[:-1], lines[-1]
     assert check["check"] == "rejects-very-long-line[v1]" and check["status"] == "pass", check
     assert "4,800-byte line" in check["detail"]

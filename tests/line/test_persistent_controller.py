@@ -8,7 +8,6 @@ clause it breaks, and none is the bench losing track of the round."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,6 +17,7 @@ import pytest
 
 from bench.emulator.line import SerialLine
 from bench.emulator.process import emulator_process
+from tests.json_schemas import json_record
 
 GAME = "lightning-dice"
 
@@ -61,7 +61,7 @@ def bench_run(device: str, out: Path, rounds: int = 4) -> tuple[int, dict]:
                            "--plant", "dice", "--out", str(out), "--json", "--no-progress"],
                           capture_output=True, text=True, timeout=180)
     assert done.stdout.strip(), done.stderr[-2000:]
-    return done.returncode, json.loads(done.stdout)
+    return done.returncode, json_record(done.stdout, "run", "summary")
 
 
 def pytest_run(device: str, ext: Path, junit: Path) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bench.emulator.line import SerialLine
 from bench.emulator.process import emulator_process
+from tests.json_schemas import json_record
 
 REALTIME = ("--realtime", "--phase", "betting=0.4", "--phase", "lucky=0.1", "--phase", "result=0.3",
             "--phase", "clear=0.3")
@@ -30,7 +31,7 @@ def test_at_9600_baud_covering_play_is_sized_to_the_line_and_the_round_passes(tm
     run = bench("run", "--game", "lightning-roulette", "--baud", "9600", "--rounds", "1", "--plant", "dice",
                 "--no-probes", "--out", "S", "--json", "--no-progress", cwd=tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    summary = json.loads(run.stdout)
+    summary = json_record(run.stdout, "run", "summary")
     line = summary["line"]
     assert line["baud"] == 9600 and line["window"] < 16
     assert 0 < line["wagers_per_round"] < line["wagers_wanted"] == 108

@@ -24,6 +24,7 @@ import pytest
 
 from headless_chromium import CHROMIUM, SCREEN_HEIGHT, Chromium
 from tablebench_io.report_page import PROVENANCE_ROWS, STATES, checked_images, tablebench_version
+from tests.json_schemas import assert_json_lines, json_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -202,13 +203,14 @@ def test_a_replay_without_its_head_or_a_seal_is_a_caution_not_a_pass(pages, tmp_
     assert "PASS, NOT ANCHORED" in pages["said"]["replay"]
     page = pages["pages"]["replay"][0].read_text(encoding="utf-8")
     assert "nothing kept apart: no head hash given, no seal checked" in page
-    loose = json.loads(bench("replay", journal, "--json").stdout)
-    assert loose["verdict"] == "caution" and loose["anchors"] == [] and loose["status"] == 0
+    loose = json_record(bench("replay", journal, "--json").stdout, "replay", "verdict")
+    assert loose["judgement"] == "caution" and loose["anchors"] == [] and loose["status"] == 0
     head = (pages["tmp"] / "pass" / "session.head").read_text().strip()
     done = bench("replay", journal, "--head", head, "--json", "--report", tmp_path / "R.html")
-    kept = json.loads(done.stdout)                                     # stdout is the JSON alone
-    assert kept["verdict"] == "pass" and kept["anchors"] == ["head"] and kept["head"] == head
-    assert kept["summary"]["probe_rounds"] and kept["report"] == str(tmp_path / "R.html")
+    kept = json_record(done.stdout, "replay", "replay")                 # stdout is the JSON lines alone
+    verdict = json_record(done.stdout, "replay", "verdict")
+    assert kept["judgement"] == verdict["judgement"] == "pass" and kept["anchors"] == ["head"] and kept["head"] == head
+    assert json_record(done.stdout, "replay", "summary")["probe_rounds"] and verdict["report"] == str(tmp_path / "R.html")
     replayed = (tmp_path / "R.html").read_text(encoding="utf-8")
     recorded = (pages["tmp"] / "pass" / "report.html").read_text(encoding="utf-8")
     assert "Replay of a session" in replayed and "; replayed " in replayed and "Replay of" not in recorded
@@ -255,9 +257,9 @@ def test_the_conformance_run_files_its_provenance_everywhere(pages):
     assert props["tablebench"] == tablebench_version() and props["controller"] == "emulated:fault=reset=1"
     assert props["hello"].startswith("HELLO ") and "role=controller" in props["hello"] and suite.get("timestamp")
     done = bench("conformance", "--controller", "emulated", "--protocol", "1", "--check", "rejects-bad-crc", "--json")
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = assert_json_lines(done.stdout, "conformance")
     assert done.returncode == 0 and lines[0]["check"] == "rejects-bad-crc[v1]" and lines[0]["status"] == "pass"
-    assert lines[-1]["verdict"] is True and lines[-1]["passed"] is True and lines[-1]["hello"]["type"] == "HELLO"
+    assert lines[-1]["record"] == "verdict" and lines[-1]["passed"] is True and lines[-1]["hello"]["type"] == "HELLO"
     page = pages["pages"]["conformance"][0].read_text(encoding="utf-8")
     assert "§12" in page and "> $0000 HELLO proto=1" in page.replace("&gt;", ">")    # the failure's wire log
 

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from tests.json_schemas import json_records
 
 ROOT = Path(__file__).resolve().parents[2]
 VALID = sorted(str(p) for p in (ROOT / "fixtures/submissions").glob("*.yaml"))
@@ -27,7 +28,7 @@ def test_rtp_json_gives_exact_fractions_per_bet():
     result = bench("rtp", "--json", str(ROOT / "fixtures/submissions/sic-bo-A.yaml"),
                    str(ROOT / "fixtures/submissions/dice-ology-1.yaml"))
     assert result.returncode == 0, result.stderr
-    sic_bo, dice_ology = json.loads(result.stdout)
+    sic_bo, dice_ology = json_records(result.stdout, "rtp", "submission")
     bets = {row["bet"]: row for row in sic_bo["bets"]}
     assert bets["small"]["house_edge"] == "1/36"
     assert len(bets) == 50

@@ -4,7 +4,6 @@ camera; bad input is refused with one line. Fixed seeds, small campaigns:
 the figures for the shipped designs are in benchmarks/edge_bench.py."""
 
 import dataclasses
-import json
 import math
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from twin.edge.wheel import predict_spin, predicted_pocket
 from twin.wheel import load_design
 from twin.wheel.spin import draw_launch, rotor_at
 from twin.wheel.track import LeavingMap, TrackModel
+from tests.json_schemas import json_record, json_records
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL = str(ROOT / "fixtures/wheels/standard.yaml")
@@ -243,11 +243,11 @@ def test_cli_json_lines_and_a_self_contained_report(tmp_path):
     done = _edge(LEVEL, "--runs", "8", "--workers", "1", "--cutoff-s", "0,6", "--payout", "lightning", "--json",
                  "--report", str(tmp_path / "rep"), "--results", str(tmp_path / "r.jsonl"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [x["cutoff_s"] for x in lines[:-1]] == [0.0, 6.0]
-    assert all(x["runs"] == 4 and x["fit_runs"] == 4 for x in lines[:-1])     # odd seeds held out
-    verdict = lines[-1]
-    assert verdict["verdict"] and verdict["payout"] == "lightning" and verdict["spins"] == 8
+    cutoffs = json_records(done.stdout, "edge", "cutoff")
+    assert [x["cutoff_s"] for x in cutoffs] == [0.0, 6.0]
+    assert all(x["runs"] == 4 and x["fit_runs"] == 4 for x in cutoffs)     # odd seeds held out
+    verdict = json_record(done.stdout, "edge", "verdict")
+    assert verdict["passed"] and verdict["payout"] == "lightning" and verdict["spins"] == 8
     assert "latest_safe_call_s" in verdict and len(verdict["latest_safe_call_interval_s"]) == 2
     page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
     assert 'src="data:image/svg+xml;base64,' in page
@@ -260,5 +260,5 @@ def test_the_straight_chute_pays_a_player_who_sees_the_loading(tmp_path):
     done = _edge(CHUTE, "--runs", "60", "--workers", "1", "--json", "--results", str(tmp_path / "r.jsonl"),
                  cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    verdict = json.loads(done.stdout.splitlines()[-1])
+    verdict = json_record(done.stdout, "edge", "verdict")
     assert verdict["low"] > 1.0 and verdict["house_edge"] < 0

@@ -18,6 +18,7 @@ from twin.edge.pipeline import prediction_settings, predictions_path
 from twin.edge.verdict import Verdict, compare, interval
 from twin.validate.campaign import Plan
 from twin.wheel import load_design
+from tests.json_schemas import json_record
 
 ROOT = Path(__file__).resolve().parents[2]
 LEVEL = ROOT / "fixtures" / "wheels" / "standard.yaml"
@@ -60,8 +61,9 @@ def test_the_verdict_line_and_the_call_times_exit_status(tmp_path, predictable, 
     cached_campaign(tmp_path, predictable)
     done = edge(tmp_path, "--call-time-s", "2", "--json")
     assert done.returncode == (0 if shown else 1), done.stderr
-    verdict = json.loads(done.stdout.splitlines()[-1])
-    assert verdict["verdict"] and verdict["spins"] == SPINS and verdict["payout"] == "lightning"
+    verdict = json_record(done.stdout, "edge", "verdict")
+    assert verdict["passed"] is shown and verdict["status"] == done.returncode
+    assert verdict["spins"] == SPINS and verdict["payout"] == "lightning"
     assert verdict["call_time_s"] == 2.0 and verdict["call_time_shown_safe"] is shown
     if shown:          # nothing to predict: safe at every rung, in every resample too
         assert verdict["latest_safe_call_s"] == 2.0 and verdict["latest_safe_call_interval_s"] == [2.0, 2.0]

@@ -15,6 +15,7 @@ from twin.validate import validate
 from twin.pvalue import format_p
 from tablebench_io.report_page import checked_images, tablebench_version
 from twin.validate.campaign import CampaignError
+from tests.json_schemas import json_record, json_records
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDARD = str(ROOT / "fixtures/towers/standard.yaml")
@@ -96,9 +97,10 @@ def test_cli_prints_only_json_and_writes_a_report_that_says_why(tmp_path):
     done = _twin(CHUTE, "--drops", "30", "--workers", "2", "--json", "--report", str(tmp_path / "report"),
                  "--results", str(tmp_path / "runs.jsonl"), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
-    result = json.loads(done.stdout)                     # nothing but the JSON on stdout
-    assert result["failed"] == ["loaded_face_dependence"]
-    loaded = next(c for c in result["checks"] if c["key"] == "loaded_face_dependence")
+    result = json_record(done.stdout, "validate", "verdict")     # nothing but the JSON lines on stdout
+    assert result["failed"] == ["loaded_face_dependence"] and result["passed"] is False and result["status"] == 1
+    checks = json_records(done.stdout, "validate", "check")
+    loaded = next(c for c in checks if c["key"] == "loaded_face_dependence")
     assert loaded["passed"] is False and loaded["adjusted_p_value"] < 0.01
     page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     assert "Why it fails" in page and "stayed on top" in page and "Holm" in page

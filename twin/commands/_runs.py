@@ -7,6 +7,22 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tablebench_io.commandline import add_progress_option
+from tablebench_io.json_lines import add_json_option
+
+
+def design_of(given: str, *kinds: str) -> tuple[str, str]:
+    """(path, kind) of the design a twin command is given, by one rule for
+    every command: a file, or a shipped design by its name looked for among
+    the kinds the command (or its options) takes: ``twin drop standard`` a
+    tower, ``twin validate standard --spins N`` a wheel; a name that is still
+    both a tower and a wheel is refused, saying the two to choose from."""
+    from twin.kinds import design_kind
+    from twin.shipped import shipped_design
+    bare = "/" not in given and not Path(given).exists()     # towers/standard, a file: its kind is its own
+    path = shipped_design(given, *(kinds if bare else ()))
+    return path, design_kind(path)
+
 
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
@@ -38,9 +54,11 @@ def output_file(text: str) -> str:
 
 
 def add_series_arguments(parser: argparse.ArgumentParser, run: str, png: str, gif: str) -> None:
-    """--seed, --count, --png, --gif, --json for a series of ``run``s (e.g. "drop")."""
+    """--seed, --count, --png, --gif, --json for a series of ``run``s (e.g.
+    "drop": JSON Lines of the kind ``tablebench.drop/1``, one "drop" a line)."""
     parser.add_argument("--seed", type=non_negative_int, default=0, help="first seed (default 0)")
     parser.add_argument("--count", type=positive_int, default=1, help=f"number of {run}s (default 1)")
     parser.add_argument("--png", metavar="FILE", type=output_file, help=png)
     parser.add_argument("--gif", metavar="FILE", type=output_file, help=gif)
-    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    add_json_option(parser, run)
+    add_progress_option(parser)

@@ -8,7 +8,8 @@ from collections import Counter
 
 from tablebench_io.progress import bar as progress_bar, echo
 
-from tablebench_io.commandline import add_list_option
+from tablebench_io.commandline import Exit, add_list_option
+from tablebench_io.json_lines import JsonLines
 from twin.commands._runs import add_series_arguments
 from twin.errors import DesignError
 
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Drop three dice through a tower design: they wait in the compartment, are released, "
                     "tumble against the obstacles and come to rest in the tray; a die not flat makes a "
                     "'no roll' (625b.2(d)(5)). Drops use seeds N, N+1, ..., N+K-1; the same seed and load "
-                    "give the same drop.")
+                    "give the same drop. Exit status: 0 dropped, 2 a design that cannot be read or built.")
     parser.add_argument("design", help="tower design: a YAML file, or the name of a shipped one (standard; --list)")
     add_list_option(parser, "tower")
     add_series_arguments(parser, "drop", png="picture of the first drop's tray from above",
@@ -50,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
         design = load_design(args.design)
     except DesignError as err:
         print(f"twin drop: {err}", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
 
+    lines = JsonLines("drop") if args.json else None
     no_roll = unsettled = 0
     faces: Counter[int] = Counter()
     seeds = range(args.seed, args.seed + args.count)
@@ -66,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
         no_roll += result.no_roll
         unsettled += not result.settled
         faces.update(result.faces)
-        if args.json:
-            echo(result.to_json())
+        if lines is not None:
+            lines.write("drop", **result.to_dict())
         else:
             if result.no_roll:
                 why = "; ".join(f"die {i + 1} not flat ({d.tilt_deg:.0f} deg), {d.describe_hold()}"
@@ -78,8 +80,11 @@ def run(args: argparse.Namespace) -> int:
             settle = f"at rest after {result.settle_time_s:.2f} s" if result.settled else \
                 f"NOT settled within {result.settle_time_s:.1f} s"
             echo(f"seed {seed}: {verdict}  (loaded {' '.join(map(str, result.loaded))}; {settle})")
-    if not args.json and args.count > 1:
+    if lines is not None:
+        lines.verdict(passed=True, status=Exit.OK, drops=args.count, no_roll=no_roll, unsettled=unsettled,
+                      faces={str(f): faces[f] for f in range(1, 7)})
+    elif args.count > 1:
         share = ", ".join(f"{f}: {faces[f]}" for f in range(1, 7))
         print(f"{args.count} drops: {no_roll} no roll ({100 * no_roll / args.count:.2f}%), "
               f"{unsettled} not settled; faces {share}")
-    return 0
+    return Exit.OK

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from tablebench_io.commandline import add_list_option, stdout_for_result
+from tablebench_io.commandline import Exit, add_list_option, add_progress_option, stdout_for_result
+from tablebench_io.json_lines import JsonLines, add_json_option
 from twin.commands._runs import non_negative_int, positive_int
 from twin.errors import TwinError
 from twin.kinds import plant_kind
@@ -96,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="random halvings of the spins for the latest safe call's interval (default 100; 0: none)")
     parser.add_argument("--results", metavar="FILE", help="the campaign's JSON-lines file (shared with twin validate)")
     parser.add_argument("--report", metavar="DIR", help="write DIR/index.html with the chart inline")
-    parser.add_argument("--json", action="store_true", help="one JSON object a line: each cutoff, then the verdict")
+    add_progress_option(parser)
+    add_json_option(parser, "edge")
     parser.set_defaults(func=run)
 
 
@@ -194,9 +195,22 @@ def run(args: argparse.Namespace) -> int:
                 outcome.report_path = str(write_report(outcome, Path(args.report), command_line(args, kind)))
         except (TwinError, ValueError) as err:
             print(f"twin edge: {err}", file=sys.stderr)
-            return 2
-        emit("\n".join(json.dumps(x, sort_keys=True) for x in outcome.lines_json()) if args.json
+            return Exit.BAD_INPUT
+        status = (Exit.VIOLATION if args.call_time_s is not None and not outcome.verdict.shows_safe(args.call_time_s)
+                  else Exit.OK)
+        emit(_json_lines(outcome, status) if args.json
              else text_of(outcome) + (f"\nreport: {outcome.report_path}" if outcome.report_path else ""))
-        if args.call_time_s is not None and not outcome.verdict.shows_safe(args.call_time_s):
-            return 1
-        return 0
+        return status
+
+
+def _json_lines(outcome, status: int) -> str:
+    """A "cutoff" line for each cutoff and payout (a tower has none), then
+    the verdict: the estimate's figures; ``passed`` is what the exit status
+    judges (the call time asked about shown safe, or no call time asked)."""
+    *rows, estimate = outcome.lines_json()
+    estimate.pop("verdict", None)        # lines_json's own marker of its last line; the record says it here
+    lines = JsonLines.collected("edge")
+    for row in rows:
+        lines.write("cutoff", **row)
+    lines.verdict(passed=status == Exit.OK, status=status, **estimate)
+    return lines.text()

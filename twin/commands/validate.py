@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from tablebench_io.commandline import add_list_option, number_between, stdout_for_result
-from twin.commands._runs import non_negative_int, positive_int
+from tablebench_io.commandline import Exit, add_list_option, add_progress_option, number_between, stdout_for_result
+from tablebench_io.json_lines import JsonLines, add_json_option
+from twin.commands._runs import design_of, non_negative_int, positive_int
 from twin.errors import TwinError
 from twin.kinds import plant_kind
 
@@ -43,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(default .twin-validate/DESIGN-HASH-KIND-seedS.jsonl)")
     parser.add_argument("--report", metavar="DIR", help="write a self-contained HTML report (DIR/index.html: charts and examples inside it) "
                              "and DIR/validation.json")
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_progress_option(parser)
+    add_json_option(parser, "validate")
     parser.set_defaults(func=run)
 
 
@@ -75,12 +76,12 @@ def _text(outcome) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from twin.kinds import design_kind
     from twin.validate.pipeline import validate
 
     with stdout_for_result() as emit:
         try:
-            kind = design_kind(args.design)
+            # --drops takes a tower, --spins a wheel: a shipped name is looked for among that kind only
+            path, kind = design_of(args.design, *(("tower",) if args.drops else ("wheel",) if args.spins else ()))
             plant = plant_kind(kind)
             if any(given and option != plant.size_option
                    for option, given in (("--drops", args.drops), ("--spins", args.spins))):
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             if args.report:
                 _writable_folder(args.report)        # before the campaign, not after it
-            outcome = validate(args.design, args.drops or args.spins or 2000, kind=kind, workers=args.workers,
+            outcome = validate(path, args.drops or args.spins or 2000, kind=kind, workers=args.workers,
                                engine=args.engine, ray_address=args.ray_address, seed=args.seed,
                                confidence=args.confidence, results=args.results, report=args.report,
                                progress=True)
@@ -101,8 +102,19 @@ def run(args: argparse.Namespace) -> int:
         if args.results is None:
             print(f"twin validate: the runs are kept in {outcome.results_path} (a later run resumes from "
                   "them; --results FILE keeps them elsewhere)", file=sys.stderr)
-        emit(json.dumps(outcome.to_json(), indent=2) if args.json else _text(outcome))
-        return 0 if outcome.passed else 1
+        status = Exit.OK if outcome.passed else Exit.VIOLATION
+        emit(_json_lines(outcome, status) if args.json else _text(outcome))
+        return status
+
+
+def _json_lines(outcome, status: int) -> str:
+    """A "check" line for each test of the family, then the verdict with the campaign's figures."""
+    said = outcome.to_json()
+    lines = JsonLines.collected("validate")
+    for check in said.pop("checks"):
+        lines.write("check", **check)
+    lines.verdict(passed=said.pop("passed"), status=status, **said)
+    return lines.text()
 
 
 def _writable_folder(folder: str) -> None:
