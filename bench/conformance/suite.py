@@ -24,6 +24,7 @@ from xml.etree import ElementTree
 
 from bench.adapters.registry import is_native
 from bench.conformance.checks import CHECKS, SESSION, Check, Context
+from bench.conformance import rng_exchange  # noqa: F401  registers the raw RNG exchange's checks (§18)
 from bench.conformance.speed import CheckLine, with_baud
 from bench.conformance.wire import CheckFailed, NotSupported, Wire
 from bench.errors import BenchError
