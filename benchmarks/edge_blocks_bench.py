@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--designs", nargs="+", default=list(CAMPAIGNS))
     parser.add_argument("--spins", type=int, default=2000)
-    parser.add_argument("--first-seeds", type=int, nargs="+", default=[0, 8000])
+    parser.add_argument("--first-seeds", type=int, nargs="*", default=[0, 8000])
     parser.add_argument("--full", action="store_true", help="the whole campaign's verdict too")
     parser.add_argument("--resamples", type=int, default=100)
     parser.add_argument("--json", default=None)
@@ -99,7 +99,8 @@ def main(argv=None) -> int:
                      f"{d.strategy}, {100 * d.bet_share:.1f}% of held-out spins ({d.edge.runs} bet)")
             line = f"{name}, {label}: {v.text()}; {where}; {got['cpu_s']} CPU s"
             print(line, flush=True)
-            summary.setdefault(name, {})[label] = {"line": line, **v.to_json(),
+            summary.setdefault(name, {})[label] = {"line": line, **v.to_json(), "split_differences": v.differences,
+                                                   "deciding_bet_share": None if d is None else d.bet_share,
                                                    "min_bet_share": min(r.bet_share for r in got["rows"])}
         labels = list(verdicts)
         for i, a in enumerate(labels):
