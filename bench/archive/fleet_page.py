@@ -17,7 +17,8 @@ def _cell(group: Group, test: str) -> str:
         return '<td class="na">–</td>'
     t = found[0]
     mark = ' class="flagged"' if t.flagged else ""
-    return (f'<td{mark} title="{esc(t.detail)}">p {t.p:.2g}<br>q {t.q:.2g}'
+    q = f"q {t.q:.2g}" if t.q is not None else "not judged"
+    return (f'<td{mark} title="{esc(t.detail)}">p {t.p:.2g}<br>{q}'
             + (" <strong>flagged</strong>" if t.flagged else "") + "</td>")
 
 

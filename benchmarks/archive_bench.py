@@ -1,0 +1,169 @@
+"""The archive at a fleet's scale (issue 44, item 5) and the fleet judgement's
+false discoveries (item 6). Run by hand, under nice:
+
+    nice -n 15 .venv/bin/python benchmarks/archive_bench.py generate --tables 1000 --rounds 50 --out out/fleet --part 0/2
+    nice -n 15 .venv/bin/python benchmarks/archive_bench.py scale --journals out/fleet --archive out/fleet-archive
+    nice -n 15 .venv/bin/python benchmarks/archive_bench.py fdr --seeds 20 --tables 10 --rounds 150 --out out/fdr
+
+generate: table-days played with the emulated controller (in this process, on a
+thread behind a pty) and the fair-dice plant at the game's phases, each a
+journal (bench.archive.emulated_fleet); --part K/N plays every N-th table from
+the K-th, so that N processes share the work. scale: bench archive ingest,
+three queries and bench archive judge over them, each a process of its own,
+its wall and CPU time and peak resident memory (the child's ru_maxrss).
+fdr: per seed, a fleet whose one table runs lucky-favours-a-number, ingested
+and judged: which tables are flagged, against the one that should be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.archive.emulated_fleet import play_table_day, table_names  # noqa: E402
+
+
+def _timed(command: list[str]) -> dict:
+    """Wall and CPU seconds and the peak resident memory of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    ran = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"status": ran.returncode, "wall_s": round(wall, 2),
+            "cpu_s": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 2),
+            "peak_mb": round(after.ru_maxrss / 1024, 1), "stdout": ran.stdout, "stderr": ran.stderr}
+
+
+def generate(args: argparse.Namespace) -> None:
+    k, n = (int(x) for x in args.part.split("/"))
+    out = Path(args.out)
+    names = table_names(args.tables)[k::n]
+    start = time.monotonic()
+    for i, table in enumerate(names, 1):
+        target = out / table / f"day-{args.day:02d}"
+        if (target / "session.head").exists():
+            continue                       # made by an earlier run: resumable
+        if target.exists():
+            shutil.rmtree(target)
+        play_table_day(target, table, args.day, args.rounds, args.seed,
+                       misbehave=args.misbehave if table == args.skewed else None)
+        if i % 25 == 0:
+            print(f"{i}/{len(names)} table-days, {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+    print(json.dumps({"table_days": len(names), "rounds": args.rounds, "seconds": round(time.monotonic() - start, 1)}))
+
+
+def scale(args: argparse.Namespace) -> None:
+    journals = sorted(str(p) for p in Path(args.journals).rglob("session.jsonl"))
+    archive = Path(args.archive)
+    if archive.exists():
+        shutil.rmtree(archive)
+    bench = [sys.executable, "-m", "bench.cli", "archive"]
+    figures = {"table_days": len(journals), "journal_mb": round(sum(Path(j).stat().st_size for j in journals) / 2**20, 1)}
+    steps = {"ingest": bench + ["ingest", "--archive", str(archive), *journals, "--json"],
+             "query_no_rolls_by_table": bench + ["query", "--archive", str(archive),
+                                                 'SELECT "table", count(*) FILTER (WHERE no_roll) AS no_rolls, count(*) '
+                                                 'AS rounds FROM rounds GROUP BY 1 ORDER BY 2 DESC', "--limit", "5"],
+             "query_return_by_dealer": bench + ["query", "--archive", str(archive),
+                                                "SELECT coalesce(dealer, '-') AS dealer, sum(returned) / sum(staked) AS "
+                                                "observed, sum(exact_return) / sum(staked) AS exact FROM rounds WHERE "
+                                                "staged IS NULL GROUP BY 1"],
+             "query_lucky_total3": bench + ["query", "--archive", str(archive),
+                                            "SELECT count(*) FROM lucky WHERE bet = 'total:3'"],
+             "judge": bench + ["judge", "--archive", str(archive), "--json", "--report", str(archive / "fleet.html")]}
+    for name, command in steps.items():
+        result = _timed(command)
+        figures[name] = {k: v for k, v in result.items() if k not in ("stdout", "stderr")}
+        if name.startswith("query"):
+            figures[name]["first_lines"] = result["stdout"].splitlines()[:4]
+        if name == "judge":
+            verdict = json.loads(result["stdout"].splitlines()[-1])
+            figures[name]["flagged"] = verdict.get("flagged")
+            figures[name]["groups"] = verdict.get("groups")
+        if result["status"] not in (0, 1):
+            figures[name]["stderr"] = result["stderr"][-500:]
+    per = figures["table_days"] or 1
+    figures["per_table_day"] = {"ingest_cpu_ms": round(1000 * figures["ingest"]["cpu_s"] / per, 1),
+                                "judge_cpu_ms": round(1000 * figures["judge"]["cpu_s"] / per, 1),
+                                "archive_kb": round(sum(p.stat().st_size for p in archive.rglob("*.parquet"))
+                                                    / 1024 / per, 1)}
+    print(json.dumps(figures, indent=1))
+
+
+def fdr(args: argparse.Namespace) -> None:
+    out = Path(args.out)
+    rates = [float(r) for r in args.fdr.split(",")]
+    found: list[dict] = []
+    for seed in range(1, args.seeds + 1):
+        fleet = out / f"seed-{seed:02d}"
+        names = table_names(args.tables)
+        skewed = names[seed % len(names)]
+        journals = []
+        for table in names:
+            target = fleet / table
+            if not (target / "session.head").exists():
+                if target.exists():
+                    shutil.rmtree(target)
+                play_table_day(target, table, 1, args.rounds, 1000 + seed,
+                               misbehave="lucky-favours-a-number" if table == skewed else None)
+            journals.append(str(target / "session.jsonl"))
+        archive = fleet / "archive"
+        if archive.exists():
+            shutil.rmtree(archive)
+        bench = [sys.executable, "-m", "bench.cli", "archive"]
+        subprocess.run(bench + ["ingest", "--archive", str(archive), *journals], capture_output=True, check=False)
+        for rate in rates:
+            judged = subprocess.run(bench + ["judge", "--archive", str(archive), "--json", "--fdr", str(rate)],
+                                    capture_output=True, text=True)
+            flagged = json.loads(judged.stdout.splitlines()[-1])["flagged"]
+            false = [t for t in flagged if t != skewed]
+            found.append({"seed": seed, "fdr": rate, "skewed": skewed, "flagged": flagged,
+                          "right": flagged == [skewed], "missed": skewed not in flagged,
+                          "false_discovery_proportion": len(false) / len(flagged) if flagged else 0.0})
+            print(json.dumps(found[-1]), flush=True)
+    for rate in rates:
+        at = [f for f in found if f["fdr"] == rate]
+        print(json.dumps({"fdr": rate, "seeds": len(at), "exactly_the_skewed_table": sum(f["right"] for f in at),
+                          "missed": sum(f["missed"] for f in at),
+                          "seeds_with_a_fair_table_flagged": sum(f["false_discovery_proportion"] > 0 for f in at),
+                          "mean_false_discovery_proportion": round(sum(f["false_discovery_proportion"] for f in at)
+                                                                   / len(at), 3),
+                          "tables": args.tables, "rounds": args.rounds}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--tables", type=int, default=1000)
+    g.add_argument("--rounds", type=int, default=50)
+    g.add_argument("--day", type=int, default=1)
+    g.add_argument("--seed", type=int, default=44)
+    g.add_argument("--skewed", default=None, help="the table that runs --misbehave")
+    g.add_argument("--misbehave", default="lucky-favours-a-number")
+    g.add_argument("--part", default="0/1", metavar="K/N")
+    g.add_argument("--out", default="out/fleet")
+    s = sub.add_parser("scale")
+    s.add_argument("--journals", default="out/fleet")
+    s.add_argument("--archive", default="out/fleet-archive")
+    f = sub.add_parser("fdr")
+    f.add_argument("--seeds", type=int, default=20)
+    f.add_argument("--tables", type=int, default=10)
+    f.add_argument("--rounds", type=int, default=150)
+    f.add_argument("--fdr", default="0.05,0.01", help="the rates to judge at, comma-separated")
+    f.add_argument("--out", default="out/fdr")
+    args = parser.parse_args()
+    {"generate": generate, "scale": scale, "fdr": fdr}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()
