@@ -91,6 +91,7 @@ class Plan:
     workers: int
     ray_address: str | None
     rng: bool
+    rng_collect: int = 0                       # raw and scaled RNG values collected from a device (bench rng --collect)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -246,6 +247,7 @@ def load_plan(given: str) -> Plan:
     rec.done()
     rng = data.sub("rng", {})
     rng_run = bool(rng.raw("run", True))
+    rng_collect = rng.integer("collect", 20_000, low=0, high=10_000_000)
     rng.done()
     camp = data.sub("campaigns", {})
     engine = camp.choice("engine", ("local", "ray"), "local")
@@ -255,7 +257,7 @@ def load_plan(given: str) -> Plan:
     data.done()
     return Plan(name, _digest(path), lab, controller, game, submission, designs, profile, key, conformance,
                 scenarios, scenario_seed, sessions, rounds, first_seed, runs, campaign_seed, edge_runs, frames,
-                engine, workers, ray_address, rng_run)
+                engine, workers, ray_address, rng_run, rng_collect)
 
 
 def _required(data: Fields, key: str) -> str:

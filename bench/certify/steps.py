@@ -211,10 +211,21 @@ def plan_steps(plan: Plan, rng_available: bool) -> list[Step]:
                     ([*BENCH, "recognize", "frames", "--recognizer", "reference", "--report", "report.html",
                       "--json"], "recognize.jsonl")], _judge_recognize(plan, design))
     sessions = [step.name for step in steps if step.name.split("-", 1)[1].startswith("session-")]
-    if plan.rng and rng_available and sessions:
-        add("rng", f"the RNG battery of § 810a.5 on the Lucky draws of {len(sessions)} session(s) (bench rng)",
-            [([*BENCH, "rng", *(f"../{name}/session/session.jsonl" for name in sessions),
-               *rng_options(plan.profile.rng_confidence), "--json"], "rng.jsonl")], _judge_rng)
+    # A device's raw and scaled RNG output is collected in bulk over the link first (bench rng --collect,
+    # docs/protocol.md "Raw RNG output"); the emulated controller of each step is its own process, so there
+    # the battery reads the Lucky draws the sessions journalled.
+    collect = plan.rng_collect if not plan.controller.emulated else 0
+    if plan.rng and rng_available and (sessions or collect):
+        commands: list[tuple[list[str], str | None]] = []
+        files = [f"../{name}/session/session.jsonl" for name in sessions]
+        if collect:
+            commands.append(([*BENCH, "rng", "--collect", str(collect), "--controller", plan.controller.url,
+                              "--game", plan.game, "--out", "collection", "--json"], "collection.jsonl"))
+            files.insert(0, "collection/collection.jsonl")
+        commands.append(([*BENCH, "rng", *files, *rng_options(plan.profile.rng_confidence), "--json"], "rng.jsonl"))
+        what = (f"{collect} values collected from the controller and " if collect else "") + \
+            f"the Lucky draws of {len(sessions)} session(s)"
+        add("rng", f"the RNG battery of § 810a.5 on {what} (bench rng)", commands, _judge_rng)
     return steps
 
 
@@ -562,8 +573,12 @@ def _judge_rng(folder: Path, statuses: list[int], where: str) -> Outcome:
     fairness campaign on unstaged drops: it is reported in the summary, not as a clause of § 810a.5."""
     lines = json_lines(folder / "rng.jsonl")
     verdict = _verdict_line(lines)
-    if statuses[0] not in (0, 1) or not verdict:
-        return Outcome("error", f"bench rng could not judge the journals (exit {statuses[0]}; see stderr.txt)")
+    if statuses[-1] not in (0, 1) or not verdict:
+        return Outcome("error", f"bench rng could not collect or judge (exit {statuses}; see stderr.txt)")
+    if statuses[0] == 1 and len(statuses) > 1 and (folder / "collection.jsonl").exists():
+        said = _verdict_line(json_lines(folder / "collection.jsonl"))
+        return Outcome(FAIL, f"the controller answered the raw RNG exchange wrongly: {said.get('error', '')}"[:300],
+                       [Evidence("protocol", "bench rng --collect: the raw RNG exchange", "one exchange", FAIL)])
     page = _rel(where, "report.html") if (folder / "report.html").exists() else None
     by_clause: dict[str, list[dict[str, Any]]] = {}
     for line in lines:
@@ -584,9 +599,14 @@ def _judge_rng(folder: Path, statuses: list[int], where: str) -> Outcome:
                                      CAUTION, page, note=reason[:200]))
     # 810a.5(a)(2) "fairly distributed ... over their range" is what the distribution tests ask;
     # (a)(3) "pass various recognized statistical tests" is the family as bench rng reads it (Holm).
-    for clause, among in (("810a.5(a)(2)", ("810a.5(c)(1)", "810a.5(c)(2)", "810a.5(c)(8)")),
+    # (a)(1) "statistically independent": the runs, interplay and serial tests, where no test across
+    # sessions (non-repeatability) speaks to it directly.
+    for clause, among in (("810a.5(a)(1)", ("810a.5(c)(11)", "810a.5(c)(12)", "810a.5(c)(13)")),
+                          ("810a.5(a)(2)", ("810a.5(c)(1)", "810a.5(c)(2)", "810a.5(c)(8)")),
                           ("810a.5(a)(3)", tuple(RNG_TESTS.values()))):
         states = {e.verdict for e in evidence if e.clause in among}
+        if any(e.clause == clause for e in evidence):
+            continue
         if states:
             evidence.append(Evidence(clause, "bench rng's family of tests on the sessions' Lucky draws, Holm-corrected",
                                      f"{len([e for e in evidence if e.clause in among])} test(s)",

@@ -46,3 +46,46 @@ def test_the_battery_judges_the_sessions_journals_after_them(tmp_path):
     assert [a for a in argv if a.endswith("session.jsonl")] == [
         f"../{n}/session/session.jsonl" for n in names if "-session-" in n]
     assert not [n for n in (s.name for s in plan_steps(plan, rng_available=False)) if n.endswith("-rng")]
+
+
+def test_a_device_s_rng_is_collected_over_the_link_and_every_test_of_810a5c_judged(tmp_path):
+    """A controller on a URL (here bench emulate listening, as a device would be): its raw and
+    scaled RNG output collected in bulk, and each of the fifteen tests of 810a.5(c) a passing row."""
+    import subprocess
+    import sys
+
+    from tablebench_io.commandline import Exit
+    from tests.certify.conftest import certify, records
+
+    emulator = subprocess.Popen([sys.executable, "-m", "bench.cli", "emulate", "--game", "lightning-dice",
+                                 "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True)
+    try:
+        line = ""
+        while not line.startswith("listening"):
+            line = emulator.stdout.readline()
+            assert line, "bench emulate ended before listening"
+        plan = tmp_path / "plan.yaml"
+        plan.write_text(f"""plan: 1
+controller: {{url: "{line.split()[1]}"}}
+game: lightning-dice
+submission: lightning-dice
+designs: standard
+jurisdiction: pennsylvania
+conformance: {{run: false}}
+scenarios: {{run: false}}
+sessions: {{count: 0}}
+validate: {{runs: 0}}
+edge: {{runs: 0}}
+recognize: {{frames: 0}}
+rng: {{collect: 3000}}
+""")
+        done = certify(plan, "--out", tmp_path / "dossier", "--json")
+    finally:
+        emulator.terminate()
+        emulator.wait(timeout=30)
+    assert done.returncode == Exit.OK, done.stdout[-2000:] + done.stderr
+    rows = {r["clause"]: r for r in records(done.stdout) if r["record"] == "clause"}
+    assert all(rows[f"810a.5(c)({n})"]["state"] == "pass" for n in range(1, 16))
+    assert rows["810a.5(a)(1)"]["state"] == rows["810a.5(a)(3)"]["state"] == "pass"
+    assert (tmp_path / "dossier" / "steps" / "02-rng" / "collection" / "collection.jsonl").is_file()
