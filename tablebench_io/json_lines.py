@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from importlib import resources
 from typing import Any, TextIO
 
@@ -62,6 +63,19 @@ def add_json_option(parser: Any, kind: str, version: int = 1) -> None:
     command's kind (tests/cli/test_json_output.py)."""
     parser.add_argument("--json", action="store_true", help=json_help(kind, version))
     parser.set_defaults(json_kind=kind)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every infinite or NaN float as null: JSON has no such
+    numbers (Python would write ``NaN``, which a JSON reader refuses), and a
+    figure with nothing to divide by (a return on nothing staked) has no value."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
@@ -116,7 +130,7 @@ class JsonLines:
         _verdicts_written += 1
 
     def _emit(self, obj: dict[str, Any]) -> None:
-        text = json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_plain)
+        text = json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False, default=_plain)
         if self.out is None:
             progress.echo(text)          # stdout, below a progress bar that shares the terminal
             return

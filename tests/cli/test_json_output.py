@@ -233,3 +233,14 @@ def test_a_verdict_may_not_carry_a_verdict_field(kind):
     from jsonschema import Draft202012Validator
     line = {"schema": f"tablebench.{kind}/1", "record": "verdict", "passed": False, "status": 1, "verdict": True}
     assert list(Draft202012Validator(load_schema(kind)).iter_errors(line))
+
+
+def test_a_figure_with_no_finite_value_is_null_not_nan():
+    """A session staking nothing has no return to divide out; Python would write NaN, which JSON readers refuse."""
+    import io
+
+    from tablebench_io.json_lines import JsonLines
+    out = io.StringIO()
+    JsonLines("run", out=out).write("summary", observed_rtp=float("nan"), edges=[float("inf"), 0.5])
+    assert json.loads(out.getvalue()) == {"schema": "tablebench.run/1", "record": "summary", "observed_rtp": None,
+                                          "edges": [None, 0.5]}
