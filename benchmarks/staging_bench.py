@@ -34,11 +34,11 @@ import time
 from pathlib import Path
 
 
-def sweeps(write: Path | None = None) -> list[dict]:
+def sweeps(write: Path | None = None, plants: tuple[str, ...] = ("tower", "wheel")) -> list[dict]:
     from bench.play.plant import TowerPlant, WheelPlant
     from bench.play.staging import SeedMemo, VARIANTS
     out, shipped = [], {}
-    for cls in (TowerPlant, WheelPlant):
+    for cls in (c for c in (TowerPlant, WheelPlant) if c.name in plants):
         for variant in range(VARIANTS):
             with tempfile.TemporaryDirectory() as cache:
                 plant = cls("standard", session_seed=variant, memo=SeedMemo(Path(cache) / "memo.json", shipped=None))
@@ -55,7 +55,12 @@ def sweeps(write: Path | None = None) -> list[dict]:
                 shipped[catalogue.memo_key] = catalogue.state()
                 print(json.dumps(row), file=sys.stderr, flush=True)
     if write is not None:
-        write.write_text(json.dumps(shipped, indent=1, sort_keys=True) + "\n")
+        # Only the plants swept are replaced: the others' catalogues, read
+        # again right before writing, stay as they are (another plant's
+        # catalogue may have been regenerated meanwhile).
+        kept = json.loads(write.read_text()) if write.exists() else {}
+        kept = {k: v for k, v in kept.items() if k.split(":", 1)[0] not in plants}
+        write.write_text(json.dumps({**kept, **shipped}, indent=1, sort_keys=True) + "\n")
     return out
 
 
@@ -93,6 +98,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sweeps", action="store_true")
     parser.add_argument("--write", metavar="FILE", help="with --sweeps: the catalogues, as fixtures/staged-seeds.json")
+    parser.add_argument("--plants", default="tower,wheel", help="with --sweeps: which plants, comma-separated")
     parser.add_argument("--sessions", action="store_true")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
@@ -100,7 +106,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     result: dict = {}
     if args.sweeps:
-        result["sweeps"] = sweeps(Path(args.write) if args.write else None)
+        result["sweeps"] = sweeps(Path(args.write) if args.write else None, tuple(args.plants.split(",")))
         print("| plant | start | seeds simulated | outcomes found | CPU s | kept cocked drops |\n|---|---|---|---|---|---|")
         for r in result["sweeps"]:
             print(f"| {r['plant']} | {r['start']:,} | {r['simulated']} | {r['found']}/{r['wanted']} | {r['cpu_s']} | "

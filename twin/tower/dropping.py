@@ -35,7 +35,7 @@ from twin.physics_engine import pybullet as pb
 from twin.errors import DesignError
 from twin.tower.design import TowerDesign
 from twin.tower.resting import Hold, holds, try_rest
-from twin.tower.world import DOOR_PARKED, World, build, place_dice
+from twin.tower.world import DOOR_PARKED, World, build, place_dice, set_rest_erp
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
 MAX_TRIALS = 4               # a drop whose rests keep giving way is reported as it lies after these
@@ -303,6 +303,7 @@ class _Drop:
                                                          self.dt, self.hold_steps, frame_every_s)
         self.n = 0
         self.anchor_n = 0
+        self.resting = False           # the rest's contact ERP is on (``settle``)
 
     def _step(self) -> None:
         pb.stepSimulation(physicsClientId=self.client)
@@ -342,6 +343,14 @@ class _Drop:
                 self.n = self.max_steps
                 return False
             if anchor is None or not self._still_since(poses_now, anchor):
+                anchor, self.anchor_n = poses_now, self.n
+            elif not self.resting:
+                # The dice have all but stopped (none moved 1.5 mm in the last
+                # 1/60 s): from here on the solver works off what overlap is
+                # left as a rest needs (twin.tower.world.REST_ERP), and the
+                # rest is watched afresh under it.
+                set_rest_erp(self.world, True)
+                self.resting = True
                 anchor, self.anchor_n = poses_now, self.n
             elif self.n - self.anchor_n >= self.rest_steps:
                 return True
