@@ -58,7 +58,7 @@ def test_a_device_s_rng_is_collected_over_the_link_and_every_test_of_810a5c_judg
     from tests.certify.conftest import certify, records
 
     emulator = subprocess.Popen([sys.executable, "-m", "bench.cli", "emulate", "--game", "lightning-dice",
-                                 "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 "--listen", "127.0.0.1:0", "--seed", "7"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 text=True)
     try:
         line = ""
