@@ -5,7 +5,7 @@
         [--resamples 40] [--json FILE]
 
 Wheel A plants an edge that grows along the ladder (in one rotor-speed bin, a
-third of the spins); wheel B is A one rung later. For each of ``--campaigns``
+third of the spins); wheel B is A one rung later (``--b-later N``: N rungs). For each of ``--campaigns``
 seeds of each wheel: the latest safe call, and its interval made two ways
 from the same splits judged as the whole campaign (``replicate``: the
 shipped one, the call moved by the splits' differences over the square root
@@ -39,8 +39,12 @@ from twin.edge.wheel import ladder_edges
 
 CUTOFFS = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0]
 INFORMED = [0.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0]
-PLANTED = {"A": [0.0, 0.0, 0.005, 0.01, 0.02, 0.04, 0.08],
-           "B": [0.0, 0.0, 0.0, 0.005, 0.01, 0.02, 0.04]}
+PLANTED = {"A": [0.0, 0.0, 0.005, 0.01, 0.02, 0.04, 0.08]}
+
+
+def shifted(rungs: int) -> list[float]:
+    """Wheel A's planted edge ``rungs`` rungs later (wheel B)."""
+    return [0.0] * rungs + PLANTED["A"][:len(PLANTED["A"]) - rungs]
 
 
 def campaign(wheel: str, seed: int, spins: int, resamples: int, old_too: bool) -> dict:
@@ -69,8 +73,10 @@ def main(argv=None) -> int:
     parser.add_argument("--campaigns", type=int, default=8)
     parser.add_argument("--spins", type=int, default=2000)
     parser.add_argument("--resamples", type=int, default=40)
+    parser.add_argument("--b-later", type=int, default=1, help="wheel B: wheel A this many rungs later (default 1)")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
+    PLANTED["B"] = shifted(args.b_later)
     started = time.process_time()
     runs = {w: [] for w in PLANTED}
     for wheel in PLANTED:
