@@ -79,7 +79,14 @@ def run(args) -> int:
     status = Exit.OK if verdict == "pass" else Exit.VIOLATION
     if args.report:
         from bench.rng.page import write_page
-        write_page(judgement, verdict, args.report)
+        try:
+            write_page(judgement, verdict, args.report)
+        except OSError as err:
+            message = f"--report {args.report}: {err.strerror or err}"
+            print(f"bench rng: {message}", file=sys.stderr)
+            if lines is not None:
+                lines.verdict(passed=False, status=Exit.BAD_INPUT, error=message)
+            return Exit.BAD_INPUT
     if lines is not None:
         for name, fam in families(judgement):
             for outcome, adjusted in zip(fam.outcomes, fam.adjusted):
