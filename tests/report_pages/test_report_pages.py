@@ -93,6 +93,9 @@ def pages(tmp_path_factory):
                  "--report", tmp / "recognition.html")
     assert done.returncode == 0, done.stdout + done.stderr
     made["recognition"] = (tmp / "recognition.html", "pass")      # the reference reads both pockets
+    done = bench("rng", tmp / "pass" / "session.jsonl", "--report", tmp / "rng.html")
+    assert done.returncode == 1, done.stdout + done.stderr
+    made["rng"] = (tmp / "rng.html", "caution")                    # 7 rounds: the 810a.5 battery too short
     return {"pages": made, "said": said, "tmp": tmp}
 
 
@@ -128,7 +131,7 @@ class _Frame(HTMLParser):
 
 
 KINDS = ("session-pass", "session-fail", "replay", "validation", "edge", "conformance", "pytest-run",
-         "pytest-journal", "recognition")
+         "pytest-journal", "recognition", "rng")
 
 
 @pytest.mark.parametrize("kind", KINDS)
