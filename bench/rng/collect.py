@@ -88,7 +88,8 @@ def run_collect(args) -> int:
     except WrongAnswer as err:
         return fail(Exit.VIOLATION, f"{args.controller}: {err} (docs/protocol.md, Raw RNG output)")
     except LinkError as err:
-        return fail(Exit.LINK, f"{args.controller}: {err}; what was collected is in {path}")
+        kept = f"; what was collected is in {path}" if path.exists() and path.stat().st_size else ""
+        return fail(Exit.LINK, f"{args.controller}: {err}{kept}")
     return status
 
 

@@ -157,6 +157,8 @@ def read(path: str) -> Draws:
             _collected(draws, message, where)
         if len(draws.raw) + len(draws.scaled) + len(draws.physical) > MAX_VALUES:
             raise SourceError(f"{where}: more than {MAX_VALUES:,} values in one file")
+    if draws.game is None:
+        raise SourceError(f"{path}: line 1: field kind/game: no journal header (an empty or torn file)")
     for previous, current in zip(order, order[1:]):
         won = won_of.get(previous) or []
         if won and current == previous + 1:
