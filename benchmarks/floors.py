@@ -373,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(metrics) - set(METRICS))
     if unknown:
         parser.error(f"--only: {', '.join(unknown)} not among {', '.join(METRICS)}")
+    if args.baseline and not (Path(args.baseline) / "bench" / "cli.py").is_file():
+        parser.error(f"--baseline {args.baseline}: not a tablebench checkout (no bench/cli.py there)")
     checkouts = [("before", Path(args.baseline).resolve())] if args.baseline else []
     checkouts.append(("now", ROOT))
     passed = ["--repeats", str(args.repeats), "--drops", str(args.drops), "--spins", str(args.spins),
