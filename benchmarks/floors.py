@@ -397,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
             results.setdefault(metric, {})[label] = r
             if args.json:
                 lines.write("metric", metric=metric, checkout=label, root=str(root), **r)
+    import shutil
+    shutil.rmtree(work, ignore_errors=True)       # the journals made for this run
     errors = [f"{m} ({label})" for m, by in results.items() for label, r in by.items() if "error" in r]
     if args.json:
         lines.verdict(passed=not errors, status=5 if errors else 0, errors=errors)
