@@ -1,11 +1,13 @@
 """The conformance checks of the raw RNG exchange (docs/protocol.md, "18. Raw
 RNG output"): an optional test-mode feature, so a controller that does not
 offer it (ERROR code=unexpected) is SKIPped, and one that offers it wrongly
-fails. Registered in ``CHECKS`` by importing this module (bench.conformance.suite)."""
+fails. They are checks of this document's own messages (layer LINK): through
+an adapter, whose wire format maps RNGREQ and RNGDATA or not, they are not
+run (bench.conformance.suite.checks_for). Registered in ``CHECKS`` by importing this module (bench.conformance.suite)."""
 
 from __future__ import annotations
 
-from bench.conformance.checks import REPLY_S, SESSION, Context, check, require
+from bench.conformance.checks import REPLY_S, Context, check, require
 from bench.conformance.wire import NotSupported
 from bench.emulator.rng_misbehaviours import RNG_BATCH
 
@@ -30,8 +32,7 @@ def _lucky_range(ctx: Context) -> int:
 
 
 @check("rng-exchange", SECTION, "outside play, RNGREQ kind=raw and kind=scaled are answered with RNGDATA of the "
-       f"kind, count and range asked (at most {RNG_BATCH} values), every value in range", optional=True,
-       layer=SESSION)
+       f"kind, count and range asked (at most {RNG_BATCH} values), every value in range", optional=True)
 def _exchange(ctx: Context) -> str:
     ctx.hello()
     raw = _ask(ctx, "raw", RNG_BATCH)
@@ -54,7 +55,7 @@ def _exchange(ctx: Context) -> str:
 
 
 @check("rng-exchange-not-in-play", SECTION, "with a wager in the round, RNGREQ is refused (ERROR code=in-play): "
-       "the RNG is tested outside play", optional=True, layer=SESSION)
+       "the RNG is tested outside play", optional=True)
 def _not_in_play(ctx: Context) -> str:
     round_, _ = ctx.to_phase("wagered")
     reply = _ask(ctx, "raw", 1)
