@@ -244,7 +244,8 @@ def judge_fleet(archive: Archive, *, by: str = "table", period: str = "day", fdr
         values = ranges.setdefault(g.game, symbol_range(g.game))
         found.append(_outcome_test(faces[key], values))
         if lucky[key]:
-            found.append(lucky_judge(archive, journal_of[key], lucky[key]))
+            judged = lucky_judge(archive, journal_of[key], lucky[key])
+            found.append(None if judged is None else Test("lucky", *judged))
         g.tests = [t for t in found if t is not None]
     trends = _trends(groups, sums) if len({k[2] for k in groups}) > 1 else []
     every = [t for g in list(groups.values()) + trends for t in g.tests if t.judged]

@@ -28,11 +28,11 @@ def _rules(original: Path) -> Any:
     return default_rules(header["game"], header.get("paytable"))
 
 
-def lucky_judge(archive: Archive, journal: str, draws: list[list[tuple[str, int]]]) -> Any:
+def lucky_judge(archive: Archive, journal: str, draws: list[list[tuple[str, int]]]) -> tuple[float, str, str] | None:
     """The fleet's ``lucky`` test of a group's draws (each round's (bet, pays)),
     by the rules of ``journal`` (one of the group's): ``bench.oracle.lucky_draw``'s
-    family, its smallest Holm-adjusted p-value. None where the game has no Lucky draw."""
-    from bench.archive.fleet import Test
+    family, its smallest Holm-adjusted p-value, with what it found and its clause.
+    None where the game has no Lucky draw."""
     from bench.oracle.lucky_draw import judge
     from bench.rules import Lucky, describe
     rules = _rules(archive.root / "originals" / f"{journal}.jsonl")
@@ -43,5 +43,5 @@ def lucky_judge(archive: Archive, journal: str, draws: list[list[tuple[str, int]
     if not verdict.tests:
         return None
     worst = min(verdict.tests, key=lambda t: t.adjusted)
-    return Test("lucky", float(worst.adjusted), f"{len(draws)} draws; smallest of {len(verdict.tests)} tests (Holm): "
-                                               f"{worst.detail}", worst.clause)
+    return (float(worst.adjusted), f"{len(draws)} draws; smallest of {len(verdict.tests)} tests (Holm): {worst.detail}",
+            worst.clause)

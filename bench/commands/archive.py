@@ -31,7 +31,8 @@ def register(subparsers) -> None:
                     "verified on arrival as bench replay verifies them and kept byte for byte beside their rows, "
                     "which are Parquet files partitioned by table and day that any engine reading Parquet reads "
                     "(DuckDB here; Spark, Trino or Ray Data on a cluster).")
-    sub = p.add_subparsers(dest="archive_command", metavar="ACTION", required=True)
+    sub = p.add_subparsers(dest="archive_command", metavar="ACTION", required=True,
+                           help="ingest, query, judge or export")
 
     ing = sub.add_parser("ingest", help="verify journals and add them to the archive",
                          formatter_class=argparse.RawDescriptionHelpFormatter,

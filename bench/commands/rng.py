@@ -75,7 +75,7 @@ def run(args) -> int:
         if lines is not None:
             lines.verdict(passed=False, status=Exit.BAD_INPUT, error=str(err))
         return Exit.BAD_INPUT
-    verdict = verdict_of(judgement)
+    verdict = judgement.verdict()
     status = Exit.OK if verdict == "pass" else Exit.VIOLATION
     if args.report:
         from bench.rng.page import write_page
@@ -88,7 +88,7 @@ def run(args) -> int:
                 lines.verdict(passed=False, status=Exit.BAD_INPUT, error=message)
             return Exit.BAD_INPUT
     if lines is not None:
-        for name, fam in families(judgement):
+        for name, fam in judgement.families():
             for outcome, adjusted in zip(fam.outcomes, fam.adjusted):
                 lines.write("test", family=name, **outcome_json(outcome, adjusted, profile))
             for reason in fam.too_short:
@@ -97,31 +97,10 @@ def run(args) -> int:
             lines.write("note", note=note)
         lines.verdict(passed=status == Exit.OK, status=status, verdict=verdict, profile=profile.name,
                       confidence=profile.confidence, rule=judgement.rng.rule(),
-                      failed=[f"{o.source} {o.test} ({o.clause})" for o, _ in failures(judgement)])
+                      failed=[f"{o.source} {o.test} ({o.clause})" for o, _ in judgement.failures()])
     else:
         print(text(judgement, verdict))
     return status
-
-
-def families(judgement) -> list[tuple[str, Any]]:
-    out = [("rng", judgement.rng)]
-    if judgement.physical is not None:
-        out.append(("physical", judgement.physical))
-    return out
-
-
-def failures(judgement) -> list:
-    return [f for _, fam in families(judgement) for f in fam.failed]
-
-
-def verdict_of(judgement) -> str:
-    """fail: a Holm-adjusted p-value under alpha; too-short: none, but a test
-    could not run (a pass would claim what was not tested); pass."""
-    if failures(judgement):
-        return "fail"
-    if not judgement.rng.outcomes or any(fam.too_short for _, fam in families(judgement)):
-        return "too-short"
-    return "pass"
 
 
 def outcome_json(outcome, adjusted: float, profile) -> dict[str, Any]:
@@ -136,7 +115,7 @@ def text(judgement, verdict: str) -> str:
     profile = judgement.profile
     out = [f"bench rng: {len(judgement.files)} file(s), profile {profile.name} ({profile.confidence:.0%}, "
            f"{profile.clause})"]
-    for name, fam in families(judgement):
+    for name, fam in judgement.families():
         out.append("")
         out.append(f"{'the RNG' if name == 'rng' else 'the physical randomiser'}: {fam.rule()}")
         head = ("source", "test", "clause", "N", "statistic", "p", "Holm p", "at 95/99", "detects (80% power)")
@@ -151,7 +130,7 @@ def text(judgement, verdict: str) -> str:
     for note in judgement.notes:
         out.append(f"note: {note}")
     out.append("")
-    failed = failures(judgement)
+    failed = judgement.failures()
     if verdict == "fail":
         out.append("FAIL: " + "; ".join(f"{o.test} on {o.source} ({o.clause}), Holm p = {a:.3g}" for o, a in failed))
     elif verdict == "too-short":

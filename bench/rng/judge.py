@@ -30,6 +30,25 @@ class Judgement:
     def passed(self) -> bool:
         return self.rng.passed and (self.physical is None or self.physical.passed or not self.physical.outcomes)
 
+    def families(self) -> list[tuple[str, FamilyVerdict]]:
+        """The families judged: the RNG's, and the physical randomiser's where the files had one."""
+        out = [("rng", self.rng)]
+        if self.physical is not None:
+            out.append(("physical", self.physical))
+        return out
+
+    def failures(self) -> list:
+        return [f for _, fam in self.families() for f in fam.failed]
+
+    def verdict(self) -> str:
+        """fail: a Holm-adjusted p-value under alpha; too-short: none, but a test
+        could not run (a pass would claim what was not tested); pass."""
+        if self.failures():
+            return "fail"
+        if not self.rng.outcomes or any(fam.too_short for _, fam in self.families()):
+            return "too-short"
+        return "pass"
+
 
 def after_win(again: Sequence[bool], rate: float, alpha: float) -> TestOutcome:
     """810a.5(c)(13), "outcomes should be independent of the previous game":

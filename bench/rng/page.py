@@ -49,17 +49,16 @@ def _table(name: str, fam) -> str:
 
 
 def write_page(judgement, verdict: str, path: str) -> None:
-    from bench.commands.rng import failures, families
-    failed = failures(judgement)
+    failed = judgement.failures()
     state = {"pass": PASS, "fail": FAIL}.get(verdict, CAUTION)
     headline = {"pass": "PASS: no test of the 810a.5 battery failed",
                 "fail": f"FAIL: {len(failed)} test(s) of the 810a.5 battery failed",
                 "too-short": "TOO SHORT: no test failed, but some could not run"}[verdict]
     reasons = [f"{o.test} on {o.source} ({o.clause}): Holm p = {a:.3g}" for o, a in failed]
-    reasons += [r for _, fam in families(judgement) for r in fam.too_short][:4 if not reasons else 0]
+    reasons += [r for _, fam in judgement.families() for r in fam.too_short][:4 if not reasons else 0]
     profile = judgement.profile
     figures = [("profile", f"{profile.name}, {profile.confidence:.0%}"), ("files", str(len(judgement.files))),
-               ("tests", str(sum(len(f.outcomes) for _, f in families(judgement))))]
+               ("tests", str(sum(len(f.outcomes) for _, f in judgement.families())))]
     provenance = Provenance(
         date=utc(time.time()),
         inputs=[Input("journal" if d.kind != "rng-collection" else "collection", d.path, _digest(d.path))
@@ -68,7 +67,7 @@ def write_page(judgement, verdict: str, path: str) -> None:
         engine="SciPy's distributions; Knuth, TAOCP vol. 2, 3.3.2; NIST SP 800-22 rev. 1a",
         repeat=" ".join(shlex.quote(a) for a in ["bench", *sys.argv[1:]]) if sys.argv else "bench rng FILES")
     sections = [_table("the RNG" if name == "rng" else "the physical randomiser", fam)
-                for name, fam in families(judgement)]
+                for name, fam in judgement.families()]
     if judgement.notes:
         sections.append("<section><h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in judgement.notes)
                         + "</ul></section>")
