@@ -13,7 +13,7 @@ import sys
 from bench.adapters.registry import DEFAULT as DEFAULT_ADAPTER
 from bench.emulator.faults import FAULT_NAMES, FaultyPort, parse_faults
 from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
-from bench.emulator.misbehaviours import MISBEHAVIOURS
+from bench.emulator.misbehaviours import every_misbehaviour
 from bench.errors import BenchError
 from tablebench_io.commandline import Exit
 from bench.protocol.messages import CONTROLLER, PROTOCOL_VERSIONS
@@ -24,7 +24,7 @@ from bench.protocol.timeouts import Timeouts
 def register(subparsers) -> None:
     misbehaviours = "\n".join(
         f"  {cls.name:<27} {cls.clause:<18} {', '.join(sorted(cls.games))}: {cls.summary}"
-        for cls in sorted(MISBEHAVIOURS.values(), key=lambda c: (len(c.games) > 1, sorted(c.games), c.name)))
+        for cls in sorted(every_misbehaviour().values(), key=lambda c: (len(c.games) > 1, sorted(c.games), c.name)))
     epilog = (
         "misbehaviours (--misbehave NAME; each breaks the clause shown):\n" + misbehaviours + "\n\n"
         "link-level misbehaviours (--misbehave-link NAME; each breaks a rule of docs/protocol.md):\n"
@@ -50,7 +50,7 @@ def register(subparsers) -> None:
     p.add_argument("--listen", required=True, metavar="ADDRESS",
                    help="HOST:PORT (port 0: any free port), 'pty', or a device path / pyserial URL")
     p.add_argument("--seed", type=int, default=None, help="seed of the Lucky Numbers and the faults (default: random, reported)")
-    p.add_argument("--misbehave", metavar="NAME", choices=sorted(MISBEHAVIOURS),
+    p.add_argument("--misbehave", metavar="NAME", choices=sorted(every_misbehaviour()),
                    help="break one regulation on purpose (see the list below)")
     p.add_argument("--misbehave-link", metavar="NAME",
                    help="break one rule of the link layer on purpose (see the list below; with --adapter, "

@@ -136,8 +136,8 @@ def parse_phases(items: list[str], game_phases=None):
 def check_misbehaviour(name: str, game: str) -> None:
     """An unknown misbehaviour is named before any emulator starts (it would
     only exit with its usage); one that does not apply to the game says which do."""
-    from bench.emulator.misbehaviours import MISBEHAVIOURS, policy_for
-    if name not in MISBEHAVIOURS:
+    from bench.emulator.misbehaviours import every_misbehaviour, policy_for
+    if name not in every_misbehaviour():
         raise BenchError(f"--misbehave {name!r}: the emulated controller has no such misbehaviour "
                          "(bench emulate --help lists them, with the clause each breaks)")
     # RulesError if it is not a misbehaviour of this game; the paytable it may need is the emulator's to

@@ -92,15 +92,16 @@ def _known_misbehaviour(spec: str, name: str, *, link: bool = False, adapter=Non
     the emulator would exit with its whole usage); an adapter's wire format
     brings its own link-level misbehaviours."""
     from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
-    from bench.emulator.misbehaviours import MISBEHAVIOURS
+    from bench.emulator.misbehaviours import every_misbehaviour
+    game_level = every_misbehaviour()
     if link and adapter is not None and name in adapter.link_misbehaviours():
         return
-    if name in (LINK_MISBEHAVIOURS if link else MISBEHAVIOURS):
+    if name in (LINK_MISBEHAVIOURS if link else game_level):
         return
     if not link and name in LINK_MISBEHAVIOURS:
         raise BenchError(f"--controller {spec}: {name!r} is a link-level misbehaviour: say "
                          f"{spec.replace(name, 'link=' + name, 1)}")
-    if link and name in MISBEHAVIOURS:
+    if link and name in game_level:
         raise BenchError(f"--controller {spec}: {name!r} is a game-level misbehaviour: say {EMULATED}:{name}")
     raise BenchError(f"--controller {spec}: the emulated controller has no {'link-level ' * link}misbehaviour "
                      f"{name!r} (bench emulate --help lists them)")

@@ -144,6 +144,12 @@ def _per_game(games, clause_of) -> dict[str, tuple[str, ...]]:
 SETTLEMENT_ORDER = _per_game(ALL_GAMES, lambda d: d.phase_clause("settlement"))
 
 
+def every_misbehaviour() -> dict[str, type[Policy]]:
+    """Every game-level misbehaviour a command may name: the mutation score's
+    and the Lucky RNG's that only the battery finds."""
+    return MISBEHAVIOURS | BATTERY_ONLY
+
+
 def misbehaviour(cls: type[Policy]) -> type[Policy]:
     MISBEHAVIOURS[cls.name] = cls
     return cls
@@ -155,9 +161,9 @@ def policy_for(name: str | None, game: str, paytable: str | None) -> Policy:
     if not name:
         return Policy()
     try:
-        cls = MISBEHAVIOURS[name] if name in MISBEHAVIOURS else BATTERY_ONLY[name]
+        cls = every_misbehaviour()[name]
     except KeyError:
-        raise RulesError(f"unknown misbehaviour {name!r}; known: {', '.join(sorted(MISBEHAVIOURS | BATTERY_ONLY))}",
+        raise RulesError(f"unknown misbehaviour {name!r}; known: {', '.join(sorted(every_misbehaviour()))}",
                          field="--misbehave") from None
     from bench.rules import describe
     if describe(game).built_in not in cls.games:    # a game file's variant: its base game's misbehaviours

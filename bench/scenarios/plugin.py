@@ -121,12 +121,15 @@ def _check_misbehaviour(config: pytest.Config) -> None:
     for a usage error (a pytest run keeps pytest's table, README "Exit
     statuses"; the bench's 4, interrupted, is not meant)."""
     url = config.getoption("--controller", None) or ""
-    name = url.partition(":")[2] if url.startswith(EMULATED + ":") else ""
-    if name:
-        from bench.emulator.misbehaviours import MISBEHAVIOURS
-        if name not in MISBEHAVIOURS:
-            raise pytest.UsageError(f"--controller {url}: unknown misbehaviour {name!r} (usage error, pytest exit "
-                                    "status 4); bench emulate --help lists the misbehaviours")
+    options = url.partition(":")[2] if url.startswith(EMULATED + ":") else ""
+    # emulated:NAME, or options such as protocol=1,seed=7 (bench.conformance.suite.emulator_args): a bare word is a name
+    names = [option for option in options.split(",") if option and "=" not in option]
+    if names:
+        from bench.emulator.misbehaviours import every_misbehaviour
+        for name in names:
+            if name not in every_misbehaviour():
+                raise pytest.UsageError(f"--controller {url}: unknown misbehaviour {name!r} (usage error, pytest "
+                                        "exit status 4); bench emulate --help lists the misbehaviours")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -175,10 +178,10 @@ def target(config: pytest.Config) -> Target:
     if url == EMULATED or url.startswith(EMULATED + ":"):
         name = url.partition(":")[2] or None
         if name:
-            from bench.emulator.misbehaviours import MISBEHAVIOURS
-            if name not in MISBEHAVIOURS:
+            from bench.emulator.misbehaviours import every_misbehaviour
+            if name not in every_misbehaviour():
                 raise pytest.UsageError(f"--controller {url}: unknown misbehaviour {name!r}; "
-                                        f"known: {', '.join(sorted(MISBEHAVIOURS))}")
+                                        f"known: {', '.join(sorted(every_misbehaviour()))}")
         return Target("emulated", url, misbehave=name)
     submission = config.getoption("--controller-submission")
     try:

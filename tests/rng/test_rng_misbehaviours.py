@@ -61,3 +61,21 @@ def test_lucky_favours_a_number_makes_the_lowest_position_lucky_twice_as_often(g
 def test_a_short_session_of_each_passes_the_oracle(name):
     result = trial(Trial(name, LD, seed=3, rounds=30, in_process=True))
     assert result.first_round is None, f"{name}: the per-round oracle named {result.clauses}"
+
+
+def test_each_is_named_where_a_misbehaviour_is_named(tmp_path):
+    """bench emulate, bench run and pytest --controller emulated:NAME take the
+    seven as they take the per-round ones (they refused them at first): a 3-round
+    session of one passes every per-round rule, as its controller stays lawful."""
+    import subprocess
+    import sys
+
+    from bench.commands.run import check_misbehaviour
+    from bench.conformance.suite import emulator_args
+    for name in NAMES:
+        check_misbehaviour(name, LD)                                    # BenchError if refused
+        assert ["--misbehave", name] == emulator_args(f"emulated:{name}", LD)[-4:-2]
+    run = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--rounds", "3", "--plant", "dice", "--seed", "5",
+                          "--misbehave", "lucky-favours-a-number", "--out", str(tmp_path / "s")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
