@@ -71,7 +71,7 @@ def chi_square_goodness(name: str, observed: Sequence[int], expected_probs: Sequ
     total = sum(observed)
     if total == 0:
         return TestResult(name, 0.0, 1.0, confidence, "no samples", math.inf)
-    obs_cells, exp_cells = _pool([float(o) for o in observed], [p * total for p in expected_probs])
+    obs_cells, exp_cells = pool_cells([float(o) for o in observed], [p * total for p in expected_probs])
     if len(obs_cells) < 2:       # every cell pooled into one: nothing to test (scipy would say p = 0)
         return TestResult(name, 0.0, 1.0, confidence, f"too few samples ({total}) for a chi-square", math.inf)
     statistic, p_value = stats.chisquare(obs_cells, exp_cells)
@@ -81,7 +81,12 @@ def chi_square_goodness(name: str, observed: Sequence[int], expected_probs: Sequ
                       f"chi-square, {len(obs_cells) - 1} degrees of freedom, {total} samples", detectable)
 
 
-def _pool(observed: list[float], expected: list[float], minimum: float = 5.0) -> tuple[list[float], list[float]]:
+def pool_cells(observed: list[float], expected: list[float],
+               minimum: float = 5.0) -> tuple[list[float], list[float]]:
+    """Observed and expected counts with adjacent cells pooled until each
+    expects at least ``minimum`` (the chi-square's approximation); the last
+    short cell joins the one before, observations in cells expecting nothing
+    included (bench.rng's tests pool through this too)."""
     obs_out: list[float] = []
     exp_out: list[float] = []
     obs_acc = exp_acc = 0.0
@@ -92,7 +97,7 @@ def _pool(observed: list[float], expected: list[float], minimum: float = 5.0) ->
             obs_out.append(obs_acc)
             exp_out.append(exp_acc)
             obs_acc = exp_acc = 0.0
-    if exp_acc > 0:
+    if exp_acc > 0 or obs_acc > 0:
         if exp_out:
             obs_out[-1] += obs_acc
             exp_out[-1] += exp_acc

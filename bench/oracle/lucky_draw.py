@@ -151,11 +151,11 @@ def impossible(distribution, lucky: Sequence[Lucky]) -> tuple[str, str] | None:
 def _chi_square(name: str, observed: list[int], probabilities: list[float]) -> tuple[float, str]:
     """twin.stats.chi_square_goodness's p-value and words (its pooling of
     cells expecting under 5), with the plain-Python tail (lucky_pvalues)."""
-    from twin.stats import _pool
+    from twin.stats import pool_cells
     total = sum(observed)
     if total == 0:
         return 1.0, "no samples"
-    cells, expected = _pool([float(o) for o in observed], [p * total for p in probabilities])
+    cells, expected = pool_cells([float(o) for o in observed], [p * total for p in probabilities])
     if len(cells) < 2:
         return 1.0, f"too few samples ({total}) for a chi-square"
     _, p_value = chi_square(cells, expected)

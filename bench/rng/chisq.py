@@ -10,6 +10,8 @@ from typing import Sequence, Union
 import numpy as np
 from scipy import stats
 
+from twin.stats import pool_cells
+
 MIN_EXPECTED = 5.0
 Counts = Union[Sequence[float], np.ndarray]
 
@@ -21,26 +23,9 @@ class TooShort(ValueError):
 def pooled(observed: Counts, probabilities: Counts,
            minimum: float = MIN_EXPECTED) -> tuple[list[float], list[float]]:
     """Observed and expected counts with adjacent cells pooled until each
-    expects at least ``minimum``; the last short cell joins the one before."""
+    expects at least ``minimum`` (twin.stats.pool_cells)."""
     total = float(sum(observed))
-    obs_out: list[float] = []
-    exp_out: list[float] = []
-    run_obs = run_exp = 0.0
-    for o, p in zip(observed, probabilities):
-        run_obs += o
-        run_exp += p * total
-        if run_exp >= minimum:
-            obs_out.append(run_obs)
-            exp_out.append(run_exp)
-            run_obs = run_exp = 0.0
-    if run_exp > 0 or run_obs > 0:
-        if exp_out:
-            obs_out[-1] += run_obs
-            exp_out[-1] += run_exp
-        else:
-            obs_out.append(run_obs)
-            exp_out.append(run_exp)
-    return obs_out, exp_out
+    return pool_cells([float(o) for o in observed], [p * total for p in probabilities], minimum)
 
 
 def goodness(observed: Counts, probabilities: Counts, *, what: str,
