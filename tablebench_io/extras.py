@@ -2,13 +2,14 @@
 command that needs it says in one line what to install (exit status 2)
 instead of a traceback: the base install is the QA engineer's (bench, the
 pytest plugin, the emulator, the oracle, replay, the fair-dice plant); the
-physics twin is the ``twin`` extra (pyproject.toml keeps the same table).
+physics twin is the ``twin`` extra, ``bench archive``'s Parquet and SQL the
+``archive`` extra (pyproject.toml keeps the same table).
 """
 
 from __future__ import annotations
 
 # top-level module -> the extra that installs it
-EXTRAS = {"pybullet": "twin", "ray": "ray"}
+EXTRAS = {"pybullet": "twin", "ray": "ray", "pyarrow": "archive", "duckdb": "archive"}
 
 
 def missing_extra(err: ImportError) -> str | None:
