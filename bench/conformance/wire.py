@@ -281,15 +281,13 @@ class Wire:
             return message.seq == seq
         return (message.seq - seq) % self.modulus < 2 * WINDOW + 1
 
-    def request(self, type_: str, reply: str | tuple[str, ...] | None, timeout: float, **fields) -> Message | None:
+    def request(self, type_: str, reply: str | tuple[str, ...], timeout: float, **fields) -> Message:
         """Send a message, require its ACK within the response timeout (with
         slack for a loaded machine), and return the reply of type ``reply``."""
         self.send(type_, **fields)
         seq = self.last_seq
         if self.wait_ack(seq, self.timeouts.response + 0.5) is None:
             raise CheckFailed(f"no ACK of our {type_} (seq {seq:04d}) within {self.timeouts.response + 0.5:.1f} s")
-        if reply is None:
-            return None
         return self.take(timeout, types=(reply,) if isinstance(reply, str) else reply)
 
     def settle(self, seconds: float = 0.1) -> None:

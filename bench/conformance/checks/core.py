@@ -95,7 +95,7 @@ class Context:
         opened = w.take(REPLY_S, types=("OPEN",))
         return hello, opened
 
-    def request(self, type_: str, reply, **fields) -> Message | None:
+    def request(self, type_: str, reply: str | tuple[str, ...], **fields) -> Message:
         return self.wire.request(type_, reply, REPLY_S, **fields)
 
     def good_bet(self) -> str:
@@ -139,7 +139,9 @@ def check(name: str, section: str, summary: str, *, versions=(1, 2), optional: b
     return register
 
 
-def require(condition: bool, message: str) -> None:
+def require(condition: object, message: str) -> None:
+    """Fail the check with ``message`` unless ``condition`` holds (is truthy:
+    a non-empty list of the arrivals looked for counts)."""
     if not condition:
         raise CheckFailed(message)
 
