@@ -57,7 +57,7 @@ def run(args) -> int:
     from datetime import datetime, timezone
 
     from bench.journal.keys import trusted_fingerprint
-    from bench.journal.replay import describe, replay, resimulate
+    from bench.journal.replay import camera_calls, describe, describe_camera_call, replay, resimulate
 
     if args.head is not None:
         args.head = args.head.strip().lower()     # as pasted from session.head, or typed in capitals
@@ -110,13 +110,20 @@ def run(args) -> int:
             print(f"bench replay: --round {args.round}: the journal's record of it cannot be simulated: {err!r}",
                   file=sys.stderr)
             return Exit.BAD_INPUT
+        try:
+            calls = camera_calls(args.journal, args.round)
+        except BenchError as err:
+            print(f"bench replay: {err}", file=sys.stderr)
+            return Exit.BAD_INPUT
         drawn = [d for d in (args.gif, args.png) if d and same]
         if said is not None:
             said["resimulated"] = {"round": args.round, "same": same, "told": told, "drawn": drawn,
-                                   "twin": twin.to_json()}
+                                   "twin": twin.to_json(), **({"camera": calls} if calls else {})}
         else:
             print(twin.told)
             print(told)
+            for call in calls:
+                print("\n".join(describe_camera_call(args.round, call)))
             for picture in drawn:
                 print(f"drawn: {picture}")
         status = status or (Exit.OK if same else Exit.VIOLATION)

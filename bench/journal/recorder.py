@@ -28,7 +28,7 @@ from bench.journal.chain import SCHEMA_VERSION, JournalWriter, raw_text
 from bench.play.plant import Reading
 from bench.protocol import FrameEvent, Message
 from bench.journal.wire_budget import WireBudget
-from bench.oracle.feed import judged
+from bench.oracle.feed import judged, judged_camera
 
 
 def embedded_file(path: str | Path | None) -> tuple[str | None, str | None]:
@@ -131,8 +131,14 @@ class Recorder:
         only journals them (a session being interrupted, perhaps by the oracle)."""
         self.journal.fsync_deferred()
         while self._readings:
-            self._plants.append(_json_numbers(self._readings[0]))
+            plant = _json_numbers(self._readings[0])
+            self._plants.append(plant)
             self._readings.popleft()
+            camera = judged_camera(plant) if judge else None
+            if camera is not None:          # a recogniser's call beside the twin's truth (bench.oracle.recognition)
+                found = self.oracle.recognised(camera)
+                if found:
+                    self._record_verdicts(found)
         pending, wire = self._pending, self._wire
         observe = self.oracle.observe
         while pending:

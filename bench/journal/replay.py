@@ -33,7 +33,7 @@ from bench.play.plant import file_digest
 from bench.adapters.registry import AdapterBroken, AdapterError, get_adapter
 from bench.protocol import BENCH, Codec, FrameError, Message
 from bench.protocol.messages import SPECS
-from bench.oracle.feed import judged_record, judged_rows
+from bench.oracle.feed import judged_camera, judged_record, judged_rows
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
@@ -316,6 +316,11 @@ class _Judge:
             self._start(number, record)
             return
         self._place(number, record)
+        plants = record.get("plants")
+        for plant in plants if isinstance(plants, list) else ():
+            camera = judged_camera(plant)
+            if camera is not None:         # judged before the record's frames, as live (Recorder.catch_up)
+                self.oracle.recognised(camera)
         wire = record.get("wire")
         if wire is not None:
             self._wire(number, wire)
@@ -484,6 +489,45 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
             if isinstance(reading, dict) and reading.get("round") == round_no:
                 found.append(reading)
     return found
+
+
+def camera_calls(path: str | Path, round_no: int) -> list[dict]:
+    """Round ``round_no``'s camera calls (``bench run --camera`` with a
+    recogniser), each with the twin's truth, what was sent, how it was
+    called and the oracle's judgement of it made again
+    (``bench.oracle.recognition``); empty for a round without one."""
+    rows = [row for row in map(judged_camera, plant_records(path, round_no)) if row is not None]
+    if not rows:
+        return []
+    _, header = next(_records(path))
+    game = header.get("game")
+    if game not in game_names():
+        raise BenchError(f"{path}: the session header names no game the bench knows: {game!r}")
+    oracle = Oracle(game, _rules_from(header, []))
+    calls = []
+    for row in rows:
+        found = oracle.recognised(row)
+        calls.append({"frame": row.frame, "truth": row.truth, "sent": row.sent, "call": row.call,
+                      "rereads": row.rereads,
+                      "verdicts": [{"clause": v.clause, "message": v.message} for v in found]})
+    return calls
+
+
+def describe_camera_call(round_no: int, call: dict) -> list[str]:
+    """A camera call in words, for ``bench replay --round N``."""
+    truth, sent = call["truth"], call["sent"]
+
+    def shown(reading: dict) -> str:
+        if reading.get("pocket") is not None or not reading.get("dice"):
+            return f"pocket {reading.get('pocket')}"
+        return f"dice {reading.get('dice')} flat {reading.get('flat')}"
+    how = "the recogniser's reading" if call["call"] == "read" else "the policy's call (the recogniser could not read)"
+    lines = [f"round {round_no}: camera frame {call['frame']}: truth {shown(truth)}; sent {shown(sent)}, {how}"
+             + (f", after {call['rereads']} re-reads" if call["rereads"] else "")]
+    lines += [f"  judged again: {v['clause']}: {v['message']}" for v in call["verdicts"]] \
+        or ["  judged again: the reading sent agrees with the truth" if call["call"] == "read"
+            else "  judged again: no misread (the documented policy's no roll)"]
+    return lines
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,35 @@ def judged_record(record: dict) -> JudgedRow | None:
     problem = not_a_frame(mono, raw, recorded)
     return JudgedRow(0, record.get("dir"), mono, record.get("wall"), raw, recorded,
                      None if problem is None else f"not a frame as a bench records one: {problem}")
+
+
+class CameraRow(NamedTuple):
+    """A plant reading made through a camera and a recogniser: what the twin
+    says came to rest (``truth``), what went to the controller (``sent``:
+    the plant record's dice, flat and pocket) and how it was called
+    (``call``: ``read`` by the recogniser, or ``unread``: the policy's call,
+    docs/camera.md)."""
+    round: Any
+    frame: Any
+    truth: dict
+    sent: dict
+    call: str
+    rereads: int
+
+
+def judged_camera(plant: object) -> CameraRow | None:
+    """The camera's call in a journal's (or the live bench's) plant reading
+    that the oracle judges (``bench.oracle.recognition``), or None: no
+    camera, no recogniser, or a journal written before the bench judged the
+    camera's calls (its ``detail.camera`` has no ``call``). A field of
+    another type (a hand-made journal) is not judged."""
+    if not isinstance(plant, dict) or not isinstance(plant.get("detail"), dict):
+        return None
+    camera = plant["detail"].get("camera")
+    if not isinstance(camera, dict) or camera.get("call") not in ("read", "unread") \
+            or not isinstance(camera.get("truth"), dict):
+        return None
+    rereads = camera.get("rereads")
+    return CameraRow(plant.get("round"), camera.get("frame"), camera["truth"],
+                     {name: plant.get(name) for name in ("dice", "flat", "pocket")}, camera["call"],
+                     rereads if type(rereads) is int else 0)

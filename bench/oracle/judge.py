@@ -30,6 +30,7 @@ from bench.rules import Lucky, Settlement, Wager, get_game
 from bench.rules.submission import LIMITS_CLAUSE
 from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.lucky_draw import CONFIDENCE, DrawLog, DrawVerdict
+from bench.oracle.recognition import RecognitionTally, judge as judge_recognition
 from bench.oracle.records import RoundLog, RoundSummary, Violation, Ask, Placement, RoundState
 from bench.oracle.session_start import SessionStart
 from bench.oracle.settlement import Recompute
@@ -101,6 +102,7 @@ class Oracle:
         # and impossible values at once, the session's fit at ``finish``.
         self.draws = DrawLog(rules, descriptor.lucky_draw_clauses) if descriptor.lightning else None
         self.lucky_draw: DrawVerdict | None = None
+        self.camera = RecognitionTally()            # a camera's readings against the truth (bench.oracle.recognition)
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -138,6 +140,18 @@ class Oracle:
                 handler(message, mono, frame)
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as err:
             self._flag(PROTOCOL, frame, f"{direction} {type_} could not be judged: {err!r}")
+        return self._found
+
+    def recognised(self, row) -> list[Violation]:
+        """A camera's call of a round (``bench.oracle.feed.CameraRow``) beside
+        the twin's truth: a violation of the game's result or no-roll clause
+        where the controller was given what the dice or ball did not show."""
+        self._found = []
+        try:
+            for phase, message in judge_recognition(self.camera, row, self._due_no_roll):
+                self._keep(Violation(row.round, self._clause(phase), None, message))
+        except (KeyError, TypeError, ValueError, AttributeError, RulesError) as err:
+            self._keep(Violation(row.round, PROTOCOL, None, f"the camera's reading could not be judged: {err!r}"))
         return self._found
 
     @property

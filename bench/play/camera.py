@@ -10,11 +10,16 @@ reading as the round's reading instead of the twin's. The journal's plant
 record keeps both: ``detail.camera`` holds the frame's name and SHA-256, the
 twin's truth and the recogniser's reading.
 
-A recogniser's reading the bench cannot turn into the round's dice (a die
-not found, a face not read, more dice than there are) is sent as a no roll:
-every die not flat, as a dealer calls a no roll when the camera cannot read
-the dice (625b.2(d)(5)). A wheel frame with no pocket read is spun again, as
-the croupier spins again when the result cannot be determined.
+What the recogniser reads is judged against the twin's truth by the
+oracle (``bench.oracle.recognition``): a misread result is a violation.
+When the recogniser cannot read a frame (no reply, a malformed one, not the
+round's dice), the documented policy (docs/camera.md, "When the recogniser
+cannot read") applies: the frame is read again up to ``REREADS`` times;
+then, for dice, the dealer calls a no roll, every die not flat, and the
+wagers are returned as 625b.2(d)(5) returns them (a game that throws again
+after a no roll throws again); for the wheel, the croupier spins again
+(617a.5), up to ``MAX_UNREAD_SPINS`` spins, then the round is void (a
+failed round naming 617a.5, never a crash).
 """
 
 from __future__ import annotations
@@ -27,6 +32,15 @@ from types import SimpleNamespace
 
 from bench.errors import BenchError
 from bench.play.plant import Reading
+from bench.play.round_script import NoResult
+
+REREADS = 2                 # a frame the recogniser cannot read is asked again this many times
+UNREAD_SPIN_CLAUSE = "617a.5"     # rotation of wheel and ball: the croupier spins again
+
+
+class Unreadable(NoResult):
+    """No spin of the round could be read: the round is void (``clause``)."""
+    clause = UNREAD_SPIN_CLAUSE
 
 
 @dataclass(frozen=True)
@@ -100,21 +114,27 @@ class CameraPlant:
         """What the journal's session record says about the camera."""
         return {**self.options.to_json(), "calibration_sha256": self.calibration_sha256,
                 "stream_address": self.server.address if self.server else None,
-                "frames": str(self.folder)}
+                "frames": str(self.folder),
+                **({"recognizer_command": self.recognizer.description, "rereads": REREADS,
+                    "unread_spins": self.MAX_UNREAD_SPINS} if self.recognizer else {})}
 
     def read(self, round_no: int, attempt: int, dice_count: int = 3, throw=None) -> Reading:
         if self.kind == "tower":
             truth = self.inner.read(round_no, attempt, dice_count, throw)
             frame = self.studio.rest_of_drop(_as_drop(truth.detail), name=f"round-{round_no:05d}-{attempt}")
             return self._seen(truth, frame, dice_count)
+        unread = None
         for respin in range(self.MAX_UNREAD_SPINS):
             # A frame whose pocket cannot be read is spun again (another seed: see draw_seed).
             truth = self.inner.read(round_no, attempt + 1000 * respin, dice_count, throw if respin == 0 else None)
             frame = self._wheel_frame(truth, round_no, attempt, respin)
-            reading = self._seen(truth, frame, dice_count)
-            if reading.pocket is not None:
+            reading = self._seen(truth, frame, dice_count, respins=respin)
+            camera = reading.detail["camera"]
+            if camera.get("call") != "unread":
                 return reading
-        raise BenchError(f"round {round_no}: the recogniser read no pocket in {self.MAX_UNREAD_SPINS} spins")
+            unread = camera["unread"][-1]
+        raise Unreadable(f"round {round_no}: the recogniser read no pocket in {self.MAX_UNREAD_SPINS} spins "
+                         f"({REREADS} re-reads each; the last: {unread}): the round is void (docs/camera.md)")
 
     def _wheel_frame(self, truth: Reading, round_no: int, attempt: int, respin: int):
         from twin.wheel import trace
@@ -122,26 +142,39 @@ class CameraPlant:
         suffix = f"-{respin}" if respin else ""
         return self.studio.rest_of_spin(spun, name=f"round-{round_no:05d}-{attempt}{suffix}")
 
-    def _seen(self, truth: Reading, frame, dice_count: int) -> Reading:
+    def _seen(self, truth: Reading, frame, dice_count: int, respins: int = 0) -> Reading:
         from twin.camera.frames import save
         save(frame, self.folder)
         if self.server:
             self.server.publish(frame.image)
         told = {"dice": list(truth.dice) if truth.dice else None, "flat": list(truth.flat) if truth.flat else None,
                 "pocket": truth.pocket}
-        camera = {"frame": frame.file_name, "sha256": frame.digest, "calibration_sha256": self.calibration_sha256,
-                  "truth": told, "reading": None}
+        camera: dict = {"frame": frame.file_name, "sha256": frame.digest,
+                        "calibration_sha256": self.calibration_sha256, "truth": told, "reading": None}
         if self.recognizer is None:
             return Reading(truth.dice, truth.flat, truth.pocket, truth.seed, truth.duration_s,
                            {**truth.detail, "camera": camera})
-        read = self.recognizer.read((self.folder / frame.file_name).resolve(), frame.image)
-        camera["reading"] = read
+        from bench.vision.recognizer import dice_call, pocket_call
+        path = (self.folder / frame.file_name).resolve()
+        earlier: list[str] = []
+        for _asked in range(REREADS + 1):
+            read = self.recognizer.read(path, frame.image)
+            if self.kind == "wheel":
+                pocket, unread = pocket_call(read)
+            else:
+                dice, flat, unread = dice_call(read, dice_count)
+            if unread is None:
+                break
+            earlier.append(unread)
+        camera.update(reading=read, call="unread" if unread else "read", rereads=len(earlier) - 1 if unread else len(earlier))
+        if earlier:
+            camera["unread"] = earlier          # why each unread ask was (the last, if the policy called it)
+        if respins:
+            camera["respins"] = respins
         detail = {**truth.detail, "camera": camera}
         if self.kind == "wheel":
-            pocket = read.get("pocket")
-            pocket = pocket if isinstance(pocket, int) and not isinstance(pocket, bool) and 0 <= pocket <= 36 else None
             return Reading(pocket=pocket, seed=truth.seed, duration_s=truth.duration_s, detail=detail)
-        dice, flat = _dice_of(read, dice_count)
+        # Unread: the dealer's call, a no roll (every die not flat; dice_call gives it so).
         return Reading(dice=dice, flat=flat, seed=truth.seed, duration_s=truth.duration_s, detail=detail)
 
     def close(self) -> None:
@@ -152,23 +185,3 @@ class CameraPlant:
         self.studio.close()
         self.inner.close()          # the physics plant keeps its staging catalogue (bench.play.staging)
 
-
-def _dice_of(read: dict, count: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-    """The faces and flatness a recogniser's reading gives, left to right in
-    the image; a no roll (every die not flat) when it does not give ``count``
-    dice each with a face."""
-    found = [d for d in read.get("dice") or [] if isinstance(d, dict)] if isinstance(read.get("dice"), list) else []
-
-    def x_of(d):
-        c = d.get("centre_px") or d.get("box_px") or [0]
-        return c[0] if isinstance(c, list) and c and isinstance(c[0], (int, float)) else 0
-
-    found.sort(key=x_of)
-    faces = [d.get("face") for d in found]
-    readable = len(found) == count and all(isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6
-                                           for f in faces)
-    if not readable:
-        faces = [f if isinstance(f, int) and not isinstance(f, bool) and 1 <= f <= 6 else 1 for f in faces]
-        faces = (faces + [1] * count)[:count]
-        return tuple(faces), (False,) * count
-    return tuple(faces), tuple(bool(d.get("flat", True)) for d in found)

@@ -287,6 +287,8 @@ def _provenance(facts: SessionFacts) -> Provenance:
         ("controller's HELLO", code(message_text(facts.hello)) if facts.hello else "none recorded"),
         ("phases", esc(", ".join(f"{k.removesuffix('_s')} {v:g} s" for k, v in (h.get("phases") or {}).items()))),
     ]
+    if isinstance(h.get("camera"), dict):
+        more.append(("camera", esc(_camera_words(h["camera"], getattr(facts.replayed.oracle, "camera", None)))))
     if facts.replayed_at is not None:
         more.insert(0, ("replayed", esc(_replay_words(facts))))
         more.insert(1, ("journal written by", esc(runner_words(facts))))
@@ -294,6 +296,21 @@ def _provenance(facts: SessionFacts) -> Provenance:
     date = recorded if facts.replayed_at is None else f"recorded {recorded}; replayed {utc(facts.replayed_at)}"
     return Provenance(date=date, inputs=_inputs(facts),
                       seeds=_seeds(facts), engine=_engine(facts), repeat=repeat_command(facts), more=more)
+
+
+def _camera_words(camera: dict, tally) -> str:
+    """bench run --camera: the camera, the recogniser and its scores this session (docs/camera.md)."""
+    said = (f"frames in {camera.get('frames')}, variation {camera.get('level')}, "
+            f"camera {camera.get('camera') or 'the design’s'}")
+    if not camera.get("recognizer"):
+        return said + "; no recogniser: the twin's reading was sent"
+    said += f"; recogniser {camera.get('recognizer_command') or camera.get('recognizer')}"
+    if tally is None or not tally.frames:
+        return said + "; no reading judged"
+    return (said + f"; {tally.frames} frames: {tally.right} read right, {tally.misread} misread (violations: "
+            f"{tally.roll_called_no_roll} rolls called a no roll, {tally.no_roll_missed} no rolls sent as rolls, "
+            f"{tally.faces_wrong} wrong faces or pockets), {tally.unread} unread after {camera.get('rereads')} "
+            f"re-reads (the policy's call), {tally.rereads} re-reads in all")
 
 
 def _replay_words(facts: SessionFacts) -> str:

@@ -305,7 +305,11 @@ class RoundCycle:
                     said = [throw.describe() for throw in stage] if stage else []
                     self.staged = ", then ".join(said) or None
                 throw = stage[step.attempt] if stage and step.attempt < len(stage) else None
-                answer = self._read(round_no, step.attempt, throw)
+                try:
+                    answer = self._read(round_no, step.attempt, throw)
+                except NoResult as err:         # a camera that read nothing (bench.play.camera): the round is void
+                    raise RoundFailed(failure_text(getattr(err, "clause", None)
+                                                   or awaited_clause(self.game, ("RESULT",)), str(err))) from None
                 if throw is not None:
                     # The round's record says what the plant staged, in its words: a throw
                     # it could not stage ("...: not found in the staging sweep") is not

@@ -118,6 +118,7 @@ class SessionOutcome:
     missing: list[str] = field(default_factory=list)   # what a full disk kept from being written
     twin: dict | None = None             # the fingerprint of the twin behind the plant (twin.fingerprint)
     staging: dict | None = None          # the physics plant's staging catalogue: stale seeds, swept again
+    camera: dict | None = None           # --camera: the camera, the recogniser and its scores (bench.oracle.recognition)
     # The session report's facts (bench.report.session_facts.SessionFacts), made when asked: gathered
     # as the journal was written when they can be (bench.report.live_facts), else read from the journal.
     report_facts: Callable[[], SessionFacts] | None = None
@@ -129,6 +130,7 @@ class SessionOutcome:
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
                 "wall_seconds": round(self.wall_seconds, 2), "seal": self.seal, "line": self.line,
                 "twin": self.twin, "staging": self.staging,
+                **({"camera": self.camera} if self.camera is not None else {}),
                 **({"not_written": self.missing} if self.missing else {})}
 
 
@@ -554,6 +556,8 @@ class _Play:
                                  line=self.budgets.get("used") or (line.budget.to_json() if line.budget else None),
                                  twin=_twin_field(self.plant).get("twin"),
                                  staging=getattr(self.plant, "staging_report", lambda: None)(),
+                                 camera={**self.plant.header(), "scores": oracle.camera.to_json()}
+                                 if config.camera is not None else None,
                                  report_facts=self.report_facts(head))
         outcome.summary = summarise(config.game, self.rules, oracle, self.failures,
                                     ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
