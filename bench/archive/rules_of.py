@@ -30,18 +30,24 @@ def _rules(original: Path) -> Any:
 
 def lucky_judge(archive: Archive, journal: str, draws: list[list[tuple[str, int]]]) -> tuple[float, str, str] | None:
     """The fleet's ``lucky`` test of a group's draws (each round's (bet, pays)),
-    by the rules of ``journal`` (one of the group's): ``bench.oracle.lucky_draw``'s
-    family, its smallest Holm-adjusted p-value, with what it found and its clause.
+    by the rules of ``journal`` (one of the group's): every count, position and
+    odds value an exact binomial test (``bench.archive.lucky_exact``: the
+    oracle's chi-squares are too rough in a fleet's far tail), Holm within the
+    family, its smallest adjusted p-value, with what it found and its clause.
     None where the game has no Lucky draw."""
-    from bench.oracle.lucky_draw import judge
+    return lucky_test(_rules(archive.root / "originals" / f"{journal}.jsonl"), draws)
+
+
+def lucky_test(rules: Any, draws: list[list[tuple[str, int]]]) -> tuple[float, str, str] | None:
+    """``lucky_judge``'s test by these rules: (p, what it found, clause), or None."""
+    from bench.archive.lucky_exact import exact_family
     from bench.rules import Lucky, describe
-    rules = _rules(archive.root / "originals" / f"{journal}.jsonl")
     clauses = dict(describe(rules.game).lucky_draw_clauses)
     if getattr(rules, "lucky", None) is None or not clauses:
         return None
-    verdict = judge(rules.lucky, clauses, [tuple(Lucky(bet, pays) for bet, pays in d) for d in draws])
-    if not verdict.tests:
+    tests = exact_family(rules.lucky, clauses, [tuple(Lucky(bet, pays) for bet, pays in d) for d in draws])
+    if not tests:
         return None
-    worst = min(verdict.tests, key=lambda t: t.adjusted)
-    return (float(worst.adjusted), f"{len(draws)} draws; smallest of {len(verdict.tests)} tests (Holm): {worst.detail}",
+    worst = min(tests, key=lambda t: t.adjusted)
+    return (float(worst.adjusted), f"{len(draws)} draws; smallest of {len(tests)} exact tests (Holm): {worst.detail}",
             worst.clause)
