@@ -3,7 +3,8 @@ false discoveries (item 6). Run by hand, under nice:
 
     nice -n 15 .venv/bin/python benchmarks/archive_bench.py generate --tables 1000 --rounds 50 --out out/fleet --part 0/2
     nice -n 15 .venv/bin/python benchmarks/archive_bench.py scale --journals out/fleet --archive out/fleet-archive
-    nice -n 15 .venv/bin/python benchmarks/archive_bench.py fdr --seeds 20 --tables 10 --rounds 150 --out out/fdr
+    nice -n 15 .venv/bin/python benchmarks/archive_bench.py fdr --fdr-seeds 20 --tables 10 --rounds 300 --out out/fdr
+    nice -n 15 .venv/bin/python benchmarks/archive_bench.py null --sets 3000 --rounds 300
 
 generate: table-days played with the emulated controller (in this process, on a
 thread behind a pty) and the fair-dice plant at the game's phases, each a
@@ -12,7 +13,14 @@ the K-th, so that N processes share the work. scale: bench archive ingest,
 three queries and bench archive judge over them, each a process of its own,
 its wall and CPU time and peak resident memory (the child's ru_maxrss).
 fdr: per seed, a fleet whose one table runs lucky-favours-a-number, ingested
-and judged: which tables are flagged, against the one that should be.
+and judged: which tables are flagged, against the one that should be; then,
+over the fair tables' tests, the share of p below 0.05, 0.01 and 0.001 by
+test (a fair table's p-values are uniform, or smaller shares for a
+conservative test). null: without sessions, the same draws the fair plant and
+the fair emulator make from recorded seeds: the faces' chi-square over
+``--sets`` fair table-days, and the Lucky family of the oracle (its
+chi-squares) beside the fleet's exact one (bench.archive.lucky_exact) over
+as many fair draw sets, the share of small p-values each gives.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,7 +77,7 @@ def scale(args: argparse.Namespace) -> None:
     if archive.exists():
         shutil.rmtree(archive)
     bench = [sys.executable, "-m", "bench.cli", "archive"]
-    figures = {"table_days": len(journals), "journal_mb": round(sum(Path(j).stat().st_size for j in journals) / 2**20, 1)}
+    figures: dict[str, Any] = {"table_days": len(journals), "journal_mb": round(sum(Path(j).stat().st_size for j in journals) / 2**20, 1)}
     steps = {"ingest": bench + ["ingest", "--archive", str(archive), *journals, "--json"],
              "query_no_rolls_by_table": bench + ["query", "--archive", str(archive),
                                                  'SELECT "table", count(*) FILTER (WHERE no_roll) AS no_rolls, count(*) '
@@ -103,6 +112,7 @@ def fdr(args: argparse.Namespace) -> None:
     out = Path(args.out)
     rates = [float(r) for r in args.fdr.split(",")]
     found: list[dict] = []
+    fair: dict[str, list[float]] = {}          # the fair tables' p-values, by test
     for seed in range(1, args.seeds + 1):
         fleet = out / f"seed-{seed:02d}"
         names = table_names(args.tables)
@@ -124,7 +134,12 @@ def fdr(args: argparse.Namespace) -> None:
         for rate in rates:
             judged = subprocess.run(bench + ["judge", "--archive", str(archive), "--json", "--fdr", str(rate)],
                                     capture_output=True, text=True)
-            flagged = json.loads(judged.stdout.splitlines()[-1])["flagged"]
+            lines = [json.loads(line) for line in judged.stdout.splitlines()]
+            flagged = lines[-1]["flagged"]
+            if rate == rates[0]:
+                for group in lines[:-1]:
+                    for test in group["tests"] if group["table"] != skewed else ():
+                        fair.setdefault(test["test"], []).append(test["p"])
             false = [t for t in flagged if t != skewed]
             found.append({"seed": seed, "fdr": rate, "skewed": skewed, "flagged": flagged,
                           "right": flagged == [skewed], "missed": skewed not in flagged,
@@ -138,6 +153,55 @@ def fdr(args: argparse.Namespace) -> None:
                           "mean_false_discovery_proportion": round(sum(f["false_discovery_proportion"] for f in at)
                                                                    / len(at), 3),
                           "tables": args.tables, "rounds": args.rounds}))
+    print(json.dumps({"fair_tables": args.seeds * (args.tables - 1), "shares": _shares(fair)}))
+
+
+def _shares(by_test: dict[str, list[float]]) -> dict[str, dict]:
+    """For each test, its p-values' count and the share below 0.05, 0.01 and 0.001."""
+    return {name: {"n": len(ps), **{f"p<{a:g}": round(sum(p < a for p in ps) / len(ps), 4) for a in (0.05, 0.01, 0.001)}}
+            for name, ps in sorted(by_test.items()) if ps}
+
+
+def null(args: argparse.Namespace) -> None:
+    """Fair draws made straight from the seeds a session would use, judged without a session."""
+    import random
+    from collections import Counter
+
+    from scipy.stats import chisquare, kstest
+
+    from bench.archive.emulated_fleet import derived_seed
+    from bench.archive.lucky_exact import exact_family
+    from bench.oracle.lucky_draw import judge
+    from bench.play.plant import FairDicePlant
+    from bench.rules import describe
+    from bench.rules.submission import default_rules
+    start = time.process_time()
+    faces = []
+    for n in range(args.sets):          # the fair plant's three dice, a table-day of --rounds
+        plant = FairDicePlant(derived_seed(args.seed, f"N{n:05d}", 1))
+        counts: Counter = Counter()
+        for round_no in range(1, args.rounds + 1):
+            counts.update(plant.read(round_no, 0, 3).dice)
+        faces.append(float(chisquare([counts[v] for v in range(1, 7)]).pvalue))
+    rules = default_rules("lightning-dice", None)
+    clauses = dict(describe(rules.game).lucky_draw_clauses)
+    oracle: dict[str, list[float]] = {"family (Holm, smallest)": [], "count": [], "odds": [], "positions": []}
+    exact: dict[str, list[float]] = {"family (Holm, smallest)": [], "count": [], "odds": [], "positions": []}
+    worst = (1.0, -1, "")
+    for n in range(args.sets):          # the fair emulator's Lucky draw: one seeded RNG a round
+        draws = [rules.lucky.draw(random.Random(f"null:{n}:lucky:{r}")) for r in range(args.rounds)]
+        chi = judge(rules.lucky, clauses, draws).tests
+        for found, into in ((chi, oracle), (exact_family(rules.lucky, clauses, draws), exact)):
+            into["family (Holm, smallest)"].append(min(t.adjusted for t in found))
+            for t in found:
+                into[t.part].append(t.p_value)
+        worst = min(worst, *((t.p_value, n, t.detail) for t in chi if t.part == "odds"))
+    print(json.dumps({"sets": args.sets, "rounds": args.rounds, "seed": args.seed,
+                      "faces": {**_shares({"chi-square": faces})["chi-square"],
+                                "ks_uniform_p": round(float(kstest(faces, "uniform").pvalue), 4)},
+                      "lucky_oracle_chi_square": _shares(oracle), "lucky_fleet_exact": _shares(exact),
+                      "smallest_oracle_odds_p": {"p": worst[0], "draw_seed": f"null:{worst[1]}", "detail": worst[2]},
+                      "cpu_s": round(time.process_time() - start, 1)}, indent=1))
 
 
 def main() -> None:
@@ -156,13 +220,17 @@ def main() -> None:
     s.add_argument("--journals", default="out/fleet")
     s.add_argument("--archive", default="out/fleet-archive")
     f = sub.add_parser("fdr")
-    f.add_argument("--seeds", type=int, default=20)
+    f.add_argument("--seeds", "--fdr-seeds", dest="seeds", type=int, default=20)
     f.add_argument("--tables", type=int, default=10)
-    f.add_argument("--rounds", type=int, default=150)
+    f.add_argument("--rounds", type=int, default=300)
     f.add_argument("--fdr", default="0.05,0.01", help="the rates to judge at, comma-separated")
     f.add_argument("--out", default="out/fdr")
+    n = sub.add_parser("null")
+    n.add_argument("--sets", type=int, default=3000, help="fair table-days (faces) and fair draw sets (Lucky)")
+    n.add_argument("--rounds", type=int, default=300)
+    n.add_argument("--seed", type=int, default=44)
     args = parser.parse_args()
-    {"generate": generate, "scale": scale, "fdr": fdr}[args.what](args)
+    {"generate": generate, "scale": scale, "fdr": fdr, "null": null}[args.what](args)
 
 
 if __name__ == "__main__":
