@@ -156,6 +156,72 @@ def fdr(args: argparse.Namespace) -> None:
     print(json.dumps({"fair_tables": args.seeds * (args.tables - 1), "shares": _shares(fair)}))
 
 
+def fdr_draws(args: argparse.Namespace) -> None:
+    """fdr's fleets without their sessions: each table's faces and Lucky draws made again from the
+    seeds its session uses (the fair plant's from the session seed, the emulator's Lucky draw from
+    the controller's, lucky-favours-a-number's too), judged with the fleet's own tests (no no-roll
+    test: the fair plant never rolls one) and Benjamini-Hochberg over them, the Lucky test both
+    the oracle's way (chi-squares, as main judged before the exact tests) and the fleet's."""
+    import random
+    from collections import Counter
+    from types import SimpleNamespace
+
+    from scipy.stats import false_discovery_control
+
+    from bench.archive.emulated_fleet import GAME, derived_seed
+    from bench.archive.fleet import _outcome_test
+    from bench.archive.rules_of import lucky_test
+    from bench.emulator.misbehaviours import Policy
+    from bench.emulator.rng_misbehaviours import LuckyFavoursANumber
+    from bench.oracle.lucky_draw import judge
+    from bench.play.plant import FairDicePlant
+    from bench.rules import describe
+    from bench.rules.registry import get_game
+    from bench.rules.submission import default_rules
+    rules = default_rules(GAME, None)
+    ctrl = SimpleNamespace(game=get_game(GAME), rules=rules)
+    clauses = dict(describe(GAME).lucky_draw_clauses)
+    rates = [float(r) for r in args.fdr.split(",")]
+    summary: dict[tuple[str, float], list[dict]] = {}
+    for seed in range(1, args.seeds + 1):
+        names = table_names(args.tables)
+        skewed = names[seed % len(names)]
+        tests: list[tuple[str, str, float, float]] = []        # table, test, p (exact Lucky), p (oracle's Lucky)
+        for table in names:
+            plant = FairDicePlant(derived_seed(1000 + seed, table, 1))
+            faces: Counter = Counter()
+            for round_no in range(1, args.rounds + 1):
+                faces.update(plant.read(round_no, 0, 3).dice)
+            outcome = _outcome_test(faces, range(1, 7))
+            assert outcome is not None
+            tests.append((table, "outcome", outcome.p, outcome.p))
+            policy = LuckyFavoursANumber() if table == skewed else Policy()
+            controller = derived_seed(1000 + seed, table, 1, "controller")
+            draws = [policy.draw_lucky(ctrl, random.Random(f"{controller}:lucky:{r}"))
+                     for r in range(1, args.rounds + 1)]
+            exact = lucky_test(rules, [[(x.bet, x.pays) for x in d] for d in draws])
+            assert exact is not None
+            oracle = min(t.adjusted for t in judge(rules.lucky, clauses, draws).tests)
+            tests.append((table, "lucky", exact[0], oracle))
+        for way, column in (("exact", 2), ("oracle", 3)):
+            q = false_discovery_control([t[column] for t in tests], method="bh")
+            for rate in rates:
+                flagged = sorted({t[0] for t, qq in zip(tests, q) if qq <= rate})
+                false = [f"{t[0]} {t[1]} p={t[column]:.2g}" for t, qq in zip(tests, q) if qq <= rate and t[0] != skewed]
+                found = {"seed": seed, "lucky": way, "fdr": rate, "skewed": skewed, "flagged": flagged,
+                         "right": flagged == [skewed], "false": false,
+                         "false_discovery_proportion": sum(t != skewed for t in flagged) / max(1, len(flagged))}
+                summary.setdefault((way, rate), []).append(found)
+                if not found["right"]:
+                    print(json.dumps(found), flush=True)
+    for (way, rate), at in sorted(summary.items()):
+        print(json.dumps({"lucky": way, "fdr": rate, "seeds": len(at), "exactly_the_skewed_table": sum(f["right"] for f in at),
+                          "missed": sum(f["skewed"] not in f["flagged"] for f in at),
+                          "mean_false_discovery_proportion": round(sum(f["false_discovery_proportion"] for f in at)
+                                                                   / len(at), 3),
+                          "tables": args.tables, "rounds": args.rounds}))
+
+
 def _shares(by_test: dict[str, list[float]]) -> dict[str, dict]:
     """For each test, its p-values' count and the share below 0.05, 0.01 and 0.001."""
     return {name: {"n": len(ps), **{f"p<{a:g}": round(sum(p < a for p in ps) / len(ps), 4) for a in (0.05, 0.01, 0.001)}}
@@ -225,12 +291,17 @@ def main() -> None:
     f.add_argument("--rounds", type=int, default=300)
     f.add_argument("--fdr", default="0.05,0.01", help="the rates to judge at, comma-separated")
     f.add_argument("--out", default="out/fdr")
+    d = sub.add_parser("fdr-draws")
+    d.add_argument("--seeds", "--fdr-seeds", dest="seeds", type=int, default=20)
+    d.add_argument("--tables", type=int, default=10)
+    d.add_argument("--rounds", type=int, default=300)
+    d.add_argument("--fdr", default="0.05,0.01", help="the rates to judge at, comma-separated")
     n = sub.add_parser("null")
     n.add_argument("--sets", type=int, default=3000, help="fair table-days (faces) and fair draw sets (Lucky)")
     n.add_argument("--rounds", type=int, default=300)
     n.add_argument("--seed", type=int, default=44)
     args = parser.parse_args()
-    {"generate": generate, "scale": scale, "fdr": fdr, "null": null}[args.what](args)
+    {"generate": generate, "scale": scale, "fdr": fdr, "fdr-draws": fdr_draws, "null": null}[args.what](args)
 
 
 if __name__ == "__main__":
