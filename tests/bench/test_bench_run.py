@@ -11,6 +11,7 @@ from typing import NamedTuple
 import pytest
 
 from bench.emulator.process import emulated_controller
+from bench.emulator.threaded import threaded_controller
 from bench.session.cycle import Phases, failure_clause
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.journal.chain import verify_journal
@@ -19,7 +20,7 @@ from bench.journal.replay import plant_records
 from bench.journal.replay import replay as replay_journal
 from bench.report.summary import summarise
 from bench.session.mutation import trial_rounds
-from bench.session.runner import SessionConfig, run_session
+from bench.session.runner import SessionConfig, run_session, session_rules
 
 GAMES = ("lightning-dice", "sic-bo", "lightning-roulette", "dice-ology")
 
@@ -68,7 +69,10 @@ def test_staged_cocked_die_is_a_no_roll_that_returns_every_stake(tmp_path):
 
 
 # One game per misbehaviour (every game of every one: tests/bench/test_mutation_score.py);
-# the fair plant stages the probe rounds without a physics search.
+# the fair plant stages the probe rounds without a physics search. The misbehaving controller
+# serves on a thread behind a pty (bench.emulator.threaded), as the mutation score's does: a
+# process each cost more than the rounds played, and the emulated controller's own process
+# with --misbehave is bench run's to start in test_cli_writes_journal_junit_and_summary_and_sets_exit_status.
 CASES = [(name, sorted(cls.games)[0]) for name, cls in sorted(MISBEHAVIOURS.items())]
 
 
@@ -76,8 +80,10 @@ CASES = [(name, sorted(cls.games)[0]) for name, cls in sorted(MISBEHAVIOURS.item
 def test_every_misbehaviour_fails_naming_its_clause(tmp_path, name, game):
     expected = MISBEHAVIOURS[name].expected_clauses(game)
     rounds = trial_rounds(name, game, 30)
-    outcome, summary = session(tmp_path, game=game, rounds=rounds, misbehave=name, plant="dice",
-                               stop_at_first_finding=True)
+    rules = session_rules(SessionConfig(game=game))
+    with threaded_controller(game, rules, seed=21, misbehave=name) as url:
+        outcome, summary = session(tmp_path, game=game, rounds=rounds, controller=url, plant="dice",
+                                   stop_at_first_finding=True)
     assert not summary.passed
     named = set(summary.violations_by_clause) | {failure_clause(text) for text in summary.failures.values()}
     assert set(expected) & named, f"{name} should break one of {expected}; the bench named {sorted(named)}"
