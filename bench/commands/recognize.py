@@ -16,13 +16,17 @@ from tablebench_io.json_lines import JsonLines, add_json_option
 from tablebench_io.progress import bar as progress_bar
 
 EPILOG = """\
-The recogniser (docs/camera.md): 'reference' (the shipped one), a command run
+The recogniser (docs/camera.md): 'reference' or 'learned' (the shipped ones,
+named by --list), a command run
 once per frame as CMD IMAGE (--stream: started once, one image path a line in,
 one JSON line out), or an http:// endpoint that takes the image as a POST.
 '{calibration}' in CMD becomes the folder's calibration.json, also given as
 $TABLEBENCH_CALIBRATION. A reading is a JSON object: {"dice": [{"face": 1-6,
 "flat": true|false, "box_px": [x, y, w, h]}, ...], "no_roll": bool} or
-{"pocket": 0-36}.
+{"pocket": 0-36}; a streaming reply may name its frame ("frame": NAME).
+A reply of other types costs its frame, named in --readings.
+Scores include roll_frames_called_no_roll (of roll_frames) and
+rolls_settled_wrong: the rolls voided and the rolls settled on wrong faces.
 Exit status: 0 scored (and every --require met), 1 a --require not met,
 2 bad input (no frames, no calibration, a bad --require).
 """
@@ -49,9 +53,11 @@ def register(subparsers) -> None:
                                           "precision (625b.2(d)(5)), pocket accuracy, a confusion table and the "
                                           "worst frames.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("frames", metavar="FRAMES", help="a folder written by twin frames")
-    p.add_argument("--recognizer", required=True, metavar="CMD",
-                   help="'reference', a command (run as CMD IMAGE), or an http:// endpoint")
+    p.add_argument("frames", metavar="FRAMES", nargs="?", help="a folder written by twin frames")
+    p.add_argument("--recognizer", metavar="CMD",
+                   help="'reference' or 'learned' (the shipped ones: --list), a command (run as CMD IMAGE), "
+                        "or an http:// endpoint")
+    p.add_argument("--list", action="store_true", help="name the shipped recognisers and stop")
     p.add_argument("--stream", action="store_true", help="start CMD once and talk to it a line a frame")
     p.add_argument("--timeout", type=float, default=30.0, metavar="S",
                    help="seconds to wait for each reading (default 30)")
@@ -65,10 +71,40 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def read_labels(folder: Path) -> list[dict]:
+    """The labels of a folder's frames at rest, in name order (``twin frames``
+    writes them): read as JSON here, so that scoring needs no twin extra
+    (the renderer's module imports PyBullet)."""
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        if path.name in ("calibration.json", "coco.json"):
+            continue
+        try:
+            label = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise ValueError(f"{path}: not a frame's labels: {err}") from None
+        if not isinstance(label, dict) or not isinstance(label.get("truth"), dict) or "image" not in label:
+            raise ValueError(f"{path}: not a frame's labels: no image or truth")
+        if label.get("moment") == "rest":
+            out.append(label)
+    return out
+
+
+def list_shipped() -> int:
+    from bench.vision.recognizer import SHIPPED, shipped
+    for name, here in shipped().items():
+        print(f"{name}: python -m {SHIPPED[name]} --stream" + ("" if here else " (not installed)"))
+    return Exit.OK
+
+
 def run(args) -> int:
+    if args.list:
+        return list_shipped()
+    if not args.frames or not args.recognizer:
+        print("bench recognize: give FRAMES and --recognizer CMD (or --list)", file=sys.stderr)
+        return Exit.BAD_INPUT
     from bench.vision.recognizer import Recognizer
     from bench.vision.scoring import Score
-    from twin.camera.frames import read_labels
 
     folder = Path(args.frames)
     calibration = folder / "calibration.json"
@@ -77,7 +113,7 @@ def run(args) -> int:
         return Exit.BAD_INPUT
     try:
         scene = json.loads(calibration.read_text())["scene"]
-        labels = [label for label in read_labels(folder) if label.get("moment") == "rest"]
+        labels = read_labels(folder)
     except (OSError, ValueError, KeyError, TypeError) as err:
         print(f"bench recognize: {folder}: not a frames folder of twin frames: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -162,7 +198,9 @@ def summary_text(s: dict, described: str) -> str:
              f"called cocked: {s['called_cocked']} (precision {_pc(s['no_roll_precision'])}, "
              f"{s['flat_called_cocked']} flat dice called cocked)",
              f"no-roll frames: {s['no_roll_called']} called, {s['no_roll_frames']} true "
-             f"(recall {_pc(s['frame_no_roll_recall'])}, precision {_pc(s['frame_no_roll_precision'])})"]
+             f"(recall {_pc(s['frame_no_roll_recall'])}, precision {_pc(s['frame_no_roll_precision'])})",
+             f"roll frames called a no roll: {s['roll_frames_called_no_roll']} of {s['roll_frames']}; "
+             f"rolls settled wrong: {s['rolls_settled_wrong']}; rolls unread: {s['roll_frames_unread']}"]
     confusion = s["confusion"]
     reads = ["1", "2", "3", "4", "5", "6", "cocked", "missed", "None"]
     lines.append("confusion (true face, then reads " + " ".join(reads) + "):")

@@ -479,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
                 reading = read_image(handle.read(), cal)
         except (OSError, ValueError) as err:          # a frame it cannot read is answered, not fatal
             reading, status = {"error": f"{path}: {err}"}, 1
+        if args.stream:       # a streaming reply names its frame (docs/camera.md): the bench checks it
+            reading["frame"] = path.replace("\\", "/").rsplit("/", 1)[-1]
         print(json.dumps(reading, sort_keys=True), flush=True)
     return status
 

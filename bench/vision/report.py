@@ -78,7 +78,10 @@ def write(path: str | Path, scores: dict, *, folder: str, recognizer: str, calib
     key = [("frames", str(scores["frames"]))]
     if tower:
         # Per die and per frame apart, each said so: --json's no_roll_precision is per die.
-        key += [("flat dice in rolls read right", _percent(scores.get("roll_face_accuracy"))),
+        key += [("roll frames called a no roll (roll_frames_called_no_roll)",
+                 f"{scores.get('roll_frames_called_no_roll')} of {scores.get('roll_frames')}"),
+                ("rolls settled on wrong faces (rolls_settled_wrong)", str(scores.get("rolls_settled_wrong"))),
+                ("flat dice in rolls read right", _percent(scores.get("roll_face_accuracy"))),
                 ("no-roll frames found (recall, per frame)", _percent(scores.get("frame_no_roll_recall"))),
                 ("dice called cocked that are (no_roll_precision, per die)", _percent(scores.get("no_roll_precision")))]
     if scores.get("frames_per_second"):
@@ -94,7 +97,16 @@ def write(path: str | Path, scores: dict, *, folder: str, recognizer: str, calib
                   _percent(scores["face_accuracy"]))]
         for die, share in scores["face_accuracy_per_die"].items():
             table.append((f"die {die}", "", _percent(share)))
-        table += [("flat dice of rolls read right (the faces that settle wagers)",
+        rolls = scores.get("roll_frames") or 0
+        table += [("roll frames called a no roll (roll_frames_called_no_roll: voided, should settle)",
+                   f"{scores.get('roll_frames_called_no_roll')} of {rolls}",
+                   _percent(scores["roll_frames_called_no_roll"] / rolls if rolls else None)),
+                  ("roll frames settled on wrong faces (rolls_settled_wrong)",
+                   f"{scores.get('rolls_settled_wrong')} of {rolls}",
+                   _percent(scores["rolls_settled_wrong"] / rolls if rolls else None)),
+                  ("roll frames not read (voided by the loop's policy)",
+                   f"{scores.get('roll_frames_unread')} of {rolls}", ""),
+                  ("flat dice of rolls read right (the faces that settle wagers)",
                    f"{scores['roll_flat_right']} of {scores['roll_flat_dice']}", _percent(scores["roll_face_accuracy"])),
                   ("cocked dice found (no-roll recall, 625b.2(d)(5))",
                    f"{scores['cocked_found']} of {scores['cocked_dice']}", _percent(scores["no_roll_recall"])),

@@ -16,7 +16,14 @@ match only inside that box grown by half its size). Then:
   precision (of the dice called not flat, those truly cocked), per die, and
   the same per frame (a no roll called on a frame that is one);
 - a confusion table of flat dice: true face against the face read
-  ("missed" when no die was found there; "cocked" when it was called not flat).
+  ("missed" when no die was found there; "cocked" when it was called not flat);
+- the two figures a studio lives by, per frame as the loop would send it
+  (``bench.vision.recognizer.dice_call``): of the frames that are rolls
+  (``roll_frames``), those called a no roll (``roll_frames_called_no_roll``:
+  a round voided that should settle) and those whose faces, called a roll,
+  would settle wagers on other faces than at rest (``rolls_settled_wrong``);
+  rolls the recogniser could not read (``roll_frames_unread``) are voided by
+  the loop's policy too, counted apart.
 
 Wheel: pocket accuracy over valid spins, and a confusion of the misses.
 The worst frames are those with the most wrong calls, first.
@@ -30,6 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+
+from bench.vision.recognizer import dice_call
 
 FACES = (1, 2, 3, 4, 5, 6)
 HIDDEN_SHARE = 0.25      # a die the camera sees less than a quarter of (under others) is hidden from it
@@ -100,6 +109,10 @@ class Score:
     no_roll_called: int = 0
     no_roll_called_right: int = 0
     extra_dice: int = 0                                  # read dice matched to no true die
+    roll_frames: int = 0                                 # frames whose dice are a roll (not a no roll)
+    roll_frames_called_no_roll: int = 0                  # ... called a no roll: voided, should settle
+    roll_frames_unread: int = 0                          # ... not read (the loop's policy voids them too)
+    rolls_settled_wrong: int = 0                         # ... called a roll on other faces than at rest
     confusion: Counter = field(default_factory=Counter)  # (true face, read) -> count
     spins: int = 0
     pockets_right: int = 0
@@ -188,8 +201,23 @@ class Score:
             self.cocked_hidden_frame_called += len(hidden)
         elif hidden:
             wrong.append(f"{len(hidden)} cocked dice hidden under others, and the frame not called a no roll")
+        if not truth["no_roll"]:
+            self._add_roll(truth, reading, wrong)
         if wrong:
             self.worst.append((len(wrong), label["image"], "; ".join(wrong)))
+
+    def _add_roll(self, truth: dict, reading: dict, wrong: list[str]) -> None:
+        """A frame that is a roll, called as the loop would call it for the round."""
+        self.roll_frames += 1
+        faces, flat, unread = dice_call(reading, len(truth["dice"]))
+        if unread is not None:
+            self.roll_frames_unread += 1
+        elif not all(flat):
+            self.roll_frames_called_no_roll += 1
+            wrong.append("a roll called a no roll")
+        elif sorted(faces) != sorted(truth["faces"]):
+            self.rolls_settled_wrong += 1
+            wrong.append(f"a roll {list(truth['faces'])} settled as {list(faces)}")
 
     # -- figures ------------------------------------------------------------
     @staticmethod
@@ -222,6 +250,8 @@ class Score:
                 no_roll_frames=self.no_roll_frames, no_roll_called=self.no_roll_called,
                 frame_no_roll_recall=self._share(self.no_roll_called_right, self.no_roll_frames),
                 frame_no_roll_precision=self._share(self.no_roll_called_right, self.no_roll_called),
+                roll_frames=self.roll_frames, roll_frames_called_no_roll=self.roll_frames_called_no_roll,
+                roll_frames_unread=self.roll_frames_unread, rolls_settled_wrong=self.rolls_settled_wrong,
                 confusion=self.confusion_table())
         out["worst"] = [{"image": image, "wrong": n, "what": what}
                         for n, image, what in sorted(self.worst, key=lambda w: (-w[0], w[1]))[:worst]]
