@@ -6,9 +6,13 @@ drops the dice (``twin.tower.drop``) and renders the tray at rest (and, with
 wheel (``twin.wheel.trace``) and renders it at rest. ``Studio.rest_of_drop``
 renders a drop already made, from its result alone (the bench's camera in
 the loop). Each ``Frame`` is the encoded picture and its labels
-(``twin.camera.labels``). The variation is drawn from the seed
-(``twin.camera.variation``): the same design, camera, level and seed give
-the same bytes.
+(``twin.camera.labels``). The variation is drawn from the seed within a
+level's ranges (``twin.camera.variation``: a shipped level or a variation
+file); a level with the studio's factors has its picture finished by
+``twin.camera.effects`` (glass, translucent dice, show light, the dealer's
+hand, lens, codec), the labels taken from the mask as the finished picture
+shows it, and frames of the fall exposed over a shutter (motion blur). The
+same design, camera, level and seed give the same bytes.
 
 ``write_folder`` writes a series: per frame an image and a JSON file of its
 labels, a COCO-style ``coco.json`` for the folder, and ``calibration.json``
@@ -23,14 +27,18 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from twin.camera import labels as label
-from twin.camera.scene import TowerScene, WheelScene
+from twin.camera.effects import OCCLUDER, studio_picture
+from twin.camera.scene import Rendered, TowerScene, WheelScene
 from twin.camera.spec import Camera, tower_camera, wheel_camera
-from twin.camera.variation import LEVELS, Variation, draw, finish
+from twin.camera.variation import Level, Variation, draw, finish, load_level
+
+FINE_TRACE_S = 1 / 240        # the fall traced this finely when frames are exposed over a shutter
+SHUTTER_SAMPLES = 4           # renders averaged over a shutter
 
 SCHEMA = 1
 
@@ -59,12 +67,14 @@ def _jittered(camera: Camera, v: Variation) -> Camera:
 class Studio:
     """One design before one camera: makes the labelled frames of its drops or spins."""
 
-    def __init__(self, design, kind: str, camera: Camera | None = None, level: str = "default"):
-        if level not in LEVELS:
-            raise ValueError(f"unknown variation level {level!r}: {', '.join(LEVELS)}")
-        self.design, self.kind, self.level = design, kind, level
+    def __init__(self, design, kind: str, camera: Camera | None = None, level: "str | Level" = "default"):
+        """``level``: a shipped level's name, a variation file's path, or a ``Level``
+        (a bad file raises ``DesignError`` naming the file and field)."""
+        self.variation = load_level(level)
+        self.design, self.kind, self.level = design, kind, self.variation.name
         self.camera = camera or (tower_camera(design) if kind == "tower" else wheel_camera(design))
-        self.scene = TowerScene(design) if kind == "tower" else WheelScene(design)
+        self.scene: Any = TowerScene(design, self.variation.surround) if kind == "tower" else \
+            WheelScene(design, self.variation.wheel_dressing)
 
     def close(self) -> None:
         self.scene.close()
@@ -85,6 +95,19 @@ class Studio:
                        pocket_order="clockwise seen from above, from the pocket centred on the rotor's angle 0")
         return out
 
+    def _picture(self, rendered: Rendered, variation: Variation) -> tuple[Rendered, Callable | None, dict | None]:
+        """The studio's finish of a rendered frame: the picture and mask as the camera
+        shows them, a map of projected points onto it (None: none), the occluder's label."""
+        if variation.studio is None:
+            return rendered, None, None
+        dice = list(self.scene.dice) if self.kind == "tower" else []
+        rgb, mask, warp, occluder = studio_picture(rendered.rgb, rendered.mask, variation, self.scene.textured,
+                                                   dice, glassed=self.kind == "tower")
+        if occluder is not None:
+            box, visible = label.mask_box(mask, OCCLUDER)
+            occluder.update(box_px=box, visible_px=visible)
+        return Rendered(rgb, mask), (warp.points if warp and not warp.identity else None), occluder
+
     def _frame(self, name: str, seed: int, moment: str, time_s: float | None, rendered, camera: Camera,
                variation: Variation, truth: dict) -> Frame:
         image = finish(rendered.rgb, variation)
@@ -101,10 +124,12 @@ class Studio:
     def rest_of_drop(self, result, name: str | None = None, variation_seed: int | None = None) -> Frame:
         """The tray at rest after ``result`` (a ``DropResult``), drawn from the result alone."""
         seed = result.seed if variation_seed is None else variation_seed
-        v = draw(self.level, seed)
+        v = draw(self.variation, seed)
         camera = _jittered(self.camera, v)
-        rendered = self.scene.frame([(d.position_m, d.orientation_xyzw) for d in result.dice], camera, v)
+        rendered, moved, occluder = self._picture(
+            self.scene.frame([(d.position_m, d.orientation_xyzw) for d in result.dice], camera, v), v)
         truth = label.tower_labels(result, self.design.dice.edge_m, camera, rendered.mask, self.scene.dice)
+        _as_shown(truth, moved, occluder)
         return self._frame(name or f"{self.design.name}-{result.seed:06d}", result.seed, "rest", None,
                            rendered, camera, v, truth)
 
@@ -114,17 +139,31 @@ class Studio:
         from twin.tower import drop, drop_traced
         if fall_every_s is None:
             return [self.rest_of_drop(drop(self.design, seed))]
-        result, trace = drop_traced(self.design, seed, frame_every_s=fall_every_s)
+        v = draw(self.variation, seed)
+        shutter = v.studio.shutter_s if v.studio is not None else 0.0
+        step = min(fall_every_s, FINE_TRACE_S) if shutter > 0 else fall_every_s
+        result, trace = drop_traced(self.design, seed, frame_every_s=step)
         frames = []
         edge = self.design.dice.edge_m
-        for time_s, poses in zip(trace.times_s, trace.poses):
-            if time_s < trace.release_s:
-                continue               # in the compartment: the camera sees the tray empty
-            v = draw(self.level, seed)
+        taken = -math.inf
+        for k, (time_s, poses) in enumerate(zip(trace.times_s, trace.poses)):
+            if time_s < trace.release_s or (step < fall_every_s and time_s < taken + fall_every_s - step / 2):
+                continue               # in the compartment (the camera sees the tray empty), or between frames
+            taken = time_s
             camera = _jittered(self.camera, v)
             rendered = self.scene.frame(poses, camera, v)
+            if shutter > 0:            # the shutter open from time_s - shutter: the renders of it averaged
+                back = max(1, round(shutter / step))
+                picks = sorted({max(0, k - round(back * i / (SHUTTER_SAMPLES - 1))) for i in range(SHUTTER_SAMPLES)})
+                rgb = rendered.rgb.astype(np.float32)
+                for j in picks[:-1]:
+                    rgb += self.scene.frame(trace.poses[j], camera, v).rgb
+                rgb /= len(picks)
+                rendered = Rendered(np.clip(rgb, 0, 255).round().astype(np.uint8), rendered.mask)
+            rendered, moved, occluder = self._picture(rendered, v)
             truth = {"game": "dice", "dice": label.moving_dice(poses, edge, camera, rendered.mask, self.scene.dice),
-                     "seed": int(seed)}
+                     "seed": int(seed), "moving": True, "result": None, "shutter_s": round(shutter, 4)}
+            _as_shown(truth, moved, occluder)
             since = time_s - trace.release_s
             frames.append(self._frame(f"{self.design.name}-{seed:06d}-t{round(since * 1000):05d}", seed,
                                       "falling", since, rendered, camera, v, truth))
@@ -146,16 +185,32 @@ class Studio:
             ball, rotor_angle = last.ball, last.rotor_angle
         else:                       # the ball never left the track: no descent to show
             ball, rotor_angle = None, rotor_at(self.design, spun.launch, result.spin_time_s)[0]
-        v = draw(self.level, result.seed)
+        v = draw(self.variation, result.seed)
         camera = _jittered(self.camera, v)
-        rendered = self.scene.frame(rotor_angle, ball, camera, v)
+        rendered, moved, occluder = self._picture(self.scene.frame(rotor_angle, ball, camera, v), v)
         truth = label.wheel_labels(result, ball, rotor_angle, self.design.ball.radius_m, camera,
                                    rendered.mask, self.scene.ball)
+        _as_shown(truth, moved, occluder)
         return self._frame(name or f"{self.design.name}-{result.seed:06d}", result.seed, "rest", None,
                            rendered, camera, v, truth)
 
     def frames(self, seed: int, fall_every_s: float | None = None) -> list[Frame]:
         return self.drop_frames(seed, fall_every_s) if self.kind == "tower" else self.spin_frames(seed)
+
+
+def _as_shown(truth: dict, moved: Callable | None, occluder: dict | None) -> None:
+    """The labels' projected points where the distorted picture shows them
+    (outlines, the ball's centre), and the occluder in view."""
+    if moved is not None:
+        for d in truth.get("dice", []):
+            d["outline_px"] = [[round(float(x), 2), round(float(y), 2)] for x, y in moved(d["outline_px"])]
+            if "visible_share" in d:
+                d["visible_share"] = round(d["visible_px"] / max(1.0, label.polygon_area(d["outline_px"])), 3)
+        ball = truth.get("ball")
+        if ball and ball.get("centre_px") is not None:
+            ball["centre_px"] = [round(float(v), 2) for v in moved([ball["centre_px"]])[0]]
+    if occluder is not None:
+        truth["occluder"] = occluder
 
 
 def save(frame: Frame, folder: Path) -> None:

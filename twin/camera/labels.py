@@ -56,7 +56,7 @@ def mask_box(mask: np.ndarray, body: int) -> tuple[list[int] | None, int]:
     return [x0, y0, int(xs.max()) - x0 + 1, int(ys.max()) - y0 + 1], int(len(xs))
 
 
-def _area(polygon) -> float:
+def polygon_area(polygon) -> float:
     pts = np.asarray(polygon)
     x, y = pts[:, 0], pts[:, 1]
     return float(abs(fx.dot(x, np.roll(y, 1)) - fx.dot(y, np.roll(x, 1))) / 2)
@@ -81,7 +81,7 @@ def tower_labels(result, edge_m: float, camera: Camera, mask: np.ndarray, bodies
         hull = outline(camera, die_corners(edge_m, rest.position_m, rest.orientation_xyzw))
         box, visible = mask_box(mask, body)
         d.update(die=i + 1, outline_px=hull, box_px=box, visible_px=visible,
-                 visible_share=round(visible / max(1.0, _area(hull)), 3))
+                 visible_share=round(visible / max(1.0, polygon_area(hull)), 3))
         dice.append(d)
     return {"game": "dice", "faces": [int(f) for f in result.faces], "dice": dice,
             "no_roll": bool(result.no_roll), "settled": bool(result.settled),

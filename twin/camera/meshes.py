@@ -128,3 +128,17 @@ def ring(inner_m: float, outer_m: float, z_inner: float, z_outer: float, segment
                 (inner_m * math.cos(a1), inner_m * math.sin(a1), z_inner)]
         out.polygon(quad, [(0.5, 0.5)] * 4, (0, 0, 1))
     return out.mesh()
+
+
+def prism(outline, height_m: float, top_share: float = 0.7) -> Mesh:
+    """An upright prism over a convex ``outline`` ([(x, y), ...], counter-clockwise),
+    from -height/2 to +height/2, its top ``top_share`` as wide (a deflector's bevel)."""
+    out = _Builder()
+    low = [(x, y, -height_m / 2) for x, y in outline]
+    high = [(x * top_share, y * top_share, height_m / 2) for x, y in outline]
+    out.polygon(high, [PLAIN_UV] * len(high), (0, 0, 1))
+    for k in range(len(outline)):
+        j = (k + 1) % len(outline)
+        mid = np.add(low[k], low[j])[:2]
+        out.polygon([low[k], low[j], high[j], high[k]], [PLAIN_UV] * 4, (mid[0], mid[1], 0.3))
+    return out.mesh()

@@ -17,7 +17,7 @@ PROGRESS_FROM = 5
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from twin.camera.variation import LEVELS
+    from twin.camera.variation import shipped_names
     parser = subparsers.add_parser(
         "frames", help="labelled studio frames of drops or spins (a recogniser's test set)",
         description="Drop the dice (a tower design) or spin the wheel (a wheel design) for seeds N .. N+K-1 "
@@ -35,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--camera", metavar="FILE",
                         help="camera file (YAML: position_m, target_m, up, fov_deg, width_px, height_px); "
                              "default: the design's camera section, else straight above the tray or rotor")
-    parser.add_argument("--variation", choices=tuple(LEVELS), default="default",
-                        help="how much light, camera, colours, blur and compression vary (default %(default)s)")
+    parser.add_argument("--variation", default="default", metavar="FILE|NAME",
+                        help="a variation file (YAML: each factor's range, docs/camera.md) or a shipped level: "
+                             f"{', '.join(shipped_names())} (default %(default)s)")
     parser.add_argument("--fall-every", type=number_between(0.01, 10, unit="seconds"), metavar="S",
                         help="towers: also a frame every S seconds of the fall (labels: where the dice are)")
     add_progress_option(parser)
@@ -47,12 +48,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from twin.camera.frames import Studio, write_folder
     from twin.camera.spec import design_camera, load_camera
+    from twin.camera.variation import load_level
     from twin.kinds import plant_kind
 
     try:
         path, kind = design_of(args.design, *(("tower",) if args.fall_every else ()))   # frames of the fall: a tower
         design = plant_kind(kind).part("loader")(path)
         camera = load_camera(args.camera) if args.camera else design_camera(path)
+        level = load_level(args.variation)
     except DesignError as err:
         print(f"twin frames: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"twin frames: {out}: not a folder", file=sys.stderr)
         return Exit.BAD_INPUT
-    studio = Studio(design, kind, camera, args.variation)
+    studio = Studio(design, kind, camera, level)
     started, cpu = time.monotonic(), time.process_time()
     seeds = range(args.seed, args.seed + args.count)
     try:
@@ -75,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return Exit.BAD_INPUT
     finally:
         studio.close()
-    counts.update(design=design.name, scene=kind, out=str(out), variation=args.variation,
+    counts.update(design=design.name, scene=kind, out=str(out), variation=level.name,
                   wall_s=round(time.monotonic() - started, 2), cpu_s=round(time.process_time() - cpu, 2))
     if args.json:
         lines = JsonLines("frames")
