@@ -37,6 +37,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 from pathlib import Path
@@ -332,9 +333,19 @@ class Recognizer:
 
     # -- a command that streams ------------------------------------------------------
     def _start(self) -> None:
-        self._proc = self._spawn(self.argv, subprocess.PIPE)
-        self._proc.stderr.close()            # not read: a recogniser's chatter must not fill a pipe
+        # Its standard error to a file (a pipe nobody reads would fill), for the last words of one that ends.
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                      env=self._env(), bufsize=0, start_new_session=True)
         self._buffer = b""
+
+    def _last_words(self) -> str:
+        try:
+            self._stderr.seek(max(0, self._stderr.seek(0, os.SEEK_END) - 300))
+            words = self._stderr.read().decode(errors="replace").strip().splitlines()
+        except (AttributeError, OSError, ValueError):
+            return ""
+        return f": {words[-1][-200:]}" if words else ""
 
     def _ask_stream(self, path: str, deadline: float) -> dict:
         if self._proc is not None and self._proc.poll() is None and self._surplus():
@@ -391,7 +402,7 @@ class Recognizer:
                     return {"error": f"no reply within {self.timeout_s:g} s"}
                 chunk = os.read(out.fileno(), 65536)
                 if not chunk:
-                    return {"error": f"the recogniser ended (status {self._proc.wait()})"}
+                    return {"error": f"the recogniser ended (status {self._proc.wait()}){self._last_words()}"}
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         if len(line) > MAX_REPLY:
@@ -443,6 +454,7 @@ class Recognizer:
             self._kill(self._proc)
             self._proc = None
             self._buffer = b""
+            self._stderr.close()
 
     def close(self) -> None:
         self._stop()
