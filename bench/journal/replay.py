@@ -319,7 +319,7 @@ class _Judge:
         plants = record.get("plants")
         for plant in plants if isinstance(plants, list) else ():
             camera = judged_camera(plant)
-            if camera is not None:         # judged before the record's frames, as live (Recorder.catch_up)
+            if camera is not None and self.oracle is not None:   # before the record's frames, as live
                 self.oracle.recognised(camera)
         wire = record.get("wire")
         if wire is not None:

@@ -295,6 +295,7 @@ class Recognizer:
         problem = None
         try:
             with selectors.DefaultSelector() as selector:
+                assert proc.stdout is not None and proc.stderr is not None
                 selector.register(proc.stdout, selectors.EVENT_READ, out)
                 selector.register(proc.stderr, selectors.EVENT_READ, err_tail)
                 open_pipes = 2
@@ -304,7 +305,7 @@ class Recognizer:
                         problem = f"no reply within {self.timeout_s:g} s"
                         break
                     for key, _ in selector.select(left):
-                        chunk = os.read(key.fileobj.fileno(), 65536)
+                        chunk = os.read(key.fd, 65536)
                         if not chunk:
                             selector.unregister(key.fileobj)
                             open_pipes -= 1
@@ -357,6 +358,7 @@ class Recognizer:
                 self._start()
             except OSError as err:
                 return {"error": f"cannot run {self.argv[0]}: {err.strerror or err}"}
+        assert self._proc is not None and self._proc.stdin is not None
         try:
             self._proc.stdin.write(path.encode() + b"\n")
             self._proc.stdin.flush()
@@ -377,6 +379,7 @@ class Recognizer:
 
     def _surplus(self) -> bool:
         """Whether the recogniser wrote anything since its last reply."""
+        assert self._proc is not None and self._proc.stdout is not None
         out = self._proc.stdout
         with selectors.DefaultSelector() as selector:
             selector.register(out, selectors.EVENT_READ)
@@ -391,7 +394,8 @@ class Recognizer:
 
     def _line(self, deadline: float) -> bytes | dict:
         """The next line of the recogniser's output, by ``deadline``."""
-        out = self._proc.stdout
+        assert self._proc is not None and self._proc.stdout is not None
+        proc, out = self._proc, self._proc.stdout
         with selectors.DefaultSelector() as selector:
             selector.register(out, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
@@ -402,7 +406,7 @@ class Recognizer:
                     return {"error": f"no reply within {self.timeout_s:g} s"}
                 chunk = os.read(out.fileno(), 65536)
                 if not chunk:
-                    return {"error": f"the recogniser ended (status {self._proc.wait()}){self._last_words()}"}
+                    return {"error": f"the recogniser ended (status {proc.wait()}){self._last_words()}"}
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         if len(line) > MAX_REPLY:
@@ -420,7 +424,8 @@ class Recognizer:
         """POST the frame and read the reply, all by ``deadline`` (a server
         trickling a byte a second cannot hold the call past it), every size
         limit applied as the bytes come."""
-        parts = urllib.parse.urlsplit(self.url)
+        parts = urllib.parse.urlsplit(str(self.url))
+        host = str(parts.hostname)
         secure = parts.scheme == "https"
         port = parts.port or (443 if secure else 80)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -430,12 +435,12 @@ class Recognizer:
                 f"Content-Length: {len(image)}\r\nX-Frame-Name: {safe_name}\r\nConnection: close\r\n\r\n").encode()
         try:
             left = deadline - time.monotonic()
-            sock = socket.create_connection((parts.hostname, port), timeout=max(0.01, left))
+            sock = socket.create_connection((host, port), timeout=max(0.01, left))
         except OSError as err:
             return {"error": f"{self.url}: {err.strerror or err}"}
         try:
             if secure:
-                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=parts.hostname)
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
             reply = _HttpReply(sock, deadline, self.timeout_s)
             sock.settimeout(max(0.01, deadline - time.monotonic()))
             sock.sendall(head + image)
