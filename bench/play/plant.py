@@ -36,10 +36,9 @@ from typing import Any, Callable
 
 from bench.errors import BenchError
 from bench.play.staging import Catalogue, SeedMemo, variant_start
-from bench.rules.coverage import MULTISETS
+from bench.rules.coverage import MULTISETS, NO_ROLLS_STAGED
 from bench.rules.outcome_classes import Throw
 
-TOWER_COCKED = 2    # drops with a die cocked a tower catalogue keeps: a session's two no rolls in a row may differ
 NOT_FOUND = "not found in the staging sweep"   # what a reading's "staged" adds for a throw it could not stage
 
 
@@ -197,11 +196,25 @@ class PhysicsPlant:
 class TowerPlant(PhysicsPlant):
     name = "tower"
     wanted = (tuple("faces:" + "-".join(map(str, m)) for m in MULTISETS)
-              + tuple(f"cocked:{i}" for i in range(TOWER_COCKED)))
+              + tuple(f"cocked:{i}" for i in range(NO_ROLLS_STAGED)))
 
     def __init__(self, design_path: str, session_seed: int, memo: SeedMemo | None = None):
         super().__init__(design_path, session_seed, memo)
         self.loaded: tuple[int, ...] | None = None   # the dealer reloads the last faces, 625b.2(d)(6)
+        self._cocked_used: list[int] = []            # the catalogue's cocked drops this session staged, oldest first
+
+    def _cocked_drop(self, pick: int) -> str:
+        """The catalogue's drop for a cocked throw: its pick's own, or if this
+        session staged that one already, the next one it has not, so that each
+        no roll of a session is a drop of its own (the plan may draw one pick
+        twice); only once all ``NO_ROLLS_STAGED`` are used, the one staged
+        longest ago again."""
+        order = [(pick + k) % NO_ROLLS_STAGED for k in range(NO_ROLLS_STAGED)]
+        index = next((i for i in order if i not in self._cocked_used), None)
+        if index is None:
+            index = self._cocked_used.pop(0)
+        self._cocked_used.append(index)
+        return f"cocked:{index}"
 
     @staticmethod
     def load_design(path: str):
@@ -255,7 +268,7 @@ class TowerPlant(PhysicsPlant):
         from twin.tower import drop
         staged = None
         if throw is not None:
-            key = f"cocked:{throw.pick % TOWER_COCKED}" if throw.cocked else "faces:" + "-".join(map(str, throw.faces))
+            key = self._cocked_drop(throw.pick) if throw.cocked else "faces:" + "-".join(map(str, throw.faces))
             found = self.staged_seed(key)
             staged = throw.describe() if found else f"{throw.describe()}: {NOT_FOUND}"
         if throw is not None and found:

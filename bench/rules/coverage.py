@@ -39,6 +39,9 @@ from bench.rules.registry import describe, get_game
 
 MULTISETS = tuple(combinations_with_replacement(range(1, 7), 3))    # the 56 ways three dice can rest
 COCKED_PICKS = 3            # choices a cocked throw carries (which die; which of the plant's staged drops)
+NO_ROLLS_STAGED = 4         # cocked throws a covering session stages when none fails (Lightning Dice: a no roll,
+                            # two in a row, one before a Lucky win; at most 4 in 60 seeds of 30 rounds, Sic Bo 2):
+                            # a physics plant keeps as many drops, so that each no roll is a drop of its own
 SURE = 0.99                 # "rounds needed": the count within which a class comes up this surely
 
 
