@@ -16,6 +16,10 @@ MADE_BY = {
         "tests/bench/test_pytest_controller.py::test_the_compliant_emulator_passes_every_scenario_it_can_play",
     ("controller-testing.md", "misbehaviour-table"):
         "tests/bench/test_pytest_controller.py::test_each_misbehaviour_fails_the_suite_naming_its_clause",
+    ("json.md", "json-kinds"): "tests/docs/test_doc_indexes.py::test_the_json_kinds_of_docs_json_are_the_schemas_shipped",
+    ("reports.md", "page-kinds"):
+        "tests/docs/test_doc_indexes.py::test_the_kinds_of_page_of_docs_reports_are_the_ones_the_code_writes",
+    ("bench-run.md", "exit-statuses"): "tests/docs/test_doc_indexes.py::test_the_exit_statuses_of_docs_bench_run_are_the_code_s",
 }
 
 
