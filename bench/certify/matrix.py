@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from bench.certify import features
 from bench.certify.features import Scenario, shipped_scenarios
 from bench.certify.plan import Plan, _sections_of_game, section_of
-from bench.certify.steps import CAUTION, FAIL, PASS, VALIDATE_CLAUSES, Evidence
+from bench.certify.steps import VALIDATE_CLAUSES, Evidence, row_state
 from bench.rules import describe, game_names
 from bench.rules.regulation_text import CLAUSE_TEXT
 
@@ -110,8 +110,7 @@ def build(plan: Plan, finished: list, rng_available: bool, stopped: str | None =
     clauses = list(rows)
     for clause, row in rows.items():
         if row.evidence:
-            states = {ev.verdict for _, ev in row.evidence}
-            row.state = FAIL if FAIL in states else PASS if PASS in states else CAUTION
+            row.state = row_state({ev.verdict for _, ev in row.evidence})
             continue
         row.reason = _reason(plan, clause, clauses, scenarios, game_sections, games_of, off,
                                         rng_available, stopped, game.title or plan.game)

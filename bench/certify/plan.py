@@ -269,8 +269,8 @@ def _required(data: Fields, key: str) -> str:
 
 def _check_misbehaviour(data: Fields, name: str) -> None:
     from bench.emulator.link_misbehaviours import LINK_MISBEHAVIOURS
-    from bench.emulator.misbehaviours import MISBEHAVIOURS
-    known = sorted(set(MISBEHAVIOURS) | set(LINK_MISBEHAVIOURS))
+    from bench.emulator.misbehaviours import every_misbehaviour
+    known = sorted(set(every_misbehaviour()) | set(LINK_MISBEHAVIOURS))      # the Lucky RNG's (810a.5) among them
     if name not in known:
         from tablebench_io.fields import suggestion
         raise data.error("controller.misbehave", f"no misbehaviour is called {name!r}{suggestion(name, known)} "

@@ -5,7 +5,8 @@ outcome is read, ``step.json`` is written there (flushed to the disk) and the
 folder renamed to ``steps/NAME/`` in one rename: a step is finished exactly
 when its folder has its final name. Started again after an interruption or a
 power cut, a finished step is not run again and a ``.partial`` one is removed
-and run from the start. The dossier's folder is locked while it is worked on
+and run from the start; so is one that could not do its job (status
+``error``: a verdict was never reached). The dossier's folder is locked while it is worked on
 (two runs into one folder would interleave their steps), and it remembers the
 plan it was started with: a changed plan is refused rather than mixed in.
 """
@@ -187,8 +188,10 @@ def run_plan(steps: list[Step], out: Path, timeout_s: float, on_step=None) -> li
             done = steps_dir / step.name
             bar.set_postfix_str(step.name)
             record = _finished(done)
+            if record is not None and record.outcome.status == "error":
+                record = None               # it could not do its job (a link not opened, a disk full): tried again
             if record is None:
-                if done.exists():           # a step folder without a whole step.json: not something a run leaves
+                if done.exists():           # a step folder without a whole step.json, or one that erred
                     shutil.rmtree(done)
                 record = run_step(step, steps_dir, timeout_s)
             finished.append(record)

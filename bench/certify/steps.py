@@ -211,22 +211,40 @@ def plan_steps(plan: Plan, rng_available: bool) -> list[Step]:
                     ([*BENCH, "recognize", "frames", "--recognizer", "reference", "--report", "report.html",
                       "--json"], "recognize.jsonl")], _judge_recognize(plan, design))
     sessions = [step.name for step in steps if step.name.split("-", 1)[1].startswith("session-")]
-    # A device's raw and scaled RNG output is collected in bulk over the link first (bench rng --collect,
-    # docs/protocol.md "Raw RNG output"); the emulated controller of each step is its own process, so there
-    # the battery reads the Lucky draws the sessions journalled.
-    collect = plan.rng_collect if not plan.controller.emulated else 0
+    # The controller's raw and scaled RNG output is collected in bulk over the link first (bench rng --collect,
+    # docs/protocol.md "Raw RNG output"), then judged with the Lucky draws the sessions journalled. The
+    # emulated controller stands in for the device: the same command, against a bench emulate started for
+    # this step with the plan's seed and misbehaviour, over a real link (bench.certify.serve). The exchange
+    # is the bench protocol's own: through an adapter's wire format there is none to ask.
+    collect = plan.rng_collect if not plan.controller.adapter else 0
     if plan.rng and rng_available and (sessions or collect):
         commands: list[tuple[list[str], str | None]] = []
         files = [f"../{name}/session/session.jsonl" for name in sessions]
         if collect:
-            commands.append(([*BENCH, "rng", "--collect", str(collect), "--controller", plan.controller.url,
-                              "--game", plan.game, "--out", "collection", "--json"], "collection.jsonl"))
+            commands.append((_against_controller(plan, [
+                *BENCH, "rng", "--collect", str(collect), "--controller", plan.controller.url, "--game", plan.game,
+                "--out", "collection", "--json"]), "collection.jsonl"))
             files.insert(0, "collection/collection.jsonl")
         commands.append(([*BENCH, "rng", *files, *rng_options(plan.profile.rng_confidence), "--json"], "rng.jsonl"))
         what = (f"{collect} values collected from the controller and " if collect else "") + \
             f"the Lucky draws of {len(sessions)} session(s)"
         add("rng", f"the RNG battery of § 810a.5 on {what} (bench rng)", commands, _judge_rng)
     return steps
+
+
+def _against_controller(plan: Plan, argv: list[str]) -> list[str]:
+    """``argv`` (naming ``--controller URL``) as it runs against the plan's controller: a device as it is;
+    the emulated one started for the command (its seed the scenarios', its misbehaviour the plan's) and
+    its address put in for ``--controller``."""
+    if not plan.controller.emulated:
+        return argv
+    from bench.certify.serve import URL
+    at = argv.index("--controller") + 1
+    wrapper = [sys.executable, "-m", "bench.certify.serve", "--game", plan.game, "--seed", str(plan.scenario_seed),
+               "--submission", plan.submission]
+    if plan.controller.misbehave:
+        wrapper += ["--misbehave", plan.controller.misbehave]
+    return [*wrapper, "--", *argv[:at], URL, *argv[at + 1:]]
 
 
 def rng_options(confidence: float) -> list[str]:
@@ -567,6 +585,22 @@ def _judge_recognize(plan: Plan, design: str) -> Callable[[Path, list[int], str]
     return judge
 
 
+def row_state(states: set[str]) -> str:
+    """A clause's state from its evidence, as the matrix reads a row (bench.certify.matrix.build)."""
+    return FAIL if FAIL in states else PASS if PASS in states else CAUTION
+
+
+def _rng_sources(lines: list[dict[str, Any]]) -> str:
+    """What the battery read, in words: the collection over the link, the sessions' Lucky draws, or both."""
+    sources = {str(t.get("source") or "") for t in lines if t.get("record") in ("test", "too-short")}
+    sources |= {str(t.get("reason") or "").split(":", 1)[0] for t in lines if t.get("record") == "too-short"}
+    collected = any(s.startswith(("raw(", "scaled(")) for s in sources)
+    drawn = any(s.startswith("lucky") for s in sources)
+    parts = (["the raw and scaled values collected over the link"] if collected else []) + \
+        (["the sessions' Lucky draws"] if drawn or not collected else [])
+    return " and ".join(parts)
+
+
 def _judge_rng(folder: Path, statuses: list[int], where: str) -> Outcome:
     """The RNG family's tests, Holm-corrected by bench rng, a clause each; its too-short tests a caution.
     The physical family (the dice faces or pockets the sessions showed) is the design's, judged by the
@@ -585,37 +619,44 @@ def _judge_rng(folder: Path, statuses: list[int], where: str) -> Outcome:
         if line.get("record") == "test" and line.get("family") == "rng" and line.get("clause"):
             by_clause.setdefault(str(line["clause"]), []).append(line)
     short = [str(line.get("reason")) for line in lines if line.get("record") == "too-short" and line.get("family") == "rng"]
+    read = _rng_sources(lines)
     evidence = []
     for clause, tests in by_clause.items():
         failed = [t for t in tests if t.get("family_passed") is False]
-        evidence.append(Evidence(clause, "bench rng on the sessions' Lucky draws: " + ", ".join(
+        evidence.append(Evidence(clause, f"bench rng on {_rng_sources(tests)}: " + ", ".join(
             dict.fromkeys(str(t.get("test")) for t in tests)), f"{max(int(t.get('n') or 0) for t in tests)} values",
             FAIL if failed else PASS, page, note="; ".join(str(t.get("detail", ""))[:120] for t in failed[:2])))
     for reason in short:
         words = reason.lower()
         named = next((c for name, c in RNG_TESTS.items() if re.search(rf"\b{re.escape(name)}", words)), None)
         if named:
-            evidence.append(Evidence(named, "bench rng on the sessions' Lucky draws: not run", "too few values",
+            evidence.append(Evidence(named, f"bench rng on {_rng_sources([{'record': 'too-short', 'reason': reason}])}: "
+                                     "not run", "too few values",
                                      CAUTION, page, note=reason[:200]))
     # 810a.5(a)(2) "fairly distributed ... over their range" is what the distribution tests ask;
     # (a)(3) "pass various recognized statistical tests" is the family as bench rng reads it (Holm).
     # (a)(1) "statistically independent": the runs, interplay and serial tests, where no test across
     # sessions (non-repeatability) speaks to it directly.
+    # A clause of (c) is as the matrix reads its row: broken by a failed test, passed by a test that ran and
+    # passed (a test too short for the sessions' few draws beside it is said, not a verdict), else a caution.
+    held = {clause: row_state({e.verdict for e in evidence if e.clause == clause})
+            for clause in dict.fromkeys(e.clause for e in evidence)}
     for clause, among in (("810a.5(a)(1)", ("810a.5(c)(11)", "810a.5(c)(12)", "810a.5(c)(13)")),
                           ("810a.5(a)(2)", ("810a.5(c)(1)", "810a.5(c)(2)", "810a.5(c)(8)")),
                           ("810a.5(a)(3)", tuple(RNG_TESTS.values()))):
-        states = {e.verdict for e in evidence if e.clause in among}
-        if any(e.clause == clause for e in evidence):
+        states = {held[c] for c in dict.fromkeys(among) if c in held}
+        if clause in held or not states:
             continue
-        if states:
-            evidence.append(Evidence(clause, "bench rng's family of tests on the sessions' Lucky draws, Holm-corrected",
-                                     f"{len([e for e in evidence if e.clause in among])} test(s)",
-                                     FAIL if FAIL in states else PASS if states == {PASS} else CAUTION, page))
+        evidence.append(Evidence(clause, f"bench rng's family of tests on {read}, Holm-corrected",
+                                 f"{sum(c in held for c in dict.fromkeys(among))} clause(s) of 810a.5(c)",
+                                 FAIL if FAIL in states else PASS if states == {PASS} else CAUTION, page))
+        held[clause] = evidence[-1].verdict
     physical = [t for t in lines if t.get("record") == "test" and t.get("family") == "physical"]
     physical_failed = [str(t.get("test")) for t in physical if t.get("family_passed") is False]
-    state = FAIL if any(e.verdict == FAIL for e in evidence) else CAUTION if short or not evidence else PASS
+    state = FAIL if FAIL in held.values() else CAUTION if CAUTION in held.values() or not held else PASS
     words = (f"{sum(len(t) for t in by_clause.values())} test(s) of the RNG family, "
-             f"{sum(e.verdict == FAIL for e in evidence)} clause(s) failed; {len(short)} too short to run"
+             f"{sum(v == FAIL for v in held.values())} clause(s) failed; {len(short)} too short to run"
+             + ("; every clause they speak to judged by a test that ran" if short and CAUTION not in held.values() else "")
              + (f"; the physical family (the design's, see the fairness campaign): {', '.join(physical_failed)} "
                 "below the level" if physical_failed else ""))
     return Outcome(state, words, evidence, pages=[page] if page else [])

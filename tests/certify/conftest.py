@@ -24,19 +24,23 @@ conformance: {{run: {conformance}}}
 scenarios: {{run: {scenarios}, seed: 7}}
 sessions: {{count: {sessions}, rounds: {rounds}, first_seed: 1}}
 validate: {{runs: {runs}}}
-edge: {{runs: 0}}
-recognize: {{frames: 0}}
-rng: {{run: false}}
+edge: {{runs: {edge}}}
+recognize: {{frames: {frames}}}
+rng: {{run: {rng}, collect: {collect}}}
 campaigns: {{workers: 1}}
 """
 
 
 def tiny_plan(folder: Path, *, misbehave: str | None = None, conformance: bool = False, scenarios: bool = True,
-              sessions: int = 1, rounds: int = 4, runs: int = 0, name: str = "plan.yaml") -> Path:
+              sessions: int = 1, rounds: int = 4, runs: int = 0, edge: int = 0, frames: int = 0,
+              collect: int | None = None, name: str = "plan.yaml") -> Path:
+    """A plan as small as its test needs; ``collect``: the RNG step, with that many values collected over
+    the link from the emulated controller (None: no RNG step)."""
     path = folder / name
     path.write_text(TINY.format(misbehave=f", misbehave: {misbehave}" if misbehave else "",
                                 conformance=str(conformance).lower(), scenarios=str(scenarios).lower(),
-                                sessions=sessions, rounds=rounds, runs=runs))
+                                sessions=sessions, rounds=rounds, runs=runs, edge=edge, frames=frames,
+                                rng=str(collect is not None).lower(), collect=collect or 0))
     return path
 
 

@@ -42,7 +42,12 @@ def test_the_battery_judges_the_sessions_journals_after_them(tmp_path):
     names = [step.name for step in plan_steps(plan, rng_available=True)]
     assert names[-1].endswith("-rng")
     rng = plan_steps(plan, rng_available=True)[-1]
-    argv = rng.commands[0][0]
+    collect, argv = rng.commands[0][0], rng.commands[-1][0]
+    # the emulated controller's raw and scaled output collected over a link, as a device's: bench emulate
+    # started for the step with the plan's seed, its address where --controller goes
+    assert collect[1:3] == ["-m", "bench.certify.serve"] and collect[collect.index("--seed") + 1] == "7"
+    assert collect[collect.index("--controller") + 1] == "{url}" and "--collect" in collect
+    assert argv[argv.index("rng") + 1] == "collection/collection.jsonl"
     assert [a for a in argv if a.endswith("session.jsonl")] == [
         f"../{n}/session/session.jsonl" for n in names if "-session-" in n]
     assert not [n for n in (s.name for s in plan_steps(plan, rng_available=False)) if n.endswith("-rng")]
@@ -78,7 +83,7 @@ sessions: {{count: 0}}
 validate: {{runs: 0}}
 edge: {{runs: 0}}
 recognize: {{frames: 0}}
-rng: {{collect: 3000}}
+rng: {{collect: 2000}}
 """)
         done = certify(plan, "--out", tmp_path / "dossier", "--json")
     finally:
