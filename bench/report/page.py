@@ -109,9 +109,18 @@ class _Pictures:
 
 def anchor_words(facts: SessionFacts) -> str:
     """What vouches for the journal, in words (the verdict box and the JSON)."""
-    anchors = facts.replayed.anchors
-    if not facts.replayed.chain.ok:
+    replayed = facts.replayed
+    anchors, chain, seals = replayed.anchors, replayed.chain, replayed.seals
+    if not chain.ok:
         # The head hash and the seals stand on the chain: broken, it vouches for nothing after the break.
+        cut = chain.torn_tail or not chain.ended
+        if (cut and len(chain.problems) == 1 and seals.checked and seals.epochs and not seals.problems
+                and seals.sealed_records):
+            # Only cut off: what the verified seals cover, before the cut, is still vouched for.
+            first, last = seals.sealed_rounds or (None, None)
+            rounds = f" (rounds {first}\u2013{last})" if first is not None else ""
+            return (f"the bench key's seals for lines 1\u2013{seals.sealed_records}{rounds} only; nothing after "
+                    "them: the hash chain is BROKEN, cut off")
         return "nothing: the hash chain is BROKEN, so neither a head hash nor a seal vouches for it"
     if "head" in anchors and "seal" in anchors:
         return "the head hash kept apart and the bench key's seals"
@@ -240,6 +249,7 @@ def _engine(facts: SessionFacts) -> str:
                    + (f" (journal part {part})" if part is not None else "")
                    + "; no plant and no clock of the bench's: every frame judged by the oracle as it was heard")
     plant = {"tower": "the PyBullet tower twin", "wheel": "the PyBullet wheel twin",
+             "dice": "fair throws from a seeded RNG (--plant dice), no physics",
              "recorded": "outcomes recorded beforehand"}.get(h.get("plant"), h.get("plant") or "not recorded")
     clock = "the wall clock (--realtime)" if h.get("realtime") else "virtual time (simpy)"
     return esc(f"bench run: plant {plant}, the round cycle in {clock}; every frame judged by the oracle")

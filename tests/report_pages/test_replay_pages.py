@@ -125,6 +125,23 @@ def test_a_cut_off_journals_page_shows_both_heads_and_says_cut_off(replays):
     assert f"--pubkey {replays['pubkey']}" in text.split("To verify it again")[1]
 
 
+def test_a_cut_off_journals_box_says_what_its_seals_still_vouch_for_as_its_seals_row_does(replays):
+    """Cut off after two of its seals: the seals row says lines 1-7 (rounds 1-4) are verified, so the box
+    does not say that nothing vouches for any of it; and nothing after the cut."""
+    page, text = replays["made"]["cut"]["page"], replays["made"]["cut"]["text"]
+    verified = re.search(r"lines 1–(\d+) verified \(rounds (\d+)–(\d+)\)", text)
+    assert verified, text
+    lines, first, last = verified.groups()
+    assert _figure(page, "journal vouched for by") == (
+        f"the bench key's seals for lines 1–{lines} (rounds {first}–{last}) only; nothing after them: "
+        "the hash chain is BROKEN, cut off")
+
+
+def test_a_dice_plant_session_names_its_plant_in_words(replays):
+    assert ("bench run: plant fair throws from a seeded RNG (--plant dice), no physics, the round cycle"
+            in replays["made"]["intact"]["text"])
+
+
 def test_money_on_the_page_has_its_digits_grouped(replays):
     page = replays["made"]["intact"]["page"]
     amounts = re.findall(r"<td class=num>([\d,]+)</td>", page)
