@@ -5,6 +5,7 @@ rates (docs/camera.md, "Scores").
     nice -n 10 .venv/bin/python benchmarks/camera_bench.py --standard 600 --narrow 400 --wheel 300 \\
         --workers 2 --out out/camera-bench --json out/camera-bench/scores.json
     .venv/bin/python benchmarks/camera_bench.py --out out/camera-bench --timing 60    # CPU s a frame
+    .venv/bin/python benchmarks/camera_bench.py --out F --timing 20 --level studio   # at another level
 
 Frames are written under OUT/<design>/ as they are made (a stopped campaign
 resumes: a seed whose frame is there is kept). Seeds start at --seed (default
@@ -107,13 +108,26 @@ def score(name: str, out: Path) -> dict:
     return result
 
 
-def timing(out: Path, count: int) -> dict:
-    """CPU seconds a frame, one process: rendering (the picture alone) and the
-    reference recogniser's reading, over the first ``count`` frames of each folder."""
+def timing(out: Path, count: int, level: str = "default") -> dict:
+    """CPU seconds a frame, one process: rendering (the picture alone, and
+    PyBullet's ``getCameraImage`` within it: issue 42's ratio) and the
+    reference recogniser's reading, over the first ``count`` frames of each
+    folder, at ``level``."""
     from bench.vision.reference import Calibration, read_image
     from twin.camera.frames import Studio, read_labels
+    from twin.physics_engine import pybullet as pb
     from twin.shipped import shipped_design
     figures = {}
+    inner: list[float] = []
+    original = pb.getCameraImage
+
+    def timed(*args, **kwargs):
+        t = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            inner.append(time.process_time() - t)
+    pb.getCameraImage = timed
     for name, (path, kind) in DESIGNS.items():
         folder = out / name
         if not (folder / "calibration.json").exists():
@@ -125,14 +139,16 @@ def timing(out: Path, count: int) -> dict:
         else:
             from twin.wheel import load_design, trace
         design = load_design(shipped_design(path, kind))
-        studio = Studio(design, kind)
-        render, read = [], []
+        studio = Studio(design, kind, level=level)
+        render, read, camera = [], [], []
         for label in labels:
             result = drop(design, label["seed"]) if kind == "tower" else \
                 trace(design, label["seed"], record_every_s=float("inf"))
+            inner.clear()
             t0 = time.process_time()
             frame = studio.rest_of_drop(result) if kind == "tower" else studio.rest_of_spin(result)
             t1 = time.process_time()
+            camera.append(sum(inner))
             read_image(frame.image, cal)
             t2 = time.process_time()
             render.append(t1 - t0)
@@ -140,6 +156,8 @@ def timing(out: Path, count: int) -> dict:
         studio.close()
         figures[name] = {"frames": len(labels), "render_cpu_s_median": round(statistics.median(render), 4),
                          "read_cpu_s_median": round(statistics.median(read), 4),
+                         "get_camera_image_cpu_s_median": round(statistics.median(camera), 4),
+                         "render_over_get_camera_image": round(statistics.median(render) / statistics.median(camera), 2),
                          "render_frames_per_cpu_s": round(1 / statistics.median(render), 2),
                          "read_frames_per_cpu_s": round(1 / statistics.median(read), 2)}
         print(f"{name}: {figures[name]}", file=sys.stderr, flush=True)
@@ -162,7 +180,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.timing:
-        print(json.dumps(timing(out, args.timing), indent=1, sort_keys=True))
+        print(json.dumps(timing(out, args.timing, args.level), indent=1, sort_keys=True))
         return 0
     report = {"level": args.level, "first_seed": args.seed, "folders": {}}
     for name in ("standard", "narrow", "wheel"):

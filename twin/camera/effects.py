@@ -162,9 +162,22 @@ def occlude(rgb: np.ndarray, mask: np.ndarray, s: StudioDraw, die_px: float | No
     return out, mask, {"kind": s.occluder, "box_px": box, "visible_px": int(len(xs))}
 
 
+@lru_cache(maxsize=4)
 def _grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pixel coordinates (y, x) of a frame: the same every frame, made once (read only)."""
     y, x = np.mgrid[0:h, 0:w]
-    return y.astype(np.float32), x.astype(np.float32)
+    y, x = y.astype(np.float32), x.astype(np.float32)
+    y.flags.writeable = x.flags.writeable = False
+    return y, x
+
+
+@lru_cache(maxsize=4)
+def _corner_falloff(h: int, w: int) -> np.ndarray:
+    y, x = _grid(h, w)
+    r2 = ((x - (w - 1) / 2) ** 2 + (y - (h - 1) / 2) ** 2) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
+    out = (r2 ** 1.5).astype(np.float32)
+    out.flags.writeable = False
+    return out
 
 
 def lit(rgb: np.ndarray, s: StudioDraw) -> np.ndarray:
@@ -192,15 +205,22 @@ def glass(rgb: np.ndarray, s: StudioDraw) -> np.ndarray:
     h, w = rgb.shape[:2]
     out = rgb
     if s.glass_reflection > 0:
-        window = Image.new("L", (w, h), 0)
-        cx, cy, turn = s.reflection_place[0] * w, s.reflection_place[1] * h, s.reflection_place[2]
-        half_l, half_w = 0.35 * w, 0.06 * w
+        small = 8                                   # the window is soft: drawn and blurred at 1/8 size
+        sw, sh = max(1, w // small), max(1, h // small)
+        window = Image.new("L", (sw, sh), 0)
+        cx, cy, turn = s.reflection_place[0] * sw, s.reflection_place[1] * sh, s.reflection_place[2]
+        half_l, half_w = 0.35 * sw, 0.06 * sw
         c, si = math.cos(turn), math.sin(turn)
         corners = [(cx + a * half_l * c - b * half_w * si, cy + a * half_l * si + b * half_w * c)
                    for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
         ImageDraw.Draw(window).polygon(corners, fill=255)
-        soft = ndimage.gaussian_filter(np.asarray(window, np.float32) / 255, 0.025 * w)
-        ghost = ndimage.shift(out, (0.02 * h, 0.015 * w, 0), order=0, mode="nearest")
+        blurred = ndimage.gaussian_filter(np.asarray(window, np.float32), 0.025 * sw)
+        soft = np.asarray(Image.fromarray(blurred, "F").resize((w, h), Image.Resampling.BILINEAR)) / 255
+        dy, dx = int(round(0.02 * h)), int(round(0.015 * w))
+        ghost = np.empty_like(out)
+        ghost[dy:, dx:] = out[:h - dy, :w - dx]
+        ghost[:dy, :] = out[:1, :] if dy else ghost[:dy, :]
+        ghost[:, :dx] = ghost[:, dx:dx + 1] if dx else ghost[:, :dx]
         r = s.glass_reflection
         out = out * (1 - 0.5 * r) + 0.5 * r * ghost
         out = 255 - (255 - out) * (1 - r * 2.2 * soft[..., None])     # screen: the reflection only brightens
@@ -212,11 +232,15 @@ def glass(rgb: np.ndarray, s: StudioDraw) -> np.ndarray:
             x0, y0 = rng.uniform(0, w), rng.uniform(0, h)
             a, b = rng.uniform(0.03, 0.12) * w, rng.uniform(0.02, 0.08) * w
             t = rng.uniform(0, math.pi)
-            dx, dy = x - x0, y - y0
+            frequency, strength = rng.uniform(0.9, 1.4), rng.uniform(0.12, 0.3)
+            reach = 3 * a                          # beyond three half-lengths a smudge is nothing
+            ys = slice(max(0, int(y0 - reach)), min(h, int(y0 + reach) + 1))
+            xs = slice(max(0, int(x0 - reach)), min(w, int(x0 + reach) + 1))
+            dx, dy = x[ys, xs] - x0, y[ys, xs] - y0
             u, v = dx * math.cos(t) + dy * math.sin(t), -dx * math.sin(t) + dy * math.cos(t)
             blob = np.exp(-((u / a) ** 2 + (v / b) ** 2))
-            ridges = 0.6 + 0.4 * np.sin(np.hypot(u, v * 1.3) * rng.uniform(0.9, 1.4))
-            haze += rng.uniform(0.12, 0.3) * blob * ridges
+            ridges = 0.6 + 0.4 * np.sin(np.hypot(u, v * 1.3) * frequency)
+            haze[ys, xs] += strength * blob * ridges
         haze = np.clip(haze, 0, 0.5)[..., None]
         out = out * (1 - haze) + haze * (0.5 * out + 0.5 * 225)
     return out
@@ -260,11 +284,18 @@ class Warp:
             return rgb, mask
         y, x = _grid(self.h, self.w)
         qx, qy = self.source(x, y)
-        coords = np.stack([qy, qx])
-        out = np.stack([ndimage.map_coordinates(rgb[..., c], coords, order=1, mode="nearest") for c in range(3)],
-                       -1)
-        moved = ndimage.map_coordinates(mask, coords, order=0, mode="constant", cval=-1)
-        return out, moved.astype(mask.dtype)
+        # bilinear, the three channels in one gather; the mask by the nearest pixel (-1 outside)
+        qx = np.clip(qx, 0, self.w - 1.001)
+        qy = np.clip(qy, 0, self.h - 1.001)
+        x0, y0 = qx.astype(np.int32), qy.astype(np.int32)
+        fx, fy = (qx - x0)[..., None], (qy - y0)[..., None]
+        flat = rgb.reshape(-1, 3)
+        at = y0 * self.w + x0
+        top = flat[at] * (1 - fx) + flat[at + 1] * fx
+        bottom = flat[at + self.w] * (1 - fx) + flat[at + self.w + 1] * fx
+        out = top * (1 - fy) + bottom * fy
+        nearest = np.rint(qy).astype(np.int32) * self.w + np.rint(qx).astype(np.int32)
+        return out, mask.reshape(-1)[nearest]
 
     def points(self, pixels) -> np.ndarray:
         target = np.asarray(pixels, float).reshape(-1, 2)
@@ -284,9 +315,7 @@ class Warp:
 
 def vignette(rgb: np.ndarray, amount: float) -> np.ndarray:
     h, w = rgb.shape[:2]
-    y, x = _grid(h, w)
-    r2 = ((x - (w - 1) / 2) ** 2 + (y - (h - 1) / 2) ** 2) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
-    return rgb * (1 - amount * r2 ** 1.5)[..., None]
+    return rgb * (1 - amount * _corner_falloff(h, w))[..., None]
 
 
 def blocky(rgb: np.ndarray, amount: float, block: int = 8) -> np.ndarray:
@@ -295,7 +324,8 @@ def blocky(rgb: np.ndarray, amount: float, block: int = 8) -> np.ndarray:
     h, w = (rgb.shape[0] // block) * block, (rgb.shape[1] // block) * block
     part = rgb[:h, :w].astype(np.float32).reshape(h // block, block, w // block, block, 3)
     mean = part.mean(axis=(1, 3), keepdims=True)
-    spread = part.std(axis=(1, 3), keepdims=True).mean(axis=-1, keepdims=True)
+    luma = part.mean(axis=-1, keepdims=True)
+    spread = np.abs(luma - luma.mean(axis=(1, 3), keepdims=True)).mean(axis=(1, 3), keepdims=True) * 1.25
     weight = amount * np.clip(1.3 - spread / 14, 0, 1)
     flat = part * (1 - weight) + mean * weight
     out = rgb.copy()
