@@ -236,8 +236,8 @@ def glass(rgb: np.ndarray, s: StudioDraw) -> np.ndarray:
             reach = 3 * a                          # beyond three half-lengths a smudge is nothing
             ys = slice(max(0, int(y0 - reach)), min(h, int(y0 + reach) + 1))
             xs = slice(max(0, int(x0 - reach)), min(w, int(x0 + reach) + 1))
-            dx, dy = x[ys, xs] - x0, y[ys, xs] - y0
-            u, v = dx * math.cos(t) + dy * math.sin(t), -dx * math.sin(t) + dy * math.cos(t)
+            ex, ey = x[ys, xs] - x0, y[ys, xs] - y0
+            u, v = ex * math.cos(t) + ey * math.sin(t), -ex * math.sin(t) + ey * math.cos(t)
             blob = np.exp(-((u / a) ** 2 + (v / b) ** 2))
             ridges = 0.6 + 0.4 * np.sin(np.hypot(u, v * 1.3) * frequency)
             haze[ys, xs] += strength * blob * ridges
