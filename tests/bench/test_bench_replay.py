@@ -1,10 +1,12 @@
 """bench replay: the journal alone re-verifies a session; a changed byte, a
 removed line, a forged payout are found; a disputed drop is simulated again."""
 
+import io
 import json
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
@@ -20,9 +22,21 @@ def recorded(tmp_path_factory):
     return outcome
 
 
-def replay(*args):
+def replay_process(*args):
+    """``bench replay`` as a user runs it, in a process of its own (the console script's contract)."""
     return subprocess.run([sys.executable, "-m", "bench.cli", "replay", *map(str, args)],
                           capture_output=True, text=True, timeout=300)
+
+
+def replay(*args):
+    """``bench replay`` through the console script's own main, in this process: its exit status and
+    what it writes, as a process would give them, without an interpreter's start-up a call."""
+    from bench.cli import main
+    argv = ["replay", *map(str, args)]
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(argv)
+    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
 
 
 def copy(recorded, tmp_path):
@@ -32,7 +46,7 @@ def copy(recorded, tmp_path):
 
 
 def test_untouched_journal_passes_with_its_head(recorded):
-    result = replay(recorded.journal, "--head", recorded.head)
+    result = replay_process(recorded.journal, "--head", recorded.head)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "4 rounds re-verified, 0 violations" in result.stdout
 
