@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import pytest
 
+from bench.cli import main as bench_main
 from bench.emulator.process import emulated_controller
 from bench.emulator.threaded import threaded_controller
 from bench.session.cycle import Phases, failure_clause
@@ -179,7 +180,9 @@ def table_pauses(monkeypatch) -> list[Pause]:
     return pauses
 
 
-def test_cli_writes_journal_junit_and_summary_and_sets_exit_status(tmp_path):
+def test_cli_writes_journal_junit_and_summary_and_sets_exit_status(tmp_path, capsys):
+    # The console script's contract, in a process of its own, once; the failing run in this process
+    # (the same main, its emulated controller still a process with --misbehave) on the fair plant.
     out = tmp_path / "ok"
     ok = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--rounds", "3", "--seed", "5",
                          "--out", str(out)], capture_output=True, text=True, timeout=300)
@@ -188,39 +191,36 @@ def test_cli_writes_journal_junit_and_summary_and_sets_exit_status(tmp_path):
     suite = ET.parse(out / "junit.xml").getroot()
     assert suite.get("tests") == "3" and suite.get("failures") == "0"
     assert json.loads((out / "summary.json").read_text())["rounds"] == 3
-    bad = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--rounds", "3", "--seed", "5",
-                          "--misbehave", "five-lucky-numbers", "--out", str(tmp_path / "bad")],
-                         capture_output=True, text=True, timeout=300)
-    assert bad.returncode == 1
-    assert "625b.2(d)(2)" in bad.stdout
+    status = bench_main(["run", "--rounds", "3", "--seed", "5", "--plant", "dice", "--misbehave", "five-lucky-numbers",
+                         "--out", str(tmp_path / "bad")])
+    assert status == 1
+    assert "625b.2(d)(2)" in capsys.readouterr().out
     failures = ET.parse(tmp_path / "bad" / "junit.xml").getroot()
     assert int(failures.get("failures")) == 3
 
 
-def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--bets", "total:11=2,banana=1",
-                             "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    assert "banana" in result.stderr and "625b.2(e)" in result.stderr
+def test_bad_arguments_are_refused_before_anything_runs(tmp_path, capsys):
+    status = bench_main(["run", "--bets", "total:11=2,banana=1", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "banana" in err and "625b.2(e)" in err
     assert not (tmp_path / "session.jsonl").exists()
 
 
-def test_a_bad_design_is_refused_naming_the_field(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--design",
-                             "fixtures/towers/invalid/misspelt-field.yaml", "--out", str(tmp_path)],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    assert "misspelt-field.yaml: body.obstacels" in result.stderr
+def test_a_bad_design_is_refused_naming_the_field(tmp_path, capsys):
+    status = bench_main(["run", "--design", "fixtures/towers/invalid/misspelt-field.yaml", "--out", str(tmp_path)])
+    assert status == 2
+    assert "misspelt-field.yaml: body.obstacels" in capsys.readouterr().err
     assert not (tmp_path / "session.jsonl").exists()
 
 
-def test_a_controller_running_another_game_is_refused(tmp_path):
+def test_a_controller_running_another_game_is_refused(tmp_path, capsys):
     with emulated_controller("sic-bo", seed=4, listen="127.0.0.1:0") as url:
-        result = subprocess.run([sys.executable, "-m", "bench.cli", "run", "--game", "lightning-dice",
-                                 "--controller", url, "--rounds", "2", "--out", str(tmp_path)],
-                                capture_output=True, text=True, timeout=120)
-    assert result.returncode == 2
-    assert "lightning-dice" in result.stderr and "sic-bo" in result.stderr
+        status = bench_main(["run", "--game", "lightning-dice", "--controller", url, "--rounds", "2",
+                             "--plant", "dice", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "lightning-dice" in err and "sic-bo" in err
 
 
 def test_an_interrupted_session_keeps_the_round_in_flight(tmp_path, monkeypatch):
