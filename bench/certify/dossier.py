@@ -102,11 +102,13 @@ def provenance(plan: Plan, finished: list, out: Path) -> Provenance:
               f"{plan.workers} worker(s); the twin: "
               + (", ".join(f"{k} {v}" for k, v in twin.items() if not isinstance(v, dict)) if twin else "not run"))
     controller = plan.controller.url + (f" (misbehaving: {plan.controller.misbehave})" if plan.controller.misbehave else "")
+    if plan.controller.emulated:        # docs/certify.md 2a: it stands in for the device, over a real link
+        controller += ": bench emulate, started for each step behind a real link"
     more = [("lab", esc(plan.lab or "(not named)")), ("controller", code(controller)),
             ("jurisdiction", esc(f"{plan.profile.title}: fairness at {plan.profile.fairness_confidence:g}, "
                                  f"RNG at {plan.profile.rng_confidence:g}"))]
     return Provenance(utc(time.time()), inputs, esc("; ".join(seeds)), esc(engine),
-                      f"bench certify {plan.path} --out {out}", more=more)
+                      f"bench certify {plan.path} --out {out}" + (f" --key {plan.key}" if plan.key else ""), more=more)
 
 
 def _link(href: str | None, text: str) -> str:
