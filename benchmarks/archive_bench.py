@@ -113,7 +113,7 @@ def fdr(args: argparse.Namespace) -> None:
     rates = [float(r) for r in args.fdr.split(",")]
     found: list[dict] = []
     fair: dict[str, list[float]] = {}          # the fair tables' p-values, by test
-    for seed in range(1, args.seeds + 1):
+    for seed in [int(s) for s in args.only.split(",")] if args.only else range(1, args.seeds + 1):
         fleet = out / f"seed-{seed:02d}"
         names = table_names(args.tables)
         skewed = names[seed % len(names)]
@@ -153,7 +153,7 @@ def fdr(args: argparse.Namespace) -> None:
                           "mean_false_discovery_proportion": round(sum(f["false_discovery_proportion"] for f in at)
                                                                    / len(at), 3),
                           "tables": args.tables, "rounds": args.rounds}))
-    print(json.dumps({"fair_tables": args.seeds * (args.tables - 1), "shares": _shares(fair)}))
+    print(json.dumps({"fair_tables": len(found) // len(rates) * (args.tables - 1), "shares": _shares(fair)}))
 
 
 def fdr_draws(args: argparse.Namespace) -> None:
@@ -290,6 +290,7 @@ def main() -> None:
     f.add_argument("--tables", type=int, default=10)
     f.add_argument("--rounds", type=int, default=300)
     f.add_argument("--fdr", default="0.05,0.01", help="the rates to judge at, comma-separated")
+    f.add_argument("--only", default=None, metavar="S,S,...", help="these seeds only (of 1 to --seeds)")
     f.add_argument("--out", default="out/fdr")
     d = sub.add_parser("fdr-draws")
     d.add_argument("--seeds", "--fdr-seeds", dest="seeds", type=int, default=20)
