@@ -1,17 +1,16 @@
 """bench replay: the journal alone re-verifies a session; a changed byte, a
 removed line, a forged payout are found; a disputed drop is simulated again."""
 
-import io
 import json
 import shutil
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
 from bench.journal.chain import JournalWriter, canonical_bytes
 from bench.session.runner import SessionConfig, run_session
+from tests import console
 from tests.json_schemas import json_record
 
 
@@ -29,14 +28,8 @@ def replay_process(*args):
 
 
 def replay(*args):
-    """``bench replay`` through the console script's own main, in this process: its exit status and
-    what it writes, as a process would give them, without an interpreter's start-up a call."""
-    from bench.cli import main
-    argv = ["replay", *map(str, args)]
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
+    """``bench replay`` through its main in this process (tests/console.py)."""
+    return console.bench("replay", *args)
 
 
 def copy(recorded, tmp_path):

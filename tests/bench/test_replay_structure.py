@@ -3,14 +3,13 @@ header first, rounds in order, exactly one session-end record and nothing
 after it; and the status the journal claims against the one its rounds give."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from bench.journal.chain import JournalWriter
 from bench.journal.replay import replay
 from bench.session.runner import SessionConfig, run_session
+from tests import console
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +61,7 @@ def test_a_rechained_journal_out_of_shape_fails(recorded, tmp_path, change):
     outcome = replay(path)
     assert outcome.chain.ok, "the forger's chain is consistent"
     assert not outcome.intact and outcome.exit_status == 1 and not outcome.passed
-    result = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(path)], capture_output=True,
-                            text=True, timeout=120)
+    result = console.bench("replay", path)
     assert result.returncode == 1 and "structure:" in result.stdout and "FAIL" in result.stdout
 
 
@@ -80,8 +78,7 @@ def test_a_journal_cut_off_before_its_end_fails_saying_so(recorded, tmp_path):
                                     {"kind": "session", "game": "sic-bo", "paytable": ["x"]}])
 def test_a_header_without_a_game_it_can_judge_is_refused_in_one_line(tmp_path, header):
     path = rewrite([header], tmp_path / "j.jsonl")
-    result = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(path)], capture_output=True,
-                            text=True, timeout=120)
+    result = console.bench("replay", path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert "j.jsonl: line 1:" in result.stderr
@@ -91,6 +88,5 @@ def test_a_header_naming_a_device_as_its_submission_is_not_read(tmp_path):
     """/dev/zero never ends: replay must not try to digest it."""
     path = rewrite([{"kind": "session", "game": "sic-bo", "paytable": "A", "submission": "/dev/zero",
                      "submission_sha256": "0" * 64}], tmp_path / "j.jsonl")
-    result = subprocess.run([sys.executable, "-m", "bench.cli", "replay", str(path)], capture_output=True,
-                            text=True, timeout=60)
+    result = console.bench("replay", path)
     assert result.returncode == 1 and "/dev/zero" in result.stdout and "judged by the regulation" in result.stdout
