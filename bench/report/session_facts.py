@@ -12,6 +12,7 @@ reports of one session are the same.
 from __future__ import annotations
 
 import random
+import re
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -121,8 +122,10 @@ class _Reader:
     few records it wants, having tallied every one as it was written)."""
 
     def __init__(self, wanted_frames: set[int], wanted_rounds: set[int], pictured: set[int],
-                 probe_ordinals: set[int] = frozenset(), *, tally: bool = True):
+                 probe_ordinals: set[int] = frozenset(), *, tally: bool = True,
+                 undecoded: frozenset[tuple[int, int]] = frozenset()):
         self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
+        self.undecoded = undecoded    # (line, wire index) of frames the replay could not decode: the oracle skipped them
         self.pictured = pictured      # rounds whose plant readings the report may show (not all 20,000)
         self.tally = tally
         self.index = 0                # the oracle's index of the next judged frame
@@ -142,7 +145,7 @@ class _Reader:
         self._asked: dict[str, list[float]] = {}
         self._wagers: dict[str, float] = {}
 
-    def record(self, record: dict) -> None:
+    def record(self, record: dict, line: int | None = None) -> None:
         kind, round_no = record.get("kind"), record.get("round")
         if self.tally:
             self._tally(record, kind, round_no)
@@ -154,7 +157,7 @@ class _Reader:
         if self.tally:
             self._walls(row[WALL] for row in wire if isinstance(row, list) and len(row) == len(WIRE_COLUMNS))
         for frame in judged_rows(wire):       # the oracle's frames, as replay judges them (bench.oracle.feed)
-            if frame.problem is None:
+            if frame.problem is None and (line, frame.index) not in self.undecoded:
                 self.frame(seq, frame, round_of)
         if kind == "frame":            # schema 1: a record a frame
             if self.tally:
@@ -263,6 +266,17 @@ def no_roll_rounds(oracle) -> list[int]:
     return [r.round for r in oracle.rounds if r.no_roll]
 
 
+UNDECODED = re.compile(r"line (\d+), frame (\d+): recorded frame does not decode")
+
+
+def undecoded_frames(decode_problems) -> frozenset[tuple[int, int]]:
+    """(line, wire index) of each frame the replay decoded again from its raw
+    bytes and could not (bench.journal.replay): the oracle never saw it, so
+    the page neither counts it among the oracle's frames (a violation's frame
+    number is the oracle's) nor shows its recorded message as judged."""
+    return frozenset((int(m.group(1)), int(m.group(2))) for p in decode_problems if (m := UNDECODED.match(p)))
+
+
 def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False,
                  submission: str | Path | None = None, pubkey: str | None = None,
                  replaying: bool = False) -> SessionFacts:
@@ -275,10 +289,11 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
     replayed = replay(journal, expected_head=expected_head, redecode=redecode, submission=submission,
                       pubkey=pubkey)
     wanted = Wanted.of(replayed.oracle, replayed.failed_rounds)
-    reader = _Reader(wanted.frames, wanted.rounds, wanted.pictured, scheduled_ordinals(replayed.header))
-    for _, record, _ in iter_records(journal):
+    reader = _Reader(wanted.frames, wanted.rounds, wanted.pictured, scheduled_ordinals(replayed.header),
+                     undecoded=undecoded_frames(replayed.decode_problems))
+    for line, record, _ in iter_records(journal):
         if record is not None:
-            reader.record(record)
+            reader.record(record, line)
     facts = facts_of(journal, replayed, expected_head, reader)
     if replaying:
         facts.replayed_at = started

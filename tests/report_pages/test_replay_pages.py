@@ -137,6 +137,21 @@ def test_a_cut_off_journals_box_says_what_its_seals_still_vouch_for_as_its_seals
         "the hash chain is BROKEN, cut off")
 
 
+def test_a_changed_journals_violations_show_the_frames_the_oracle_judged_not_the_one_before(replays):
+    """The changed frame no longer decodes, so the oracle never saw it: the frames after it are one earlier
+    in the oracle's count, and each card shows the oracle's frame (a SETTLED for "SETTLED but ..."), the
+    round's list not the changed frame's recorded message as if it were judged."""
+    text = replays["made"]["tampered"]["text"]
+    card = re.search(r"frame (\d+): SETTLED but wager r6c2 was never settled frame direction message \(decoded\) "
+                     r"bytes on the wire time (\d+) controller → bench (\S+)", text)
+    assert card and card.group(1) == card.group(2) and card.group(3) == "SETTLED", card and card.groups()
+    cleared = re.search(r"frame (\d+): table cleared with wager\(s\) r6c2 unsettled.{0,120}?controller → bench (\S+)",
+                        text)
+    assert cleared and cleared.group(2) == "CLEARED", cleared and cleared.groups()
+    judged = text.split("every frame the oracle judged in round 6")[1].split("Failed, voided")[0]
+    assert "SETTLE round=6 id=r6c1 returned=0" in judged and "id=r6c2 returned=" not in judged
+
+
 def test_a_dice_plant_session_names_its_plant_in_words(replays):
     assert ("bench run: plant fair throws from a seeded RNG (--plant dice), no physics, the round cycle"
             in replays["made"]["intact"]["text"])
