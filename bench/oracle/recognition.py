@@ -8,8 +8,11 @@ landed flat, or a roll sent for dice that did not (the game's no-roll
 clause, 625b.2(d)(5)); faces other than those at rest (the result clause,
 625b.2(d)(4): the dice at rest reveal the outcome); a pocket other than the
 one the ball rests in (617c.3(e), the winning number of 617a). A round the
-recogniser could not read is called by the documented policy (a no roll);
-it is counted, not judged a misread.
+recogniser could not read is called by the documented policy (a no roll):
+where the dice had made a roll, that call voided it, which the no-roll clause
+does not allow (a no roll only when a die is not flat), so it is a violation
+of 625b.2(d)(5) too, counted apart from the misreads; where the dice had not
+landed flat the policy's no roll was due.
 
 Which plant records carry such a reading is ``bench.oracle.feed.judged_camera``'s
 rule, live and in replay alike.
@@ -56,12 +59,16 @@ def judge(tally: RecognitionTally, row, due_no_roll) -> list[tuple[str, str]]:
     sent_no_roll = bool(sent.get("flat")) and due_no_roll(sent)
     if not truth_no_roll:
         tally.truth_rolls += 1
+    where = f"frame {row.frame}" if row.frame else "the camera's frame"
     if row.call == "unread":
         tally.unread += 1
-        tally.rolls_voided_unread += not truth_no_roll
-        return []
+        if truth_no_roll:
+            return []
+        # A session whose recogniser never reads would otherwise pass with every round voided.
+        tally.rolls_voided_unread += 1
+        return [("no_roll", f"the recogniser could not read the frame after {row.rereads} re-reads; the policy's "
+                            f"no roll voided a roll the dice made, {truth.get('dice')} ({where})")]
     tally.read += 1
-    where = f"frame {row.frame}" if row.frame else "the camera's frame"
     if truth_no_roll != sent_no_roll:
         tally.misread += 1
         if sent_no_roll:

@@ -58,23 +58,30 @@ def test_a_lying_recogniser_fails_the_session_naming_clause_and_round(tmp_path):
     assert "judged again: 625b.2(d)(5)" in again.stdout
 
 
-def test_a_recogniser_that_never_answers_follows_the_policy(tmp_path):
+def test_a_recogniser_that_never_answers_follows_the_policy_and_fails_the_session(tmp_path):
     """Dice: each frame asked three times, then the dealer's call, a no roll
-    (625b.2(d)(5): every wager returned); counted, not a misread."""
+    (every wager returned as 625b.2(d)(5) returns them). Where the dice had
+    made a roll, that no roll voided it: a violation of 625b.2(d)(5) naming
+    the round, so a session whose recogniser never reads does not pass."""
     out = tmp_path / "s"
     silent = _recogniser(tmp_path, "silent.py", "print('')\n")
     done = _bench("run", "--rounds", "2", "--seed", "5", "--out", str(out), "--camera", "--recognizer", silent,
                   "--no-progress")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     assert "2 rounds settled, 2 no rolls" in done.stdout
+    assert "625b.2(d)(5): the recogniser could not read the frame after 2 re-reads; the policy's no roll " \
+           "voided a roll the dice made" in done.stdout
     for plant in _plants(out):
         camera = plant["detail"]["camera"]
         assert camera["call"] == "unread" and camera["rereads"] == 2 and camera["unread"] == ["an empty reply"] * 3
         assert plant["flat"] == [False, False, False]
-    scores = json.loads((out / "summary.json").read_text())["camera"]["scores"]
-    assert scores["unread"] == 2 and scores["rereads"] == 4 and scores["read"] == 0
+    summary = json.loads((out / "summary.json").read_text())
+    scores = summary["camera"]["scores"]
+    assert summary["passed"] is False
+    assert scores["unread"] == 2 and scores["rereads"] == 4 and scores["read"] == 0 and scores["misread"] == 0
+    assert scores["rolls_voided_unread"] == scores["truth_rolls"] > 0
     again = _bench("replay", str(out / "session.jsonl"), "--round", "1")
-    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.returncode == 1, again.stdout + again.stderr
     assert "the policy's call (the recogniser could not read), after 2 re-reads" in again.stdout
 
 
