@@ -10,12 +10,13 @@ import pytest
 
 from bench.errors import BenchError
 from bench.session.out_folder import LOCK, claimed
+from tests import console
 
 
 def run(out, *more):
-    return subprocess.run([sys.executable, "-m", "bench.cli", "run", "--rounds", "1", "--seed", "2",
-                           "--no-probes", "--game", "sic-bo", "--out", str(out), *more],
-                          capture_output=True, text=True, timeout=300)
+    """``bench run`` through its main in this process (tests/console.py); two processes racing for
+    one folder are test_two_runs_started_together_leave_one_whole_session's."""
+    return console.bench("run", "--rounds", "1", "--seed", "2", "--no-probes", "--game", "sic-bo", "--out", out, *more)
 
 
 def test_a_second_run_into_the_same_folder_is_refused_and_force_moves_the_first_aside(tmp_path):
