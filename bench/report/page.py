@@ -107,20 +107,26 @@ class _Pictures:
         return f'<div class="pictures" {anchor}>' + "".join(parts) + "</div>"
 
 
+def sealed_before_cut(facts: SessionFacts) -> str | None:
+    """A journal only cut off (one problem, the cut), whose seals verified:
+    the lines (and rounds) they still vouch for, before the cut; else None."""
+    chain, seals = facts.replayed.chain, facts.replayed.seals
+    cut = chain.torn_tail or not chain.ended
+    if not (not chain.ok and cut and len(chain.problems) == 1 and seals.checked and seals.epochs
+            and not seals.problems and seals.sealed_records):
+        return None
+    first, last = seals.sealed_rounds or (None, None)
+    return f"lines 1\u2013{seals.sealed_records}" + (f" (rounds {first}\u2013{last})" if first is not None else "")
+
+
 def anchor_words(facts: SessionFacts) -> str:
     """What vouches for the journal, in words (the verdict box and the JSON)."""
-    replayed = facts.replayed
-    anchors, chain, seals = replayed.anchors, replayed.chain, replayed.seals
+    anchors, chain = facts.replayed.anchors, facts.replayed.chain
     if not chain.ok:
         # The head hash and the seals stand on the chain: broken, it vouches for nothing after the break.
-        cut = chain.torn_tail or not chain.ended
-        if (cut and len(chain.problems) == 1 and seals.checked and seals.epochs and not seals.problems
-                and seals.sealed_records):
-            # Only cut off: what the verified seals cover, before the cut, is still vouched for.
-            first, last = seals.sealed_rounds or (None, None)
-            rounds = f" (rounds {first}\u2013{last})" if first is not None else ""
-            return (f"the bench key's seals for lines 1\u2013{seals.sealed_records}{rounds} only; nothing after "
-                    "them: the hash chain is BROKEN, cut off")
+        sealed = sealed_before_cut(facts)
+        if sealed:
+            return f"the bench key's seals for {sealed} only; nothing after them: the hash chain is BROKEN, cut off"
         return "nothing: the hash chain is BROKEN, so neither a head hash nor a seal vouches for it"
     if "head" in anchors and "seal" in anchors:
         return "the head hash kept apart and the bench key's seals"
@@ -409,8 +415,11 @@ def _finding_card(facts: SessionFacts, finding, pictures: _Pictures, listed: set
 def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     s = facts.summary
     if not s.violation_count and not facts.replayed.intact:
+        sealed = sealed_before_cut(facts)
+        vouched = (f"only the frames of {sealed} are vouched for, by the bench key's seals; nothing vouches for "
+                   "those after them" if sealed else "nothing vouches for the frames that were judged")
         return ("<h2>Violations by clause</h2><p class=fail>None found, but the journal is not as the bench "
-                "wrote it (see The journal, below): nothing vouches for the frames that were judged.</p>")
+                f"wrote it (see The journal, below): {esc(vouched)}.</p>")
     if not s.violation_count:
         return ("<h2>Violations by clause</h2><p class=pass>None: every frame was what the regulation and the "
                 "protocol ask.</p>")

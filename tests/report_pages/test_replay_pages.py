@@ -135,6 +135,8 @@ def test_a_cut_off_journals_box_says_what_its_seals_still_vouch_for_as_its_seals
     assert _figure(page, "journal vouched for by") == (
         f"the bench key's seals for lines 1–{lines} (rounds {first}–{last}) only; nothing after them: "
         "the hash chain is BROKEN, cut off")
+    assert (f"None found, but the journal is not as the bench wrote it (see The journal, below): only the frames "
+            f"of lines 1–{lines} (rounds {first}–{last}) are vouched for, by the bench key's seals") in text
 
 
 def test_a_changed_journals_violations_show_the_frames_the_oracle_judged_not_the_one_before(replays):
