@@ -8,7 +8,6 @@ resumes where its journal ends."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from bench.emulator.misbehaviours import Policy
@@ -16,15 +15,17 @@ from bench.emulator.rng_misbehaviours import LuckyRng
 from bench.emulator.threaded import threaded_controller
 from bench.rng.sources import read
 from bench.rules.submission import default_rules
+from tests import console
 from tests.json_schemas import assert_json_lines, json_record
 
 REPO = Path(__file__).resolve().parents[2]
 LD = "lightning-dice"
 
 
-def bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", "rng", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+def bench(*args) -> subprocess.CompletedProcess:
+    """``bench rng ARGS`` through its main in this process (tests/console.py; the command in a
+    process of its own: tests/rng/test_rng_journals.py)."""
+    return console.bench("rng", *args)
 
 
 def collect(tmp_path: Path, n: int, *, misbehave: str | None = None, policy=None, name: str = "c"):
