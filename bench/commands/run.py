@@ -96,7 +96,8 @@ def register(subparsers) -> None:
     cam.add_argument("--camera-file", metavar="FILE",
                      help="the camera (YAML); default: the design's camera section, else straight above")
     cam.add_argument("--camera-variation", default="default", metavar="LEVEL",
-                     help="none, default or hard: how light, camera, colours, blur and compression vary")
+                     help="none, default, studio or hard, or a variation file (YAML): how light, camera, "
+                          "colours, glass, blur and compression vary (docs/camera.md)")
     cam.add_argument("--camera-stream", metavar="HOST:PORT",
                      help="serve the frames as an MJPEG stream (GET /stream.mjpg), as an IP camera does")
     cam.add_argument("--recognizer", metavar="CMD",
@@ -148,14 +149,17 @@ def check_misbehaviour(name: str, game: str) -> None:
 def camera_options(args):
     """The camera's options (``bench.play.camera``), or None when no camera option is given."""
     from bench.play.camera import CameraOptions
-    from twin.camera.variation import LEVELS
     wanted = args.camera or args.camera_file or args.camera_stream or args.recognizer or args.recognizer_stream
     if not wanted:
         if args.camera_variation != "default":
             raise BenchError("--camera-variation needs --camera")
         return None
-    if args.camera_variation not in LEVELS:
-        raise BenchError(f"--camera-variation {args.camera_variation}: one of {', '.join(LEVELS)}")
+    from twin.camera.variation import load_level
+    from twin.errors import DesignError
+    try:                # a shipped level by name, or a lab's own variation file (docs/camera.md)
+        load_level(args.camera_variation)
+    except DesignError as err:
+        raise BenchError(f"--camera-variation {args.camera_variation}: {err}") from None
     if args.recognizer_stream and not args.recognizer:
         raise BenchError("--recognizer-stream needs --recognizer CMD")
     if args.plant in ("dice", "recorded"):
