@@ -17,7 +17,7 @@ of the imports below), which is the order a report lists them in.
 """
 
 from bench.conformance.checks.core import (CHECKS, LINK, ONCE, REPLY_S, SESSION, SLACK_S, Check, CheckFailed,
-                                           Context, is_type, messages, of_type, require, check, show)
+                                           Context, check, is_type, messages, of_type, require, show)
 from bench.conformance.checks.observe import observe_round
 from bench.conformance.checks import watched_round, rejected_frames, delivery, version2, hello, reset, refusals  # noqa: F401  (each registers its checks)
 from bench.conformance.checks.rejected_frames import largest_frame

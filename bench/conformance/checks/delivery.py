@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from bench.protocol.frame import SEQ_MODULUS
 
-from bench.conformance.checks.core import (REPLY_S, SLACK_S, Context, check, require, messages, of_type, distinct, soon, is_type, show, hello_seq, await_message)
+from bench.conformance.checks.core import (REPLY_S, SLACK_S, await_message, check, Context, distinct, hello_seq,
+                                           is_type, messages, of_type, require, show, soon)
 
 
 @check("duplicate-frame", "§3 Delivery (duplicates)", "the same frame twice (our ACK was lost) is ACKed "

@@ -8,8 +8,8 @@ from bench.protocol.greeting import rules_digest
 from bench.protocol import Message
 from bench.protocol.session import DEFAULT_WINDOW, MAX_WINDOW
 from bench.rules import game_names
-
-from bench.conformance.checks.core import (REPLY_S, SLACK_S, ONCE, SESSION, Context, check, require, messages, of_type, show, software)
+from bench.conformance.checks.core import (ONCE, REPLY_S, SESSION, SLACK_S, check, Context, messages, of_type,
+                                           require, show, software)
 
 
 @check("hello-version-1", "§9 Versions (negotiation)", "greeted with proto=1, the controller answers in "

@@ -11,7 +11,6 @@ from bench.protocol import Message, Rejected
 from bench.protocol.messages import COMMANDS
 from bench.protocol.session import DEFAULT_WINDOW
 from bench.rules import describe
-
 from bench.conformance.checks.core import (REPLY_S, SLACK_S, Context, require, software)
 
 

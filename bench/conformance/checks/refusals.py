@@ -6,8 +6,7 @@ from bench.errors import RulesError
 from bench.protocol.messages import COMMANDS
 from bench.rules import describe, get_game
 from bench.rules.submission import DEFAULT_MAX_STAKE, DEFAULT_MIN_STAKE, LIMITS_CLAUSE
-
-from bench.conformance.checks.core import (REPLY_S, ONCE, SESSION, Context, check, require)
+from bench.conformance.checks.core import (ONCE, REPLY_S, SESSION, check, Context, require)
 
 
 @check("refuse-reasons", "§13 REFUSE and ERROR reasons", "unknown-bet (citing the rules' clause), bad-stake, "

@@ -8,8 +8,8 @@ import time
 from bench.protocol.crc import crc16_ccitt_false
 from bench.protocol.frame import SEQ_MODULUS
 from bench.rules import describe, get_game
-
-from bench.conformance.checks.core import (REPLY_S, SLACK_S, Context, check, require, messages, of_type, distinct, is_type, show, hello_seq)
+from bench.conformance.checks.core import (REPLY_S, SLACK_S, check, Context, distinct, hello_seq, is_type,
+                                           messages, of_type, require, show)
 
 
 def _with_crc(body: bytes) -> bytes:

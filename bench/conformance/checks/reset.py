@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bench.protocol.messages import COMMANDS
 
-from bench.conformance.checks.core import (REPLY_S, SESSION, Context, check, require)
+from bench.conformance.checks.core import (REPLY_S, SESSION, check, Context, require)
 from bench.conformance.checks.hello import require_void
 
 

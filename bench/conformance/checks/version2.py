@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from bench.protocol.frame import SEQ_MODULUS
-
-from bench.conformance.checks.core import (REPLY_S, SLACK_S, Context, check, require, messages, of_type, soon, show, hello_seq, await_message)
+from bench.conformance.checks.core import (REPLY_S, SLACK_S, await_message, check, Context, hello_seq, messages,
+                                           of_type, require, show, soon)
 
 
 @check("window", "§9 Version 2 (window)", "the controller never has more messages unacknowledged than the "

@@ -8,8 +8,7 @@ from bench.protocol import Rejected
 from bench.protocol.frame import SEQ_MODULUS
 from bench.protocol.session import WINDOW
 from bench.rules import describe
-
-from bench.conformance.checks.core import (SESSION, SHOWN, Context, check, require, of_type, show)
+from bench.conformance.checks.core import (SESSION, SHOWN, check, Context, of_type, require, show)
 from bench.conformance.checks.observe import observe_round
 
 
