@@ -16,12 +16,16 @@ exact chance of that one cell alone is 3.4e-5 (tests/archive/test_fleet_pvalues.
 
 So here every test is exact: each count, and each odds value of each group of
 positions sharing one odds distribution (pooled as the oracle pools them), is
-its own two-sided binomial test (``bench.oracle.lucky_pvalues``, checked
-against scipy.stats.binomtest); each position's share of rounds is the
-oracle's own binomial test. Holm's correction is taken over the whole family,
-as the oracle does; the group's p is its smallest adjusted p, a valid p-value
-(at most the chance a fair draw gives one as small). A binomial p is discrete,
-so under a fair draw P(p <= a) is at most a, never more.
+a two-sided binomial test (``bench.oracle.lucky_pvalues``, checked against
+scipy.stats.binomtest), a distribution's values one test by Bonferroni (its
+smallest p times their number), so that the family keeps the oracle's size
+(one count test, each position, one test per odds distribution: 25 for
+Lightning Dice; every cell a test of its own made it 51 and cost the
+position tests half their power); each position's share of rounds is the
+oracle's own binomial test. Holm's correction is taken over the family, as
+the oracle does; the group's p is its smallest adjusted p, a valid p-value
+(at most the chance a fair draw gives one as small). A binomial p is
+discrete, so under a fair draw P(p <= a) is at most a, never more.
 """
 
 from __future__ import annotations
@@ -36,15 +40,20 @@ from bench.rules.base import Lucky
 
 def _cells(part: str, name: str, clause: str, observed: Counter, support: list[tuple[int, float]], total: int,
            what: str) -> list[DrawTest]:
-    tests = []
+    """One test of a distribution's cells: each cell's exact binomial p, the smallest times the cells
+    (Bonferroni), so that the family has one test per distribution as the oracle's has."""
+    cells = []
     for value, q in support:
         if not 0 < q < 1:
             continue
         seen = observed.get(value, 0)
-        tests.append(DrawTest(part, f"{name}={value}", clause, binomial_two_sided(seen, total, q),
-                              detail=f"{what} {value}: {seen} of {total}, {q * total:.1f} expected ({q:.1%}; "
-                                     "exact binomial)"))
-    return tests
+        cells.append((binomial_two_sided(seen, total, q), value, seen, q))
+    if not cells:
+        return []
+    p, value, seen, q = min(cells)
+    return [DrawTest(part, name, clause, min(1.0, len(cells) * p),
+                     detail=f"{what} {value}: {seen} of {total}, {q * total:.1f} expected ({q:.1%}; exact binomial, "
+                            f"the most extreme of {len(cells)} values, p = {p:.2g} before Bonferroni)")]
 
 
 def exact_family(distribution, clauses: dict[str, str], draws: Sequence[tuple[Lucky, ...]]) -> list[DrawTest]:
