@@ -240,16 +240,16 @@ class EmulatedController:
         problem = self._check_reading(m)
         if problem:
             return self._error("bad-sensor", problem)
-        if self.outcome.series:
+        if self.outcome.throws_until_bets_resolve():
             return self._craps_roll(m["roll"], m["dice"], all(m["flat"]))
-        if not (self.outcome.can_no_roll and self._no_roll(m["flat"])):
+        if not (self.outcome.calls_no_roll() and self._no_roll(m["flat"])):
             self._send("RESULT", **{name: m[name] for name, _ in self.outcome.result_fields})
             self._late_lucky()
             return self._settle_and_clear(self._round_of(self.outcome.settled_outcome(m), no_roll=False))
         if self.policy.announce_no_roll(self):
             self._send("NOROLL", round=self.round)
         self._late_lucky()
-        if self.outcome.no_roll_voids:           # Lightning Dice, 625b.2(d)(5): every wager returned
+        if self.outcome.no_roll_ends_round():    # Lightning Dice, 625b.2(d)(5): every wager returned
             return self._settle_and_clear(self._round_of(self.outcome.settled_outcome(m), no_roll=True))
         self._command()                          # Sic Bo: the dice are shaken again
 

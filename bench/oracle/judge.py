@@ -546,10 +546,11 @@ class Oracle:
             self._flag(clause, frame, f"{m.type} after the round's outcome was established")
         elif not (r.trigger_armed or r.rethrow_armed):
             self._flag(clause, frame, f"{m.type} without the dealer's TRIGGER")
-        if self.outcome.series:
+        if self.outcome.throws_until_bets_resolve():
             self._kept_open(r, frame, f"before roll {len(r.rolls) + 1}")
-            if m.get("roll") != len(r.rolls) + 1:
-                self._flag(self._clause("result"), frame, f"ROLL {m.get('roll')}, expected roll {len(r.rolls) + 1}")
+        problem = self.outcome.command_problem(m, len(r.rolls))
+        if problem is not None:
+            self._flag(self._clause("result"), frame, problem)
         r.trigger_armed = r.rethrow_armed = False
         r.reading = None
         r.commands += 1
@@ -591,7 +592,7 @@ class Oracle:
         if reading is not m and self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
-        if self.outcome.series:
+        if self.outcome.throws_until_bets_resolve():
             return self._craps_result(r, m, reading, frame)
         if r.resolved:
             self._flag(self._clause("result"), frame, "a second outcome for one round")
@@ -616,7 +617,7 @@ class Oracle:
         elif not self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"NOROLL although the dice landed flat={list(reading['flat'])} ({self._shown(reading)})")
-        if not self.outcome.no_roll_voids:
+        if not self.outcome.no_roll_ends_round():
             r.rethrow_armed = True        # Sic Bo: shaken again; craps: thrown again
             return
         if r.resolved:
@@ -701,7 +702,7 @@ class Oracle:
             r.early_clear_reported = True
             self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled after the table was cleared")
         if wager_id not in r.expected:
-            if self.outcome.series:
+            if self.outcome.throws_until_bets_resolve():
                 still = self.recompute.over_rolls(r.accepted[wager_id], r.rolls[r.counting_from[wager_id]:])
                 clause = still.clause if still else self._clause("settlement")
                 self._flag(clause, frame, f"wager {wager_id} settled ({returned}) while the rules keep it open")
@@ -721,7 +722,7 @@ class Oracle:
         r = self._current(m, frame, "settlement")
         if r is None:
             return
-        if self.outcome.series:
+        if self.outcome.throws_until_bets_resolve():
             self._kept_open(r, frame, "at SETTLED")
             for w in r.accepted.values():
                 if w.id not in r.expected and w.id not in r.settled:
@@ -761,8 +762,8 @@ class Oracle:
         r.complete = True
         if self.draws is not None and r.lucky is not None:
             self.draws.round_ended("no-roll" if r.no_roll else "played")
-        outcome = tuple(r.rolls) if self.outcome.series else r.outcome
-        if isinstance(outcome, tuple) and not self.outcome.series:
+        outcome = self.outcome.summary_outcome(r.outcome, r.rolls)
+        if isinstance(outcome, tuple) and not r.rolls:
             outcome = self._interned.setdefault(outcome, outcome)     # 216 dice outcomes, kept once each
         expected = sum(s.returned for s in r.expected.values() if s is not None)
         self.rounds.append(RoundSummary(

@@ -168,7 +168,7 @@ class RoundScript:
                 reading = yield ReadingWanted(command, attempt, refused=self.outcome)
             yield Pause("result")
             if self.outcome.type == "NOROLL":
-                if descriptor.outcome.no_roll_voids:
+                if descriptor.outcome.no_roll_ends_round():
                     return              # Lightning Dice: every wager is returned, 625b.2(d)(5)
                 continue                # the controller commands the dice again
             if (self.outcome.get("open") or 0) > 0:    # a roll series: side bets still up after this roll

@@ -133,7 +133,7 @@ class Spec:
     def used_by(self, descriptor) -> bool:
         """Does the game ``descriptor`` describes use this message?"""
         return {None: True, LIGHTNING: descriptor.lightning, COMMAND: descriptor.command == self.type,
-                NO_ROLL: descriptor.outcome.can_no_roll}[self.only]
+                NO_ROLL: descriptor.outcome.calls_no_roll()}[self.only]
 
     def field_types(self) -> dict[str, FieldType]:
         return dict(self.required + self.optional)

@@ -144,7 +144,7 @@ def read(path: str) -> Draws:
             no_roll = type_ == "NOROLL"
             if not no_roll and not _staged(record) and draws.physical_size:
                 _physical(draws, descriptor.outcome, message, where)
-            if descriptor.lightning and round_no in lucky_of and not descriptor.outcome.series:
+            if descriptor.lightning and round_no in lucky_of and not descriptor.outcome.throws_until_bets_resolve():
                 try:
                     fields = {} if no_roll else descriptor.outcome.round_fields(
                         descriptor.outcome.settled_outcome(message))

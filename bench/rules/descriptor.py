@@ -97,7 +97,7 @@ class GameDescriptor:
     @property
     def rolls(self) -> bool:
         """A round is a sequence of numbered rolls, each settling what it resolves."""
-        return self.outcome.series
+        return self.outcome.throws_until_bets_resolve()
 
     @property
     def betting_clause(self) -> str:

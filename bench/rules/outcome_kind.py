@@ -1,6 +1,10 @@
 """The kind of a game's outcome as one object: what the plant's reading and
 the controller's RESULT carry on the wire, how a reading is checked, shown
-and compared, which reading ends a round quietly, and what a no roll does.
+and compared, which reading ends a round quietly, and how a round
+progresses: what a no roll does, and whether one throw settles the round or
+throws go on until every bet resolves (the questions under "how a round
+progresses" below, which the oracle, the emulated controller, the round
+script and the scenarios' table ask).
 
 A game's descriptor names its kind (``GameDescriptor.kind``, a journal and
 wire string) and its no-roll rule; ``GameDescriptor.outcome`` is the object
@@ -51,26 +55,45 @@ class OutcomeKind:
     # Class constants (not dataclass fields): each kind sets its own.
     name: ClassVar[str] = ""                # DICE3, WHEEL or CRAPS
     dice_count: ClassVar[int] = 0           # dice read per throw (0: a pocket)
-    series: ClassVar[bool] = False          # a round is numbered throws until every bet resolves
+    throws_in_series: ClassVar[bool] = False    # a round is numbered throws until every bet resolves
     field: ClassVar[str] = ""               # what a scenario's outcome names: dice, pocket or rolls
     sensor_fields: ClassVar[tuple[tuple[str, str], ...]] = ()     # the SENSOR's fields, in wire order
     result_fields: ClassVar[tuple[tuple[str, str], ...]] = ()     # the RESULT's fields, in wire order
     widest_lucky: ClassVar[str] = ""        # the longest Lucky Number a frame may carry (the line budget)
 
-    # -- no roll ---------------------------------------------------------
-    @property
-    def can_no_roll(self) -> bool:
-        """Can a throw be a no roll (a die not flat)?"""
+    # -- how a round progresses ------------------------------------------
+    # The oracle, the emulated controller, the round script and the scenario
+    # table ask these; none of them branches on the kind itself.
+    def calls_no_roll(self) -> bool:
+        """Can the controller call a no roll (NOROLL): can a throw land with a die not flat?"""
         return self.no_roll is not None
 
-    @property
-    def no_roll_voids(self) -> bool:
-        """A no roll ends the round with every wager returned (else the dice go again)."""
+    def no_roll_ends_round(self) -> bool:
+        """After a no roll, is the round over with every wager returned
+        (Lightning Dice, 625b.2(d)(5))? Else the plant is commanded again and
+        the round goes on (Sic Bo shakes again, Dice-Ology throws again)."""
         return self.no_roll == NO_ROLL_VOIDS
+
+    def throws_until_bets_resolve(self) -> bool:
+        """Does a round go on throw after throw, each RESULT settling the
+        wagers it resolves and saying how many are still open, until none is
+        (a roll series)? Else the one RESULT is the round's outcome and
+        settles every wager."""
+        return self.throws_in_series
+
+    def command_problem(self, m, throws: int) -> str | None:
+        """What is wrong with the controller's command to the plant (None:
+        nothing), ``throws`` results into the round."""
+        return None
+
+    def summary_outcome(self, outcome, rolls: list):
+        """What a round's summary records as its outcome: the one throw's
+        ``outcome``, or the ``rolls`` of a series."""
+        return outcome
 
     def due_no_roll(self, game, reading, rules) -> bool:
         """Is a no roll due for a SENSOR reading (its dice not lying flat as ``game`` requires)?"""
-        return self.can_no_roll and bool(game.is_no_roll(tuple(reading["flat"]), rules))
+        return self.calls_no_roll() and bool(game.is_no_roll(tuple(reading["flat"]), rules))
 
     # -- the wire ----------------------------------------------------------
     def command_fields(self, throws: int) -> dict[str, Any]:
@@ -163,7 +186,7 @@ class RollSeries(OutcomeKind):
 
     name = CRAPS
     dice_count = 2
-    series = True
+    throws_in_series = True
     field = "rolls"
     sensor_fields = (_ROUND, ("roll", "int"), ("dice", "ints"), ("flat", "flags"))
     # ``open``: how many side bets are still unresolved after this roll
@@ -182,6 +205,12 @@ class RollSeries(OutcomeKind):
         if problem is None and m["roll"] != throws + 1:
             return f"reading for roll {m['roll']}, expected roll {throws + 1}"
         return problem
+
+    def command_problem(self, m, throws: int) -> str | None:
+        return None if m.get("roll") == throws + 1 else f"ROLL {m.get('roll')}, expected roll {throws + 1}"
+
+    def summary_outcome(self, outcome, rolls: list):
+        return tuple(rolls)
 
     def outcome_of(self, m):
         return (m.get("roll"), super().outcome_of(m))

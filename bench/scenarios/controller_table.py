@@ -533,7 +533,7 @@ class ControllerTable:
         the middle of the sequence (20:18:33:14(1)(d), (2)(e): at the beginning
         of the roll only). The controller's REFUSE raises RulesError (field
         ``bet``); an ACCEPT is the oracle's violation."""
-        if not self.descriptor.outcome.series:
+        if not self.descriptor.outcome.throws_until_bets_resolve():
             raise AssertionError("a wager between rolls is for a game of rolls (Dice-Ology)")
         self.settle()
         if self._phase != "rolling":
@@ -563,7 +563,7 @@ class ControllerTable:
         self._readings = deque(self._outcome_readings(outcome))
         self._phase = "closed"
         self._advance()
-        if self.descriptor.outcome.series:
+        if self.descriptor.outcome.throws_until_bets_resolve():
             return self._by_scenario_id("the controller's RESULT and SETTLE frames"), False
         no_roll = self._script.no_roll
         clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll
@@ -593,7 +593,7 @@ class ControllerTable:
             if isinstance(step, Pause):
                 if step.phase == "lucky":
                     self._revealed()
-                elif self.descriptor.outcome.series and self._script.no_roll:
+                elif self._script.no_roll and self.descriptor.outcome.throws_until_bets_resolve():
                     raise AssertionError(f"NOROLL for a flat reading\nwire log: {self.log.path}")
                 else:
                     self._phase = "settling"
@@ -604,7 +604,7 @@ class ControllerTable:
                     raise RulesError(f"the controller refused the reading {self._shown}: {step.refused['code']} "
                                      f"{step.refused.get('detail') or ''}", field=self._outcome_field)
                 if not self._readings:
-                    if self.descriptor.outcome.series or step.attempt == 0:
+                    if step.attempt == 0 or self.descriptor.outcome.throws_until_bets_resolve():
                         return       # the scenario's readings are used up: the round waits for one
                     # Sic Bo after a no roll: the dice are shaken again, and land flat
                     self._readings.append(Reading(dice=self._last.dice, flat=(True,) * len(self._last.dice)))
@@ -672,9 +672,9 @@ class ControllerTable:
             wire_id = self._wire[wager.id]
             if wire_id in self._settled:
                 out[wager.id] = {"id": wager.id, "returned": self._settled[wire_id], "clause": clause}
-                if self.descriptor.outcome.series:
+                if self.descriptor.outcome.throws_until_bets_resolve():
                     out[wager.id]["open"] = False
-            elif self.descriptor.outcome.series and self._phase == "rolling":
+            elif self._phase == "rolling":     # only a series of throws is ever between two of them
                 out[wager.id] = {"id": wager.id, "returned": 0, "open": True, "clause": "still up after the rolls"}
         return out
 

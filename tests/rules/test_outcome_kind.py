@@ -44,10 +44,10 @@ def test_each_game_uses_its_own_command_and_no_other(game, used, unused):
 
 
 def test_what_a_no_roll_does_is_the_games():
-    assert describe("lightning-dice").outcome.no_roll_voids          # 625b.2(d)(5): every wager returned
-    assert not describe("sic-bo").outcome.no_roll_voids              # shaken again
-    assert not describe("dice-ology").outcome.no_roll_voids          # thrown again
-    assert not describe("lightning-roulette").outcome.can_no_roll    # a ball has no face to cock
+    assert describe("lightning-dice").outcome.no_roll_ends_round()      # 625b.2(d)(5): every wager returned
+    assert not describe("sic-bo").outcome.no_roll_ends_round()          # shaken again
+    assert not describe("dice-ology").outcome.no_roll_ends_round()      # thrown again
+    assert not describe("lightning-roulette").outcome.calls_no_roll()   # a ball has no face to cock
 
 
 @pytest.mark.parametrize("game, reading, throws, problem", [
@@ -73,7 +73,7 @@ def test_the_quiet_reading_settles_every_bet(game):
     wagers = [Wager(f"w{i}", bet, 100) for i, bet in enumerate(get_game(game).bet_names(rules))]
     readings = outcome.readings(outcome.quiet(descriptor.quiet_outcome))
     paytable = None if rules.paytable is None else str(rules.paytable)
-    if outcome.series:
+    if outcome.throws_until_bets_resolve():
         round_ = Round(game, rolls=tuple(tuple(r["dice"]) for r in readings), paytable=paytable)
         sensor = outcome.quiet_sensor(1, {"roll": 1})
         assert [tuple(sensor["dice"])] == [tuple(r["dice"]) for r in readings] \
