@@ -71,25 +71,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def read_labels(folder: Path) -> list[dict]:
-    """The labels of a folder's frames at rest, in name order (``twin frames``
-    writes them): read as JSON here, so that scoring needs no twin extra
-    (the renderer's module imports PyBullet)."""
-    out = []
-    for path in sorted(folder.glob("*.json")):
-        if path.name in ("calibration.json", "coco.json"):
-            continue
-        try:
-            label = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise ValueError(f"{path}: not a frame's labels: {err}") from None
-        if not isinstance(label, dict) or not isinstance(label.get("truth"), dict) or "image" not in label:
-            raise ValueError(f"{path}: not a frame's labels: no image or truth")
-        if label.get("moment") == "rest":
-            out.append(label)
-    return out
-
-
 def list_shipped() -> int:
     from bench.vision.recognizer import SHIPPED, shipped
     for name, here in shipped().items():
@@ -113,7 +94,8 @@ def run(args) -> int:
         return Exit.BAD_INPUT
     try:
         scene = json.loads(calibration.read_text())["scene"]
-        labels = read_labels(folder)
+        from twin.camera.label_files import read_labels
+        labels = read_labels(folder, moment="rest")
     except (OSError, ValueError, KeyError, TypeError) as err:
         print(f"bench recognize: {folder}: not a frames folder of twin frames: {err}", file=sys.stderr)
         return Exit.BAD_INPUT

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from twin.camera.label_files import read_labels  # noqa: F401  (callers have read it from here)
 from twin.camera import labels as label
 from twin.camera.effects import OCCLUDER, studio_picture
 from twin.camera.scene import Rendered, TowerScene, WheelScene
@@ -220,22 +221,6 @@ def save(frame: Frame, folder: Path) -> None:
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
-
-
-def read_labels(folder: Path) -> list[dict]:
-    """Every frame label of a folder, in name order (``calibration.json`` and ``coco.json`` are not labels)."""
-    out = []
-    for path in sorted(Path(folder).glob("*.json")):
-        if path.name in ("calibration.json", "coco.json"):
-            continue
-        try:
-            label = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise ValueError(f"{path}: not a frame's labels: {err}") from None
-        if not isinstance(label, dict) or not isinstance(label.get("truth"), dict) or "image" not in label:
-            raise ValueError(f"{path}: not a frame's labels: no image or truth")
-        out.append(label)
-    return out
 
 
 def write_folder(studio: Studio, folder: str | Path, seeds: Iterable[int], fall_every_s: float | None = None,
