@@ -89,6 +89,31 @@ class Arrival:
     def raw(self) -> bytes:
         return self.item.raw
 
+    @property
+    def decoded(self) -> Message:
+        """The message of an arrival a check knows to be one (an ``of_type``
+        arrival, a reply awaited): a run of bytes the bench rejected there is
+        the controller's failure, said as such, not a crash of the check."""
+        message = self.message
+        if message is None:
+            raise CheckFailed(f"the controller sent bytes the bench rejects where a message was due: "
+                              f"{_show(self.raw)[:120]}")
+        return message
+
+    @property
+    def seq(self) -> int:
+        """The number of the message this arrival decoded to."""
+        return seq_of(self.decoded)
+
+
+def seq_of(message: Message) -> int:
+    """The number of a message the bench received: every frame the bench
+    decodes carries one (section 2's SSSS); a message without one where a
+    number is due is the controller's failure, said as such."""
+    if message.seq is None:
+        raise CheckFailed(f"the controller's {message.type} carries no sequence number")
+    return message.seq
+
 
 @dataclass
 class LogLine:

@@ -16,8 +16,8 @@ from bench.protocol import Rejected
 def _observed(ctx: Context) -> str:
     seen = observe_round(ctx)
     require(seen.arrivals, "the controller said nothing")
-    bad = [a for a in seen.arrivals if isinstance(a.item, Rejected)]
-    require(not bad, "the bench rejected: " + "; ".join(f"{a.item.reason}: {a.item.detail}" for a in bad))
+    bad = [a.item for a in seen.arrivals if isinstance(a.item, Rejected)]
+    require(not bad, "the bench rejected: " + "; ".join(f"{item.reason}: {item.detail}" for item in bad))
     unterminated = [a for a in seen.arrivals if not a.raw.endswith(b"\r\n")]
     require(not unterminated, f"sentences not ended by CR LF: {show(unterminated)}")
     require(not seen.problems, "; ".join(seen.problems))
@@ -26,7 +26,7 @@ def _observed(ctx: Context) -> str:
 
 def _acks(ctx: Context) -> str:
     seen = observe_round(ctx)
-    acks = [(a.at, a.message.seq) for a in of_type(seen.arrivals, "ACK")]
+    acks = [(a.at, a.seq) for a in of_type(seen.arrivals, "ACK")]
     problems = []
     for at, seq, type_ in seen.sent:
         covering = [a_at for a_at, a_seq in acks if a_at >= at and a_seq == seq]
@@ -55,7 +55,7 @@ def _rejects(damage, reason: str, code: str):
         require(not answered, f"the damaged sentence was acted on: {show(got)}")
         naks = of_type(got, "NAK")
         require(naks, f"no NAK within {ctx.timeouts.response} s (got {show(got)})")
-        require(naks[0].message["reason"] == reason, f"NAK {naks[0].raw[11:14]!r}; section 5 says {code} ({reason})")
+        require(naks[0].decoded["reason"] == reason, f"NAK {naks[0].raw[11:14]!r}; section 5 says {code} ({reason})")
         w.write(intact)
         if w.wait_ack(w.last_seq, ctx.timeouts.response + SLACK_S) is None:
             raise CheckFailed("the intact sentence after it was not ACKed")
@@ -85,7 +85,7 @@ def _duplicate(ctx: Context) -> str:
     seq = w.last_seq
     replies = [m for m in messages(first + again) if m.type in ("ACCEPT", "REFUSE")]
     require(len({(m.seq, m.type) for m in replies}) == 1, f"the copy was taken as a new wager: {show(again)}")
-    require([a for a in of_type(again, "ACK") if a.message.seq == seq], f"the copy was not ACKed ({show(again)})")
+    require([a for a in of_type(again, "ACK") if a.seq == seq], f"the copy was not ACKed ({show(again)})")
     return "ACKed again, taken once"
 
 
@@ -108,7 +108,7 @@ def _retransmits(ctx: Context) -> str:
     gaps = [b.at - a.at for a, b in zip(opens, opens[1:])]
     early = [g for g in gaps if g < t.response - SLACK_S]
     require(not early, f"resent after {', '.join(f'{g:.2f}' for g in early)} s; the response timeout is {t.response} s")
-    w.ack(opens[0].message.seq)
+    w.ack(opens[0].seq)
     w.settle(0.05)
     return f"sent {sends} times, {', '.join(f'{g:.2f}' for g in gaps)} s apart, then given up"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bench.conformance.speed import CheckLine
-from bench.conformance.wire import Arrival, CheckFailed, Wire
+from bench.conformance.wire import Arrival, CheckFailed, Wire, seq_of
 from bench.protocol import Message, Timeouts
 from bench.protocol.frame import SEQ_MODULUS
 from bench.protocol.messages import COMMANDS
@@ -201,10 +201,11 @@ def await_message(ctx: Context, types: tuple[str, ...]) -> Arrival:
     ends = time.monotonic() + REPLY_S
     while True:
         arrival = w.next(max(0.0, ends - time.monotonic()))
-        require(arrival is not None, f"no {' or '.join(types)} within {REPLY_S} s")
+        if arrival is None:
+            raise CheckFailed(f"no {' or '.join(types)} within {REPLY_S} s")
         m = arrival.message
         if m is None or m.type in ("ACK", "NAK"):
             continue
         if m.type in types:
             return arrival
-        w.ack(m.seq)
+        w.ack(seq_of(m))

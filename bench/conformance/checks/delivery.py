@@ -19,9 +19,9 @@ def _duplicate(ctx: Context) -> str:
     w.write(frame)
     require(w.wait_ack(seq, ctx.timeouts.response + SLACK_S) is not None, "no ACK of the first copy")
     w.write(frame)
-    w.collect_until(lambda a: a.message is not None and a.message.type == "ACK" and a.message.seq == seq,
+    w.collect_until(lambda a: a.message is not None and a.message.type == "ACK" and a.seq == seq,
                     ctx.timeouts.response)
-    acks = [a for a in of_type(w.arrivals[w.mark:], "ACK") if a.message.seq == seq]
+    acks = [a for a in of_type(w.arrivals[w.mark:], "ACK") if a.seq == seq]
     require(len(acks) >= 2, f"the second copy was not ACKed again (ACKs of {seq:04d}: {len(acks)})")
     # A controller that acts on the second copy answers it like any WAGER, with any reply
     # (a second ACCEPT, REFUSE duplicate-id, an ERROR). In version 1 that reply waits until
@@ -67,7 +67,7 @@ def _out_of_order(ctx: Context) -> str:
     require(not [m for m in messages(got) if m.type in ("ACCEPT", "REFUSE")],
             f"a frame past the gap was delivered: {show(got)}")
     require(len(naks) == 1, f"{len(naks)} NAKs for one gap (section 9: one per gap): {show(got)}")
-    require(naks[0].message["reason"] == "out-of-order" and naks[0].message.seq == last,
+    require(naks[0].decoded["reason"] == "out-of-order" and naks[0].seq == last,
             f"got {show(naks)}; expected NAK reason=out-of-order naming {last:04d}")
     resent_at = len(w.arrivals)
     w.write(first + second + third)
@@ -91,11 +91,11 @@ def _resend_on_nak(ctx: Context) -> str:
     w.send("WAGER", round=opened["round"], id="n1", bet=ctx.good_bet(), stake=100)
     first = await_message(ctx, ("ACCEPT", "REFUSE"))
     nak_at = w.now()
-    w.nak((first.message.seq - 1) % SEQ_MODULUS)
+    w.nak((first.seq - 1) % SEQ_MODULUS)
     again = w.collect(soon(ctx))
     copies = [a for a in again if a.raw == first.raw]
     require(copies, f"not resent within {soon(ctx):.2f} s of the NAK (got {show(again)})")
-    w.ack(first.message.seq)
+    w.ack(first.seq)
     w.settle(0.05)
     return f"resent {copies[0].at - nak_at:.3f} s after the NAK"
 
@@ -107,7 +107,7 @@ def _nak_is_ack(ctx: Context) -> str:
     _, opened = ctx.hello()
     w.send("WAGER", round=opened["round"], id="k1", bet=ctx.good_bet(), stake=100)
     first = await_message(ctx, ("ACCEPT", "REFUSE"))
-    w.nak(first.message.seq)
+    w.nak(first.seq)
     again = w.collect(ctx.timeouts.response + SLACK_S)
     copies = [a for a in again if a.raw == first.raw]
     require(not copies, f"sent again though the NAK named it ({len(copies)} copies)")

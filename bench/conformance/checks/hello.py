@@ -3,6 +3,8 @@ phase of a round, the void it brings, its fields and seed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench.conformance.wire import CheckFailed, NotSupported
 from bench.protocol.greeting import rules_digest
 from bench.protocol import Message
@@ -55,7 +57,7 @@ def _hello_unknown(ctx: Context) -> str:
        "is ACKed again and starts nothing new")
 def _hello_resent(ctx: Context) -> str:
     w = ctx.wire
-    fields = dict(proto=ctx.version, role="bench", sw=software(), game=ctx.game)
+    fields: dict[str, Any] = dict(proto=ctx.version, role="bench", sw=software(), game=ctx.game)
     if ctx.version == 2:
         fields["window"] = ctx.window
     frame = w.frame("HELLO", **fields)
@@ -66,7 +68,7 @@ def _hello_resent(ctx: Context) -> str:
     opened = w.take(REPLY_S, types=("OPEN",))
     w.write(frame)
     got = w.collect(ctx.timeouts.response + SLACK_S)
-    require([a for a in of_type(got, "ACK") if a.message.seq == int(frame[1:5])], "the copy was not ACKed")
+    require([a for a in of_type(got, "ACK") if a.seq == int(frame[1:5])], "the copy was not ACKed")
     said = messages(got)
     require(not said, f"the copy started something: {show(got)}")
     reply = ctx.request("WAGER", ("ACCEPT", "REFUSE"), round=opened["round"], id="h1", bet=ctx.good_bet(), stake=100)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from bench.conformance.wire import Arrival, CheckFailed
+from bench.conformance.wire import Arrival, CheckFailed, seq_of
 from bench.protocol import Message, Rejected
 from bench.protocol.messages import COMMANDS
 from bench.protocol.session import DEFAULT_WINDOW
@@ -29,7 +29,8 @@ def observe_round(ctx: Context) -> Observed:
     the controller did, for the checks that judge it."""
     w, t = ctx.wire, ctx.timeouts
     sent, said, problems = [], [], []
-    last_rx, hello_key = [None], [None]
+    last_rx: list[int | None] = [None]
+    hello_key: list[tuple[int, bytes] | None] = [None]
 
     def absorb(arrival: Arrival) -> None:
         item = arrival.item
@@ -40,17 +41,18 @@ def observe_round(ctx: Context) -> Observed:
         m = item.message
         if m.type in ("ACK", "NAK"):
             return
-        w.ack(m.seq)
+        seq = seq_of(m)
+        w.ack(seq)
         if m.type == "HELLO":
             # Whatever its number, unless it is the HELLO already taken, sent again (section 9).
-            if (m.seq, item.raw) == hello_key[0]:
+            if (seq, item.raw) == hello_key[0]:
                 return
-            hello_key[0] = (m.seq, item.raw)
-        elif last_rx[0] is not None and (m.seq - last_rx[0]) % w.modulus != 1:
+            hello_key[0] = (seq, item.raw)
+        elif last_rx[0] is not None and (seq - last_rx[0]) % w.modulus != 1:
             return               # a copy of one already taken (or one past a gap): not delivered twice
         if m.type == "RESET":
             hello_key[0] = None
-        last_rx[0] = m.seq
+        last_rx[0] = seq
         said.append((arrival.at, m))
 
     consumed = [0]       # said[:consumed] has been looked through by ``until``

@@ -59,9 +59,9 @@ def _rejects(reason: str):
             w.write(damaged + w.frame("WAGER", seq, round=round_, id="d1", bet=ctx.good_bet(), stake=100))
             got = w.collect_until(is_type("ACCEPT", "REFUSE"), REPLY_S)
             naks = of_type(got, "NAK")
-            require(naks and naks[0].message["reason"] == reason,
+            require(naks and naks[0].decoded["reason"] == reason,
                     f"expected NAK reason={reason} (got {show(got)})")
-            require(naks[0].message.seq == hello_seq(w), f"the NAK names {naks[0].message.seq:04d}")
+            require(naks[0].seq == hello_seq(w), f"the NAK names {naks[0].seq:04d}")
             replies = distinct(m for m in messages(got) if m.type in ("ACCEPT", "REFUSE"))
             require([m.type for m in replies] == ["ACCEPT"], f"the intact frame after it: {show(got)}")
             return f"NAK reason={reason}, and the frame that cut it short was accepted"
@@ -69,9 +69,9 @@ def _rejects(reason: str):
         got = w.collect_until(is_type("NAK"), ctx.timeouts.response)
         naks = of_type(got, "NAK")
         answered = [m for m in messages(got) if m.type in ("ACCEPT", "REFUSE")]
-        require(not answered, f"the damaged frame was acted on: {show(answered and got)}")
+        require(not answered, f"the damaged frame was acted on: {show(got)}")
         require(naks, f"no NAK within {ctx.timeouts.response} s (got {show(got)})")
-        nak = naks[0].message
+        nak = naks[0].decoded
         require(nak["reason"] == reason, f"NAK reason={nak['reason']}, section 2 says {reason}")
         require(nak.seq == hello_seq(w), f"the NAK names {nak.seq:04d}, the last frame the controller "
                                          f"accepted from the bench is {hello_seq(w):04d}")
@@ -147,8 +147,8 @@ def _very_long(ctx: Context) -> str:
     got = w.collect_until(is_type("NAK"), ctx.timeouts.response + ctx.timeouts.frame)
     naks = of_type(got, "NAK")
     require(naks, f"no NAK for a {size}-byte line (got {show(got)})")
-    require(naks[0].message["reason"] in ("too-long", "frame-timeout"),
-            f"NAK reason={naks[0].message['reason']}; section 2 says too-long")
+    require(naks[0].decoded["reason"] in ("too-long", "frame-timeout"),
+            f"NAK reason={naks[0].decoded['reason']}; section 2 says too-long")
     # The frame after it waits on the line behind the rest of the long one:
     # its ACK is due a response timeout after the line has carried it all.
     w.send("WAGER", round=opened["round"], id="l1", bet=ctx.good_bet(), stake=100)
@@ -158,7 +158,7 @@ def _very_long(ctx: Context) -> str:
             + (f" ({drained:.2f} s of it the line's, carrying the rest of the long line)" if drained else ""))
     reply = w.take(REPLY_S, types=("ACCEPT", "REFUSE"))
     require(reply.type == "ACCEPT", f"the frame after the long line was answered {reply.type}")
-    return f"{size:,}-byte line: NAK reason={naks[0].message['reason']}; the next frame accepted"
+    return f"{size:,}-byte line: NAK reason={naks[0].decoded['reason']}; the next frame accepted"
 
 
 @check("byte-timeout", "§3 Delivery, timeouts (byte)", "half a frame followed by silence is NAKed "
@@ -174,7 +174,7 @@ def _byte_timeout(ctx: Context) -> str:
     naks = of_type(got, "NAK")
     require(naks, f"no NAK after {ctx.timeouts.byte + ctx.timeouts.response:.2f} s of silence inside a frame "
                   f"(got {show(got)})")
-    require(naks[0].message["reason"] == "byte-timeout", f"NAK reason={naks[0].message['reason']}, "
+    require(naks[0].decoded["reason"] == "byte-timeout", f"NAK reason={naks[0].decoded['reason']}, "
                                                          "section 3 says byte-timeout")
     waited = naks[0].at - cut_at
     w.write(frame)
@@ -204,15 +204,15 @@ def _frame_timeout(ctx: Context) -> str:
         got = w.collect(t.response)
         naks = of_type(got, "NAK")
         gaps = [b - a for a, b in zip(written, written[1:])]
-        if naks and naks[0].message["reason"] == "byte-timeout" and max(gaps) > t.byte:
+        if naks and naks[0].decoded["reason"] == "byte-timeout" and max(gaps) > t.byte:
             # The bench itself did not keep the bytes coming (a loaded machine): try again.
             w.note(f"the bench paused {max(gaps):.3f} s between two bytes; trying again")
             continue
         break
     require(naks, f"no NAK for a frame still unfinished {len(pieces) * step:.2f} s after its '$' "
                   f"(frame timeout {t.frame} s; got {show(got)})")
-    require(naks[0].message["reason"] == "frame-timeout",
-            f"NAK reason={naks[0].message['reason']} though no gap between bytes exceeded {max(gaps):.3f} s; "
+    require(naks[0].decoded["reason"] == "frame-timeout",
+            f"NAK reason={naks[0].decoded['reason']} though no gap between bytes exceeded {max(gaps):.3f} s; "
             "section 3 says frame-timeout")
     require(not [m for m in messages(got) if m.type in ("ACCEPT", "REFUSE")], "the cut frame was acted on")
     return f"NAK reason=frame-timeout ({attempt + 1} attempt{'s' if attempt else ''})"

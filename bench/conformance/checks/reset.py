@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bench.protocol import Message
 from bench.protocol.messages import COMMANDS
 
 from bench.conformance.checks.core import (REPLY_S, SESSION, check, Context, require)
@@ -17,7 +18,7 @@ def _reset_in(phase: str):
         require(reset.get("round") == round_, f"RESET round={reset.get('round')}, the round in flight is {round_}")
         hello = w.take(REPLY_S, types=("HELLO",))
         require(hello.seq == 0, f"the HELLO after RESET is numbered {hello.seq:04d}; section 3: 0000")
-        void = []
+        void: list[Message] = []
         while not void or void[-1].type != "OPEN":
             void.append(w.take(REPLY_S))
         types = [m.type for m in void]

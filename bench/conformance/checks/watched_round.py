@@ -4,6 +4,7 @@ and the round's state chart (section 12)."""
 
 from __future__ import annotations
 
+from bench.conformance.wire import seq_of
 from bench.protocol import Rejected
 from bench.protocol.frame import SEQ_MODULUS
 from bench.protocol.session import WINDOW
@@ -17,9 +18,9 @@ from bench.conformance.checks.observe import observe_round
 def _frames_valid(ctx: Context) -> str:
     seen = observe_round(ctx)
     require(seen.arrivals, "the controller said nothing")
-    bad = [a for a in seen.arrivals if isinstance(a.item, Rejected)]
+    bad = [a.item for a in seen.arrivals if isinstance(a.item, Rejected)]
     require(not bad, f"the bench rejected {len(bad)}: " + "; ".join(
-        f"{a.item.reason}: {a.item.detail} ({a.raw[:60]!r})" for a in bad[:SHOWN])
+        f"{item.reason}: {item.detail} ({item.raw[:60]!r})" for item in bad[:SHOWN])
         + (f"; … and {len(bad) - SHOWN} more" if len(bad) > SHOWN else ""))
     unterminated = [a for a in seen.arrivals if not a.raw.endswith(b"\r\n")]
     require(not unterminated, f"frames not ended by CR LF: {show(unterminated)}")
@@ -32,7 +33,7 @@ def _acks(ctx: Context) -> str:
     seen = observe_round(ctx)
     t = ctx.timeouts
     problems = []
-    acks = [(a.at, a.message.seq) for a in of_type(seen.arrivals, "ACK")]
+    acks = [(a.at, a.seq) for a in of_type(seen.arrivals, "ACK")]
     for at, seq, type_ in seen.sent:
         covering = [a_at for a_at, a_seq in acks if a_at >= at and
                     (a_seq == seq if ctx.version == 1 else (a_seq - seq) % SEQ_MODULUS <= 2 * WINDOW)]
@@ -65,7 +66,7 @@ def _numbering(ctx: Context) -> str:
             continue
         if m.type == "RESET":
             first.clear()             # the controller restarts its numbering: 0000 again is new
-        key = (m.seq, a.raw)
+        key = (seq_of(m), a.raw)
         if key in first:
             # A resend is due after the response timeout, or after a NAK of
             # ours (one sent a little before the first copy arrived counts).
@@ -75,10 +76,10 @@ def _numbering(ctx: Context) -> str:
                                 f"copy, though acknowledged and not NAKed")
             continue
         first[key] = a.at
-        if m.type == "HELLO" and m.seq not in epoch:
+        if m.type == "HELLO" and key[0] not in epoch:
             epoch = []
             runs.append(epoch)
-        epoch.append(m.seq)
+        epoch.append(key[0])
     for run in runs:
         # Version 2 may bring a number before the one a damaged frame lost: the
         # numbers, in any order, must still be one run without a hole or a repeat.
