@@ -21,6 +21,7 @@ from bench.conformance.checks import LINK, SESSION
 from bench.conformance.speed import CheckLine
 from bench.conformance.suite import FAIL, PASS, SKIP, Result
 from bench.report.message_text import message_text
+from bench.protocol import Timeouts
 from tablebench_io.report_page import (FAIL as FAILED, PASS as PASSED, Input, Provenance, Verdict, code, esc,
                                        file_input, report_page, tablebench_version, utc)
 
@@ -34,7 +35,7 @@ class ConformanceRun:
     game: str
     submission: str | None              # the rules submission file, if one was given
     paytable: str | None
-    timeouts: object                    # bench.protocol.Timeouts
+    timeouts: Timeouts                  # the controller's, as the checks expect them
     versions: tuple[int, ...] | None    # asked for with --protocol; None: what the controller speaks
     command: str = ""
     started: float = field(default_factory=time.time)

@@ -26,7 +26,7 @@ from bench.adapters.registry import is_native
 from bench.conformance.checks import CHECKS, SESSION, Check, Context
 from bench.conformance import rng_exchange  # noqa: F401  registers the raw RNG exchange's checks (§18)
 from bench.conformance.speed import CheckLine, with_baud
-from bench.conformance.wire import CheckFailed, NotSupported, Wire
+from bench.conformance.wire import CheckFailed, NotSupported, Wire, seq_of
 from bench.errors import BenchError
 from bench.protocol.line_speed import line_baud, split_url
 from bench.protocol.link import BAUDRATE, Link, open_link
@@ -195,7 +195,7 @@ def _leave_quiet(wire: Wire, line: CheckLine) -> None:
     (a round's SETTLED, CLEARED, OPEN), one crossing of the line later."""
     said = [a.message for a in wire.arrivals if a.message is not None and a.message.type not in ("ACK", "NAK")]
     if said:
-        wire.ack(said[-1].seq)
+        wire.ack(seq_of(said[-1]))
     wire.settle_quiet(line.quiet_s, QUIET_AT_MOST_S)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bench.protocol import BENCH, CONTROLLER, Decoded, Message, Rejected, Timeouts, make
 from bench.protocol.session import WINDOW
@@ -122,11 +123,19 @@ class LogLine:
     text: str
 
 
+class LinkEnd(Protocol):
+    """What the wire needs of a link: bounded reads and writes."""
+
+    def read_some(self, timeout: float) -> bytes: ...
+
+    def write(self, data: bytes) -> None: ...
+
+
 @dataclass
 class Wire:
     """One connection to the controller under test, driven byte by byte."""
 
-    link: object               # bench.protocol.link.Link (read_some, write, close)
+    link: LinkEnd              # bench.protocol.link.Link, or a test's stand-in
     game: str
     timeouts: Timeouts = Timeouts()
     budget_s: float = 30.0
@@ -229,7 +238,7 @@ class Wire:
 
     def collect(self, seconds: float) -> list[Arrival]:
         """Everything the controller sends in the next ``seconds``, answering nothing."""
-        ends, got = time.monotonic() + seconds, []
+        ends, got = time.monotonic() + seconds, list[Arrival]()
         while True:
             left = ends - time.monotonic()
             if left <= 0:
@@ -243,7 +252,7 @@ class Wire:
         true (at most ``timeout`` seconds), and ``linger`` seconds more: what
         a controller does about a frame it does at once, so a short look
         after the answer shows whether it did anything else."""
-        ends, got = time.monotonic() + timeout, []
+        ends, got = time.monotonic() + timeout, list[Arrival]()
         while True:
             left = ends - time.monotonic()
             if left <= 0:
@@ -266,14 +275,14 @@ class Wire:
             if arrival is None:
                 wanted = " or ".join(types) if types else "a message"
                 raise CheckFailed(f"no {wanted} from the controller within {timeout} s")
-            if isinstance(arrival.item, Rejected):
-                raise CheckFailed(f"the controller sent a frame the bench rejects: "
-                                  f"{arrival.item.reason}: {arrival.item.detail}")
-            message = arrival.message
+            item = arrival.item
+            if isinstance(item, Rejected):
+                raise CheckFailed(f"the controller sent a frame the bench rejects: {item.reason}: {item.detail}")
+            message = item.message
             if message.type in ("ACK", "NAK"):
                 continue
             if ack:
-                self.ack(message.seq)
+                self.ack(seq_of(message))
             if types is None or message.type in types:
                 return message
 
@@ -281,9 +290,9 @@ class Wire:
         """The controller's ACK covering our message ``seq`` (in version 2 a
         cumulative ACK of a later one in the window counts), acknowledging its
         messages meanwhile; None after ``timeout``."""
-        for arrival in self.arrivals[self._unread:]:
-            if self.acknowledges(arrival, seq):
-                return arrival
+        for waiting in self.arrivals[self._unread:]:
+            if self.acknowledges(waiting, seq):
+                return waiting
         ends = time.monotonic() + timeout
         while time.monotonic() < ends:
             arrival = self.next(max(0.0, ends - time.monotonic()))
@@ -291,7 +300,7 @@ class Wire:
                 break
             message = arrival.message
             if message is not None and message.type not in ("ACK", "NAK"):
-                self.ack(message.seq)
+                self.ack(seq_of(message))
             if self.acknowledges(arrival, seq):
                 return arrival
         return None
@@ -304,7 +313,7 @@ class Wire:
             return False
         if self.version == 1:
             return message.seq == seq
-        return (message.seq - seq) % self.modulus < 2 * WINDOW + 1
+        return (seq_of(message) - seq) % self.modulus < 2 * WINDOW + 1
 
     def request(self, type_: str, reply: str | tuple[str, ...], timeout: float, **fields) -> Message:
         """Send a message, require its ACK within the response timeout (with
@@ -324,8 +333,9 @@ class Wire:
             if left <= 0:
                 return
             arrival = self.next(left)
-            if arrival is not None and arrival.message is not None and arrival.message.type not in ("ACK", "NAK"):
-                self.ack(arrival.message.seq)
+            message = arrival.message if arrival is not None else None
+            if message is not None and message.type not in ("ACK", "NAK"):
+                self.ack(seq_of(message))
 
     def settle_quiet(self, quiet: float, at_most: float) -> None:
         """Acknowledge what the controller says until it has said nothing for
