@@ -192,6 +192,15 @@ class Decoded(NamedTuple):
     raw: bytes          # the whole frame as received, terminator included
     crc: int
 
+    @property
+    def seq(self) -> int:
+        """The frame's number (SSSS, docs/protocol.md section 2): a decoder
+        numbers every message it decodes, an adapter's as the bench's own."""
+        seq = self.message.seq
+        if seq is None:
+            raise ValueError(f"a decoded {self.message.type} without its frame's number: the decoder's bug")
+        return seq
+
 
 class Rejected(NamedTuple):
     reason: str         # a token: bad-crc, garbage, too-long, ...

@@ -292,10 +292,12 @@ class Session:
         """The peer waits for a message we gave up (its NAK names the one
         before it): what is in flight is numbered again from there, so that
         the peer sees the given-up messages as lost, not the link as stuck."""
+        if self._abandoned is None:
+            return
         first, count = self._abandoned
         if not self._in_flight or (last + 1 - first) % SEQ_MODULUS >= count:
             return
-        seq, renumbered = (last + 1) % SEQ_MODULUS, deque()
+        seq, renumbered = (last + 1) % SEQ_MODULUS, deque[tuple]()
         for _, _, sent in self._in_flight:
             message = Message(sent.type, sent.fields, seq)
             renumbered.append((seq, self.codec.encode(sent, seq), message))
@@ -353,7 +355,7 @@ class Session:
                 self._on_rejected(item)
             else:
                 self._on_frame(item)
-        if self._ack_due:
+        if self._ack_due and self._last_rx is not None:     # due only once a frame was taken
             self._ack_due = False
             data, message = _ack_frame(self._last_rx[0])
             self._write(data, message, "ack")
@@ -377,25 +379,25 @@ class Session:
         if message.type == "ACK":
             self._notify("rx", "ack", item.raw, message, None)
             if self._waiting_for is not None:
-                if message.seq == self._waiting_for:
+                if item.seq == self._waiting_for:
                     self._acked = True
                 else:
                     self.stats["stale_acks"] += 1
-            elif not self._acknowledge(message.seq):
+            elif not self._acknowledge(item.seq):
                 self.stats["stale_acks"] += 1
             return
         if message.type == "NAK":
             self._notify("rx", "nak", item.raw, message, None)
             self.stats["naks_received"] += 1
             if self._waiting_for is not None:
-                if message.seq == self._waiting_for:
+                if item.seq == self._waiting_for:
                     self._acked = True       # the peer has it: our ACK was lost on the way back
                 else:
                     self._nak_retransmit = True
             elif self._in_flight:
-                self._acknowledge(message.seq)
+                self._acknowledge(item.seq)
                 if self._abandoned is not None:
-                    self._renumber(message.seq)
+                    self._renumber(item.seq)
                 if self._in_flight:
                     self._go_back(timed_out=False)
             return
@@ -406,23 +408,23 @@ class Session:
 
     def _on_message_v1(self, item: Decoded) -> None:
         message = item.message
-        key = (message.seq, item.crc)
+        key = (item.seq, item.crc)
         if key == self._last_rx:
             self.stats["duplicates"] += 1
             self._notify("rx", "duplicate", item.raw, message, None)
-            self._write(*_ack_frame(message.seq), "ack")
+            self._write(*_ack_frame(item.seq), "ack")
             return
         note = None
         if (self._last_rx is not None and message.type != "HELLO"
-                and message.seq != (self._last_rx[0] + 1) % SEQ_MODULUS):
+                and item.seq != (self._last_rx[0] + 1) % SEQ_MODULUS):
             self.stats["sequence_gaps"] += 1
-            note = f"sequence gap: expected {(self._last_rx[0] + 1) % SEQ_MODULUS:04d}, got {message.seq:04d}"
+            note = f"sequence gap: expected {(self._last_rx[0] + 1) % SEQ_MODULUS:04d}, got {item.seq:04d}"
         self._accept(item, note)
-        self._write(*_ack_frame(message.seq), "ack")
+        self._write(*_ack_frame(item.seq), "ack")
 
     def _on_message_v2(self, item: Decoded) -> None:
         message = item.message
-        seq = message.seq
+        seq = item.seq
         last = self._last_rx[0] if self._last_rx is not None else None
         if message.type == "HELLO":
             # Whatever its number (the peer may have restarted), unless it is
@@ -434,6 +436,7 @@ class Session:
         elif last is None or (seq - last) % SEQ_MODULUS == 1:
             self._accept(item, None)
             return
+        assert last is not None          # both branches above take the first frame and return
         if (last - seq) % SEQ_MODULUS < _DUPLICATE_SPAN:
             self.stats["duplicates"] += 1
             self._notify("rx", "duplicate", item.raw, message, None)
@@ -449,7 +452,7 @@ class Session:
 
     def _accept(self, item: Decoded, note: str | None) -> None:
         message = item.message
-        self._last_rx = (message.seq, item.crc)
+        self._last_rx = (item.seq, item.crc)
         if message.type == "HELLO":
             self._hello_key = self._last_rx
         elif message.type == "RESET":
