@@ -13,8 +13,11 @@ recognisers read every frame at rest in this process (each as its module's
 
 - roll frames called a no roll, of the frames that are rolls (a void where a
   round should settle, 625b.2(d)(5));
-- rolls settled wrong: roll frames not called a no roll whose faces, as a
-  multiset, are not the true ones (the wagers settle on them);
+- roll frames unread: an error, not the tray's count of dice, or a flat die
+  with no face (the learned recogniser's face under its threshold): the
+  bench's policy re-reads, then voids (docs/camera.md);
+- rolls settled wrong: roll frames neither called a no roll nor unread whose
+  faces, as a multiset, are not the true ones (the wagers settle on them);
 - cocked dice found (of the cocked dice the camera sees), flat dice read
   right (of the flat dice), and the CPU seconds a frame (median).
 """
@@ -45,20 +48,22 @@ def _frames(folder: Path, design: str, seed: int, count: int, level: str) -> Non
 
 
 def settled_faces(label: dict, reading: dict) -> str:
-    """What a roll frame's reading does to its wagers: 'no roll' (called), 'right', or 'wrong'."""
+    """What a roll frame's reading does to its wagers, as the loop calls it (``dice_call``):
+    'no roll' (called), 'unread' (an error, not the tray's dice, a flat die with no face: the
+    recogniser's policy's re-read, then a void), 'right', or 'wrong'."""
+    from bench.vision.recognizer import dice_call
     truth = label["truth"]
-    read = [d for d in reading.get("dice", []) if isinstance(d, dict)] if isinstance(reading.get("dice"), list) else []
-    said = reading.get("no_roll")
-    said = bool(said) if said is not None else any(not d.get("flat", True) for d in read)
-    if said or "error" in reading:
+    faces, flat, unread = dice_call(reading, len(truth["dice"]))
+    if unread is not None:
+        return "unread"
+    if not all(flat):
         return "no roll"
-    faces = sorted(str(d.get("face")) for d in read)
-    return "right" if faces == sorted(str(f) for f in truth["faces"]) else "wrong"
+    return "right" if sorted(faces) == sorted(truth["faces"]) else "wrong"
 
 
 def score_folder(folder: Path, readers: dict, count: int | None = None) -> dict:
     """Each reader's figures over a folder's frames at rest. ``readers``: name -> (read, digest);
-    the readings are kept in FOLDER/readings-NAME-DIGEST.json (the digest of the reader's code
+    the readings are kept in FOLDER/readings/NAME-DIGEST.json (the digest of the reader's code
     and model), so a reader run before is not run again."""
     from bench.vision.reference import Calibration
     from bench.vision.scoring import Score
@@ -67,10 +72,10 @@ def score_folder(folder: Path, readers: dict, count: int | None = None) -> dict:
     labels = [lab for lab in read_labels(folder) if lab["moment"] == "rest"][:count]
     out = {}
     for name, (read, digest) in readers.items():
-        cache_path = folder / f"readings-{name}-{digest[:12]}.json"
+        cache_path = folder / "readings" / f"{name}-{digest[:12]}.json"   # not beside the labels: not one
         cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
         score = Score("tower")
-        roll_frames = called = wrong = 0
+        roll_frames = called = wrong = unread = 0
         seconds = []
         wrong_seeds, called_seeds = [], []
         for label in labels:
@@ -92,13 +97,16 @@ def score_folder(folder: Path, readers: dict, count: int | None = None) -> dict:
                 got = settled_faces(label, reading)
                 called += got == "no roll"
                 wrong += got == "wrong"
+                unread += got == "unread"
                 if got == "no roll":
                     called_seeds.append(label["seed"])
                 elif got == "wrong":
                     wrong_seeds.append(label["seed"])
+        cache_path.parent.mkdir(exist_ok=True)
         cache_path.write_text(json.dumps(cache, sort_keys=True))
         s = score.to_json(worst=5)
         out[name] = {"frames": len(labels), "roll_frames": roll_frames, "roll_frames_called_no_roll": called,
+                     "roll_frames_unread": unread,
                      "rolls_settled_wrong": wrong, "cocked_dice": s["cocked_dice"], "cocked_found": s["cocked_found"],
                      "cocked_hidden": s["cocked_hidden"], "flat_dice": s["flat_dice"], "flat_right": s["flat_right"],
                      "no_roll_frames": s["no_roll_frames"],
@@ -150,14 +158,15 @@ def main(argv: list[str] | None = None) -> int:
                 _frames(folder, design, args.seed, count, level)
             results[f"{level} {design}"] = score_folder(folder, readers, count)
             print(f"scored {level} {design}", file=sys.stderr, flush=True)
-    print("| level | design | recogniser | roll frames called a no roll | rolls settled wrong "
+    print("| level | design | recogniser | roll frames called a no roll | roll frames unread | rolls settled wrong "
           "| cocked dice found | flat dice read right | CPU s a frame |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for key, by_reader in results.items():
         level, design = key.split()
         for name, r in by_reader.items():
             print(f"| {level} | {design} ({r['frames']} frames) | {name} "
                   f"| {_share(r['roll_frames_called_no_roll'], r['roll_frames'])} "
+                  f"| {_share(r['roll_frames_unread'], r['roll_frames'])} "
                   f"| {_share(r['rolls_settled_wrong'], r['roll_frames'])} "
                   f"| {_share(r['cocked_found'], r['cocked_dice'])} "
                   f"| {_share(r['flat_right'], r['flat_dice'])} | {r['cpu_s_per_frame_median']} |")

@@ -26,11 +26,14 @@ Per frame:
    may lie at any angle).
 4. The tray holds ``dice.count`` dice: the most confident that many are
    the reading; a frame is a no roll when one of them is not flat or fewer
-   are found (625b.2(d)(5)).
+   are found (625b.2(d)(5)). A flat die whose face's chance is under the
+   model's ``face_unread_below`` (chosen on a validation split of the
+   training seeds) is read with no face: the frame is unread (the bench
+   re-reads, then voids), never settled on a guess.
 
 Train: ``python -m bench.vision.learned train FRAMES... --seed S --out FILE``
-on folders written by ``twin frames`` (at ``--variation hard``, seeds
-200000 on: apart from every scoring set). Read: ``python -m
+on folders written by ``twin frames`` (at ``--variation hard`` and
+``studio``, seeds 200000 on: apart from every scoring set). Read: ``python -m
 bench.vision.learned --calibration FILE IMAGE...`` or ``--stream``, as the
 reference.
 """
@@ -64,6 +67,8 @@ COCKED = CLASSES.index("cocked")
 DETECT_MIN = 0.5        # a detector peak below this chance is no candidate
 TURNS_DEG = (0.0, 90.0, 180.0, 270.0)   # the window is read at these turns from the die's sides, chances averaged
 FELT_DISTANCE = 48 / 128         # the reference's distance from the felt that makes a pixel a die's
+VALIDATION_EVERY = 5            # one training drop in five is the validation split
+UNREAD_GRID = tuple(round(0.05 * k, 2) for k in range(0, 19))   # face-unread thresholds tried: 0 to 0.9
 
 
 # -- the networks: one hidden layer, softmax out -------------------------------------------------------
@@ -290,9 +295,12 @@ class Model:
             dice.append((seen * (1 - p[0]), x, y, p))
         dice = sorted(dice, key=lambda d: -d[0])[:count]
         out = []
+        unread_below = float(self.meta.get("face_unread_below", 0.0))
         for conf, x, y, p in dice:
             flat = int(p.argmax()) != COCKED
-            face = int(np.argmax(p[1:7])) + 1
+            face: int | None = int(np.argmax(p[1:7])) + 1
+            if flat and p[face] < unread_below:     # a face it is unsure of is not read (a re-read, not a guess)
+                face = None
             outline = _outline(cal, view.edge, x, y)
             centre = cal.camera.project([(x, y, view.edge)])[0]
             out.append({"face": face if flat else None, "flat": flat,
@@ -339,8 +347,15 @@ def read_image(data: bytes, cal: Calibration, model: Model | None = None) -> dic
 
 
 # -- training ----------------------------------------------------------------------------------------------
-def _frames(folders: list[Path], limit: int | None):
-    """(label, rgb, calibration) of every frame at rest of the folders, in name order."""
+def _held_for_validation(label: dict) -> bool:
+    """Frames of one drop in five (its seed, whatever the variation drawn) are kept out of the
+    fitting to choose the face-unread threshold on: training seeds, never a scoring set's."""
+    return int(label["seed"]) % VALIDATION_EVERY == 0
+
+
+def _frames(folders: list[Path], limit: int | None, validation: bool | None = None):
+    """(label, rgb, calibration) of every frame at rest of the folders, in name order
+    (``validation``: True only the validation frames, False only the others, None all)."""
     for folder in folders:
         cal = Calibration.load(str(folder / "calibration.json"))
         if cal.scene != "tower":
@@ -352,6 +367,8 @@ def _frames(folders: list[Path], limit: int | None):
                 break
             label = json.loads(path.read_text(encoding="utf-8"))
             if label.get("moment") != "rest":
+                continue
+            if validation is not None and _held_for_validation(label) != validation:
                 continue
             rgb = np.asarray(Image.open(folder / label["image"]).convert("RGB"))
             yield label, rgb, cal
@@ -415,13 +432,38 @@ def classifier_examples(view: View, label: dict, model: Model, rng: np.random.Ge
     return rows, ys
 
 
+def choose_unread_threshold(model: Model, frames) -> tuple[float, dict]:
+    """The face-unread threshold from validation frames (``(label, rgb, calibration)``): of
+    ``UNREAD_GRID``, the one with the fewest roll frames settled on wrong faces, then the
+    fewest roll frames left unread or called a no roll; with the figures at each threshold."""
+    rolls = []          # per roll frame: called a no roll, faces right, the least chance of a face read
+    for label, rgb, cal in frames:
+        if label["truth"]["no_roll"]:
+            continue
+        reading = model.read(rgb, cal)
+        dice = reading["dice"]
+        least = min((d["chances"][str(d["face"])] for d in dice if d["face"] is not None), default=0.0)
+        right = sorted(str(d["face"]) for d in dice) == sorted(str(f) for f in label["truth"]["faces"])
+        rolls.append((bool(reading["no_roll"]), right, least))
+    table = {}
+    for t in UNREAD_GRID:
+        wrong = sum(1 for called, right, least in rolls if not called and least >= t and not right)
+        void = sum(1 for called, right, least in rolls if called or least < t)
+        table[f"{t:.2f}"] = {"rolls_settled_wrong": wrong, "roll_frames_not_settled": void}
+    best = min(UNREAD_GRID, key=lambda t: (table[f"{t:.2f}"]["rolls_settled_wrong"],
+                                           table[f"{t:.2f}"]["roll_frames_not_settled"], t))
+    return best, {"roll_frames": len(rolls), "by_threshold": table}
+
+
 def train(folders: list[Path], seed: int, limit: int | None = None, iterations: int = 300,
-          step=lambda: None) -> Model:
-    """Both networks from the frames of ``folders`` (the detector first, then the classifier
-    on the detector's own candidates), every draw from ``seed``."""
+          step=lambda: None, cocked_weight: float = 1.0) -> Model:
+    """Both networks from the frames of ``folders`` but the validation split (the detector
+    first, then the classifier on the detector's own candidates), every draw from ``seed``;
+    then the face-unread threshold chosen on the validation split. ``cocked_weight``: the
+    cocked class's total weight against a face's average."""
     rng = np.random.default_rng([seed, 1])
     xs, ys = [], []
-    for label, rgb, cal in _frames(folders, limit):
+    for label, rgb, cal in _frames(folders, limit, validation=False):
         x, y = detector_examples(View(rgb, cal), label, rng)
         xs.append(x)
         ys.append(y)
@@ -434,7 +476,7 @@ def train(folders: list[Path], seed: int, limit: int | None = None, iterations: 
     classes: list[int] = []
     rng = np.random.default_rng([seed, 2])
     frames = 0
-    for label, rgb, cal in _frames(folders, limit):
+    for label, rgb, cal in _frames(folders, limit, validation=False):
         windows, their_classes = classifier_examples(View(rgb, cal), label, model, rng, turns=3)
         rows += windows
         classes += their_classes
@@ -444,10 +486,20 @@ def train(folders: list[Path], seed: int, limit: int | None = None, iterations: 
     counts = np.bincount(y_cls, minlength=len(CLASSES)).astype(float)
     # Each class weighs as the square root of its count (rare cocked dice count for more than their number).
     per_class = np.where(counts > 0, 1 / np.sqrt(np.maximum(counts, 1)), 0.0)
+    # ... and cocked dice (a no roll missed settles a void drop, 625b.2(d)(5)) as much as
+    # ``cocked_weight`` times a face's average total.
+    totals = per_class * counts
+    if counts[COCKED] > 0:
+        per_class[COCKED] = cocked_weight * float(np.mean(totals[1:7])) / counts[COCKED]
     classifier = fit(x_cls, y_cls, len(CLASSES), 40, seed + 1, per_class[y_cls], iterations)
+    model = Model(detector, classifier, {})
+    held = list(_frames(folders, limit, validation=True))
+    threshold, validation = choose_unread_threshold(model, held)
     meta = {"schema": SCHEMA, "seed": int(seed), "frames": frames, "iterations": iterations,
             "folders": [f.name for f in folders], "detector_windows": int(len(y_det)),
             "classifier_windows": {c: int(n) for c, n in zip(CLASSES, counts)},
+            "cocked_weight": cocked_weight, "face_unread_below": threshold,
+            "validation": {"frames": len(held), "every": VALIDATION_EVERY} | validation,
             "steps": {"detector": DET_STEP, "classifier": CLS_STEP}}
     return Model(detector, classifier, meta)
 
@@ -508,6 +560,8 @@ def _train_main(argv: list[str]) -> int:
     parser.add_argument("--out", required=True, metavar="FILE", help="the model file to write (.npz)")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="at most N frames a folder")
     parser.add_argument("--iterations", type=int, default=300, help="L-BFGS iterations a network (default 300)")
+    parser.add_argument("--cocked-weight", type=float, default=1.0,
+                        help="the cocked class's total weight against a face's average (default 1)")
     args = parser.parse_args(argv)
     folders = [Path(f) for f in args.folders]
     for f in folders:
@@ -515,7 +569,7 @@ def _train_main(argv: list[str]) -> int:
             print(f"learned train: {f}: no calibration.json: not a folder written by twin frames", file=sys.stderr)
             return 2
     try:
-        model = train(folders, args.seed, args.limit, args.iterations)
+        model = train(folders, args.seed, args.limit, args.iterations, cocked_weight=args.cocked_weight)
     except (OSError, ValueError, KeyError) as err:
         print(f"learned train: {err}", file=sys.stderr)
         return 2
