@@ -504,10 +504,42 @@ def train(folders: list[Path], seed: int, limit: int | None = None, iterations: 
     return Model(detector, classifier, meta)
 
 
+def more_cocked(folder: Path, out: Path, draws: int, level: str | None = None) -> int:
+    """Cocked dice for training: each drop of ``folder`` (written by ``twin frames``) whose
+    tray rests with a die not flat, dropped again (the same seed, the same rest) and drawn
+    under ``draws`` more variation seeds (300000 + 16 x (seed - 200000) + k: training seeds,
+    apart from every scoring set) at the folder's level (or ``level``: a name or a file);
+    written to ``out`` as ``twin frames`` writes. Returns the frames written."""
+    from twin.camera.frames import Studio, read_labels, save
+    from twin.tower import drop, load_design
+    calibration = json.loads((folder / "calibration.json").read_text(encoding="utf-8"))
+    design = load_design(calibration["design"])
+    studio = Studio(design, "tower", level=level or calibration["level"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "calibration.json").write_text(json.dumps(studio.calibration() | {"level": studio.level},
+                                                     sort_keys=True, indent=1))
+    made = 0
+    try:
+        for label in read_labels(folder, moment="rest"):
+            if all(d["flat"] for d in label["truth"]["dice"]):
+                continue
+            seed = int(label["seed"])
+            result = drop(design, seed)
+            for k in range(draws):
+                save(studio.rest_of_drop(result, name=f"{design.name}-{seed:06d}-v{k:02d}",
+                                         variation_seed=300000 + (seed - 200000) * 16 + k), out)
+                made += 1
+    finally:
+        studio.close()
+    return made
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["train"]:
         return _train_main(argv[1:])
+    if argv[:1] == ["cocked"]:
+        return _cocked_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m bench.vision.learned",
                                      description="The learned recogniser: one JSON reading per frame "
                                                  "('train' as the first argument trains one).")
@@ -542,6 +574,27 @@ def main(argv: list[str] | None = None) -> int:
             reading["frame"] = path.replace("\\", "/").rsplit("/", 1)[-1]
         print(json.dumps(reading, sort_keys=True), flush=True)
     return status
+
+
+def _cocked_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.vision.learned cocked",
+                                     description="More training frames of cocked dice: the drops of a twin frames "
+                                                 "folder with a die not flat, drawn under more variation seeds.")
+    parser.add_argument("folder", metavar="FRAMES", help="a folder written by twin frames (a tower)")
+    parser.add_argument("--draws", type=int, default=6, help="variation seeds a cocked drop (default 6)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
+    args = parser.parse_args(argv)
+    folder = Path(args.folder)
+    if not (folder / "calibration.json").is_file():
+        print(f"learned cocked: {folder}: no calibration.json: not a folder written by twin frames", file=sys.stderr)
+        return 2
+    try:
+        made = more_cocked(folder, Path(args.out), args.draws)
+    except (OSError, ValueError, KeyError) as err:
+        print(f"learned cocked: {folder}: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps({"out": args.out, "frames": made}))
+    return 0
 
 
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

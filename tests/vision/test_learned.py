@@ -125,3 +125,16 @@ def test_training_refuses_a_folder_without_calibration_in_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "bench.vision.learned", "train", str(tmp_path), "--seed", "1",
                            "--out", str(tmp_path / "m.npz")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and str(tmp_path) in done.stderr
+
+
+def test_more_cocked_draws_each_cocked_drop_again_under_other_variations(tmp_path_factory, tmp_path):
+    """Training's extra cocked dice: of a folder's drops, the one with a die cocked (200002; 200001
+    lies flat) is drawn again under other variation seeds, the same seed giving the same bytes."""
+    folder = _folder(tmp_path_factory, "narrow-tray", [200001, 200002])
+    assert learned.main(["cocked", str(folder), "--draws", "2", "--out", str(tmp_path / "a")]) == 0
+    assert learned.main(["cocked", str(folder), "--draws", "2", "--out", str(tmp_path / "b")]) == 0
+    labels = read_labels(tmp_path / "a")
+    assert [lab["seed"] for lab in labels] == [200002, 200002]
+    assert all(any(not d["flat"] for d in lab["truth"]["dice"]) and lab["truth"]["no_roll"] for lab in labels)
+    assert labels[0]["sha256"] != labels[1]["sha256"]            # another picture of the same rest
+    assert [lab["sha256"] for lab in read_labels(tmp_path / "b")] == [lab["sha256"] for lab in labels]
