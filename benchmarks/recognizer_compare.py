@@ -1,7 +1,7 @@
 """The reference and the learned recogniser side by side on held-out frames
 (docs/camera.md, "The learned recogniser").
 
-    .venv/bin/python benchmarks/recognizer_compare.py --standard 200 --narrow 150 --levels default hard \\
+    .venv/bin/python benchmarks/recognizer_compare.py --standard 100 --narrow 75 --levels default studio hard \\
         --out out/recognizer-compare --json out/recognizer-compare/scores.json
 
 Frames are made (``twin frames``, resumable) under OUT/<level>-<design>/ for
@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--standard", type=int, default=200, help="standard-tower frames a level (default 200)")
     parser.add_argument("--narrow", type=int, default=150, help="narrow-tray frames a level (default 150)")
-    parser.add_argument("--levels", nargs="+", default=["default", "hard"], help="variation levels (default: default hard)")
+    parser.add_argument("--levels", nargs="+", default=["default", "studio", "hard"],
+                        help="variation levels (default: default studio hard)")
     parser.add_argument("--seed", type=int, default=70000, help="first seed (default 70000: held out)")
     parser.add_argument("--out", default="out/recognizer-compare", help="where the frames are made")
     parser.add_argument("--model", default=None, help="a learned model file (default: the shipped one)")
