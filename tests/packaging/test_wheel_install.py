@@ -152,6 +152,7 @@ def test_the_wheel_holds_every_module_and_every_shipped_file(wheel):
     shipped |= {str(p.relative_to(REPO)) for p in (REPO / "bench" / "adapters" / "template").iterdir() if p.is_file()}
     shipped |= {f"tablebench_schemas/{p.name}" for p in (REPO / "schemas").glob("*.schema.json")}   # --json's schemas
     shipped |= {"bench/vision/learned.npz"}   # the learned recogniser's model (bench.vision.learned)
+    shipped |= {str(p.relative_to(REPO)) for p in (REPO / "twin" / "camera" / "variations").glob("*.yaml")}  # levels
     shipped |= {"tablebench_pytest.py", "tablebench_fixtures/__init__.py",
                 "tablebench_fixtures/staged-seeds.json",         # the staging catalogues (bench.play.staging)
                 "tablebench_fixtures/paytables.yaml"}   # the paytables bench.rules and twin edge both read

@@ -11,8 +11,8 @@ reflection and the tray's ghost, smudges, refraction); the lens's barrel
 distortion and vignetting. ``Warp`` moves the picture and the mask alike
 and carries the projected points of the labels (outlines, the ball's
 centre) to where the distorted picture shows them. A video codec's flat
-blocks come last, after the sensor's noise (``blocky``, from
-``variation.finish``).
+blocks come last, after the sensor's noise, with the rest of what the camera
+delivers (``variation.blocky``, from ``variation.finish``).
 
 Every random choice comes from the frame's ``StudioDraw`` (its seed), the
 fixed patterns from fixed seeds: the same frame, the same bytes.
@@ -316,21 +316,6 @@ class Warp:
 def vignette(rgb: np.ndarray, amount: float) -> np.ndarray:
     h, w = rgb.shape[:2]
     return rgb * (1 - amount * _corner_falloff(h, w))[..., None]
-
-
-def blocky(rgb: np.ndarray, amount: float, block: int = 8) -> np.ndarray:
-    """A video codec's loss: where an 8 x 8 block is smooth, it is flattened
-    towards its mean (the DC term kept, the rest quantised away)."""
-    h, w = (rgb.shape[0] // block) * block, (rgb.shape[1] // block) * block
-    part = rgb[:h, :w].astype(np.float32).reshape(h // block, block, w // block, block, 3)
-    mean = part.mean(axis=(1, 3), keepdims=True)
-    luma = part.mean(axis=-1, keepdims=True)
-    spread = np.abs(luma - luma.mean(axis=(1, 3), keepdims=True)).mean(axis=(1, 3), keepdims=True) * 1.25
-    weight = amount * np.clip(1.3 - spread / 14, 0, 1)
-    flat = part * (1 - weight) + mean * weight
-    out = rgb.copy()
-    out[:h, :w] = np.clip(flat.reshape(h, w, 3), 0, 255).round().astype(np.uint8)
-    return out
 
 
 def studio_picture(rgb: np.ndarray, mask: np.ndarray, v: Variation, felt: list[int], dice: list[int],

@@ -354,6 +354,21 @@ def _draw_studio(lv: Level, seed: int, dice: DiceSet) -> StudioDraw:
                       int(rng.integers(2**31)))
 
 
+def blocky(rgb: np.ndarray, amount: float, block: int = 8) -> np.ndarray:
+    """A video codec's loss: where an 8 x 8 block is smooth, it is flattened
+    towards its mean (the DC term kept, the rest quantised away)."""
+    h, w = (rgb.shape[0] // block) * block, (rgb.shape[1] // block) * block
+    part = rgb[:h, :w].astype(np.float32).reshape(h // block, block, w // block, block, 3)
+    mean = part.mean(axis=(1, 3), keepdims=True)
+    luma = part.mean(axis=-1, keepdims=True)
+    spread = np.abs(luma - luma.mean(axis=(1, 3), keepdims=True)).mean(axis=(1, 3), keepdims=True) * 1.25
+    weight = amount * np.clip(1.3 - spread / 14, 0, 1)
+    flat = part * (1 - weight) + mean * weight
+    out = rgb.copy()
+    out[:h, :w] = np.clip(flat.reshape(h, w, 3), 0, 255).round().astype(np.uint8)
+    return out
+
+
 def finish(rgb: np.ndarray, variation: Variation) -> bytes:
     """The rendered picture as the camera delivers it: blurred by the lens,
     with the sensor's noise, a codec's blocks, encoded (JPEG at the drawn
@@ -365,7 +380,6 @@ def finish(rgb: np.ndarray, variation: Variation) -> bytes:
         noise = np.random.default_rng(variation.noise_seed).normal(0, variation.noise, rgb.shape)
         image = Image.fromarray(np.clip(np.asarray(image, float) + noise, 0, 255).round().astype(np.uint8), "RGB")
     if variation.studio is not None and variation.studio.blockiness > 0:
-        from twin.camera.effects import blocky
         image = Image.fromarray(blocky(np.asarray(image), variation.studio.blockiness), "RGB")
     out = io.BytesIO()
     if variation.jpeg_quality is None:
