@@ -406,7 +406,12 @@ class Recognizer:
                     return {"error": f"no reply within {self.timeout_s:g} s"}
                 chunk = os.read(out.fileno(), 65536)
                 if not chunk:
-                    return {"error": f"the recogniser ended (status {proc.wait()}){self._last_words()}"}
+                    # Its output is closed; the process may live on (the deadline holds for that too).
+                    try:
+                        status = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                    except subprocess.TimeoutExpired:
+                        return {"error": "the recogniser closed its output and did not end"}
+                    return {"error": f"the recogniser ended (status {status}){self._last_words()}"}
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         if len(line) > MAX_REPLY:

@@ -142,6 +142,23 @@ def test_a_deadline_kills_the_recognisers_whole_process_group(tmp_path):
     assert not _alive(child), "the recogniser's child outlived its frame"
 
 
+def test_a_stream_that_closes_its_output_and_lives_on_cannot_hold_the_call(tmp_path):
+    """Its stdout ends but the process sleeps: the call's deadline still holds
+    (it waited for the process with no timeout: 60 s under --timeout 2), and
+    the frame's error says what happened."""
+    cmd = _script(tmp_path, "r.py", """
+        import os, sys, time
+        sys.stdin.readline()
+        os.close(1)
+        time.sleep(60)
+    """)
+    started = time.monotonic()
+    with Recognizer(cmd, tmp_path, stream=True, timeout_s=2) as rec:
+        got = rec.read(tmp_path / "f.jpg", b"x")
+    assert time.monotonic() - started < 8, "the call outlived its deadline"
+    assert got["error"] == "the recogniser closed its output and did not end"
+
+
 def test_a_flood_is_cut_at_the_limit_while_reading(tmp_path):
     cmd = _script(tmp_path, "r.py", """
         import sys
