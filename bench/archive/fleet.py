@@ -14,10 +14,12 @@ the rounds bench run did not stage (a staged outcome is chosen, not drawn):
 - ``outcome``: the faces of the settling throw (or the pockets) against a
   fair die's (or wheel's) equal chances, chi-square;
 - ``lucky``: the Lucky draws against the rules submission's distribution,
-  every count, position and odds value an exact binomial test (Holm within
-  the family; ``bench.archive.lucky_exact``: the oracle's chi-squares are
-  too rough in the far tail the fleet's correction reads), whose smallest
-  adjusted p is the group's;
+  each position an exact binomial test, and the count and each odds
+  distribution one test each (the smallest of its values' exact binomial
+  p-values times their number), Holm within the family
+  (``bench.archive.lucky_exact``: the oracle's chi-squares are too rough in
+  the far tail the fleet's correction reads), whose smallest adjusted p is
+  the group's;
 - ``trend`` (a table over two periods or more): its no-roll rate the same in
   every period, a chi-square test of homogeneity.
 

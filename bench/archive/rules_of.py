@@ -30,10 +30,12 @@ def _rules(original: Path) -> Any:
 
 def lucky_judge(archive: Archive, journal: str, draws: list[list[tuple[str, int]]]) -> tuple[float, str, str] | None:
     """The fleet's ``lucky`` test of a group's draws (each round's (bet, pays)),
-    by the rules of ``journal`` (one of the group's): every count, position and
-    odds value an exact binomial test (``bench.archive.lucky_exact``: the
-    oracle's chi-squares are too rough in a fleet's far tail), Holm within the
-    family, its smallest adjusted p-value, with what it found and its clause.
+    by the rules of ``journal`` (one of the group's): each position an exact
+    binomial test, the count and each odds distribution one test each (the
+    smallest of its values' exact p-values times their number;
+    ``bench.archive.lucky_exact``: the oracle's chi-squares are too rough in a
+    fleet's far tail), Holm within the family, its smallest adjusted p-value,
+    with what it found and its clause.
     None where the game has no Lucky draw."""
     return lucky_test(_rules(archive.root / "originals" / f"{journal}.jsonl"), draws)
 

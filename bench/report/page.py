@@ -326,7 +326,8 @@ def _camera_words(camera: dict, tally) -> str:
     return (said + f"; {tally.frames} frames: {tally.right} read right, {tally.misread} misread (violations: "
             f"{tally.roll_called_no_roll} rolls called a no roll, {tally.no_roll_missed} no rolls sent as rolls, "
             f"{tally.faces_wrong} wrong faces or pockets), {tally.unread} unread after {camera.get('rereads')} "
-            f"re-reads (the policy's call), {tally.rereads} re-reads in all")
+            f"re-reads (the policy's call: a no roll; violations: {tally.rolls_voided_unread} rolls it voided, "
+            f"625b.2(d)(5)), {tally.rereads} re-reads in all")
 
 
 def _replay_words(facts: SessionFacts) -> str:

@@ -46,6 +46,7 @@ import json
 import math
 import os
 import sys
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -250,11 +251,16 @@ class Model:
 
     @classmethod
     def load(cls, path: str | Path = MODEL) -> "Model":
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(bytes(data["meta"]).decode())
-            if meta.get("schema") != SCHEMA:
-                raise ValueError(f"{path}: a learned model of schema {meta.get('schema')}, this reader's is {SCHEMA}")
-            return cls(Net.from_arrays(data, "det"), Net.from_arrays(data, "cls"), meta)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(bytes(data["meta"]).decode())
+                if not isinstance(meta, dict):
+                    raise ValueError("its meta is not an object")
+                if meta.get("schema") != SCHEMA:
+                    raise ValueError(f"a learned model of schema {meta.get('schema')}, this reader's is {SCHEMA}")
+                return cls(Net.from_arrays(data, "det"), Net.from_arrays(data, "cls"), meta)
+        except (zipfile.BadZipFile, EOFError, UnicodeDecodeError, AttributeError, IndexError) as err:
+            raise ValueError(f"not a learned model's file ({type(err).__name__}: {err})") from None
 
     def save(self, path: str | Path) -> None:
         arrays = self.detector.arrays("det") | self.classifier.arrays("cls")

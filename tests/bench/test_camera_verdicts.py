@@ -80,6 +80,8 @@ def test_a_recogniser_that_never_answers_follows_the_policy_and_fails_the_sessio
     assert summary["passed"] is False
     assert scores["unread"] == 2 and scores["rereads"] == 4 and scores["read"] == 0 and scores["misread"] == 0
     assert scores["rolls_voided_unread"] == scores["truth_rolls"] > 0
+    page = (out / "report.html").read_text()     # the page names them among the violations, as the verdict does
+    assert f"violations: {scores['rolls_voided_unread']} rolls it voided, 625b.2(d)(5)" in page
     again = _bench("replay", str(out / "session.jsonl"), "--round", "1")
     assert again.returncode == 1, again.stdout + again.stderr
     assert "the policy's call (the recogniser could not read), after 2 re-reads" in again.stdout

@@ -138,3 +138,18 @@ def test_more_cocked_draws_each_cocked_drop_again_under_other_variations(tmp_pat
     assert all(any(not d["flat"] for d in lab["truth"]["dice"]) and lab["truth"]["no_roll"] for lab in labels)
     assert labels[0]["sha256"] != labels[1]["sha256"]            # another picture of the same rest
     assert [lab["sha256"] for lab in read_labels(tmp_path / "b")] == [lab["sha256"] for lab in labels]
+
+
+def test_a_broken_model_file_is_one_line_and_exit_2(tmp_path, standard_hard):
+    """A truncated model or one whose header is not an object: one line naming
+    the file, exit 2, not a traceback."""
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(learned.MODEL.read_bytes()[:5000])
+    listed = tmp_path / "listed.npz"
+    np.savez(listed, meta=np.frombuffer(json.dumps([1]).encode(), dtype=np.uint8))
+    for model in (truncated, listed):
+        done = subprocess.run([sys.executable, "-m", "bench.vision.learned", "--calibration",
+                               str(standard_hard / "calibration.json"), "--model", str(model), "x.png"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1 and f"{model}: not a learned model" in done.stderr
