@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_REPLY = 1 << 20
+ENDED_GRACE_S = 0.2        # after a run-once recogniser ends, how long its pipes are still read
 MAX_HEADER_LINE = 8192           # an HTTP status or header line longer than this is the frame's error
 MAX_HEADERS = 100
 MAX_DIGITS = 18                  # a number in a reading with more digits than this is malformed
@@ -299,12 +300,19 @@ class Recognizer:
                 selector.register(proc.stdout, selectors.EVENT_READ, out)
                 selector.register(proc.stderr, selectors.EVENT_READ, err_tail)
                 open_pipes = 2
+                ended_at = None
                 while open_pipes:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         problem = f"no reply within {self.timeout_s:g} s"
                         break
-                    for key, _ in selector.select(left):
+                    # A recogniser that has ended may have left a child holding its pipes open (a
+                    # server it started): what it wrote is read for a moment more, then taken.
+                    if ended_at is None and proc.poll() is not None:
+                        ended_at = time.monotonic()
+                    if ended_at is not None and time.monotonic() - ended_at > ENDED_GRACE_S:
+                        break
+                    for key, _ in selector.select(min(left, 0.05)):
                         chunk = os.read(key.fd, 65536)
                         if not chunk:
                             selector.unregister(key.fileobj)

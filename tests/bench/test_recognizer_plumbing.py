@@ -159,6 +159,22 @@ def test_a_stream_that_closes_its_output_and_lives_on_cannot_hold_the_call(tmp_p
     assert got["error"] == "the recogniser closed its output and did not end"
 
 
+def test_a_reply_is_taken_though_a_child_of_the_recogniser_holds_its_output(tmp_path):
+    """A run-once recogniser that starts a helper (which inherits its stdout),
+    answers and exits: the reply is the frame's at once, not "no reply" at
+    the deadline, and the helper is killed with the group."""
+    cmd = _script(tmp_path, "r.py", """
+        import json, subprocess
+        subprocess.Popen(["sleep", "30"])
+        print(json.dumps({"pocket": 5}), flush=True)
+    """)
+    started = time.monotonic()
+    with Recognizer(cmd, tmp_path, timeout_s=5) as rec:
+        got = rec.read(tmp_path / "f.jpg")
+    assert got.get("pocket") == 5, got
+    assert time.monotonic() - started < 4
+
+
 def test_a_flood_is_cut_at_the_limit_while_reading(tmp_path):
     cmd = _script(tmp_path, "r.py", """
         import sys
