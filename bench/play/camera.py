@@ -57,6 +57,17 @@ class CameraOptions:
                 "stream": self.stream, "serve": self.serve}
 
 
+def _variation_file(level: str) -> dict:
+    """A lab's own variation file (not a shipped level's name): its text and
+    SHA-256 go into the journal, so that the ranges the frames were drawn
+    from travel with it, as a design's text does."""
+    path = Path(level)
+    if "/" not in level and not level.endswith((".yaml", ".yml")) or not path.is_file():
+        return {}
+    data = path.read_bytes()
+    return {"variation_sha256": hashlib.sha256(data).hexdigest(), "variation_text": data.decode("utf-8", "replace")}
+
+
 def _as_drop(detail: dict):
     """A ``DropResult``-like view of a reading's detail (the twin's result as
     JSON): what the camera needs to draw and label the tray, no physics again."""
@@ -113,6 +124,7 @@ class CameraPlant:
     def header(self) -> dict:
         """What the journal's session record says about the camera."""
         return {**self.options.to_json(), "calibration_sha256": self.calibration_sha256,
+                **_variation_file(self.options.level),
                 "stream_address": self.server.address if self.server else None,
                 "frames": str(self.folder),
                 **({"recognizer_command": self.recognizer.description, "rereads": REREADS,

@@ -31,4 +31,7 @@ def test_a_labs_own_variation_file_is_the_camera_of_the_session(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((tmp_path / "s" / "summary.json").read_text())
     assert summary["camera"]["level"] == str(own)
+    session = json.loads((tmp_path / "s" / "session.jsonl").read_text().splitlines()[0])
+    assert session["camera"]["variation_text"] == own.read_text()      # the ranges travel with the journal
+    assert len(session["camera"]["variation_sha256"]) == 64
     assert list((tmp_path / "s" / "frames").glob("*.jpg"))
