@@ -138,3 +138,19 @@ def test_the_studio_wheel_keeps_its_pocket_and_ball():
     assert ball["visible_px"] > 0
     x, y, w, h = ball["box_px"]
     assert x - 1 <= ball["centre_px"][0] <= x + w + 1 and y - 1 <= ball["centre_px"][1] <= y + h + 1
+
+
+def test_pixels_the_lens_brings_from_beyond_the_picture_show_no_object():
+    """Barrel distortion (the hard level's k1 = -0.12) shows, in the frame's
+    corners, pixels from beyond the rendered picture: the mask says -1 there,
+    not the edge pixel's object, so a die at the edge gains no phantom
+    pixels in its box and visible count (the labels stay the picture's truth)."""
+    import numpy as np
+    from twin.camera.effects import Warp
+    h, w = 48, 64
+    mask = np.full((h, w), 7, dtype=np.int32)           # one object everywhere, edges included
+    rgb = np.zeros((h, w, 3), dtype=np.float32)
+    _, warped = Warp(h, w, -0.12, 0.0, seed=1).apply(rgb, mask)
+    warped = warped.reshape(h, w)
+    assert warped[0, 0] == warped[-1, -1] == -1 and warped[h // 2, w // 2] == 7
+    assert 0 < (warped == -1).sum() < h * w // 4

@@ -284,7 +284,9 @@ class Warp:
             return rgb, mask
         y, x = _grid(self.h, self.w)
         qx, qy = self.source(x, y)
-        # bilinear, the three channels in one gather; the mask by the nearest pixel (-1 outside)
+        # bilinear, the three channels in one gather; the mask by the nearest pixel (-1 outside:
+        # a pixel the lens brings from beyond the rendered picture shows no object's pixel)
+        outside = (qx < -0.5) | (qx > self.w - 0.5) | (qy < -0.5) | (qy > self.h - 0.5)
         qx = np.clip(qx, 0, self.w - 1.001)
         qy = np.clip(qy, 0, self.h - 1.001)
         x0, y0 = qx.astype(np.int32), qy.astype(np.int32)
@@ -295,7 +297,7 @@ class Warp:
         bottom = flat[at + self.w] * (1 - fx) + flat[at + self.w + 1] * fx
         out = top * (1 - fy) + bottom * fy
         nearest = np.rint(qy).astype(np.int32) * self.w + np.rint(qx).astype(np.int32)
-        return out, mask.reshape(-1)[nearest]
+        return out, np.where(outside, -1, mask.reshape(-1)[nearest])
 
     def points(self, pixels) -> np.ndarray:
         target = np.asarray(pixels, float).reshape(-1, 2)
