@@ -134,3 +134,15 @@ def test_a_design_may_carry_its_camera(tmp_path):
     design.write_text(text + "camera: {position_m: [0, 0, 0.25], target_m: [0, 0, 0], fov: 35}\n")
     with pytest.raises(DesignError, match="camera.fov"):
         load_tower(design)
+
+
+def test_a_stray_json_file_in_the_folder_is_one_line_and_exit_2(tmp_path):
+    """twin frames writes coco.json from every label in its folder: a JSON file
+    there that is not a frame's labels is named in one line, exit 2 (it was an
+    internal error, exit 5)."""
+    (tmp_path / "notes.json").write_text("[1]")
+    done = subprocess.run([sys.executable, "-m", "twin.cli", "frames", "towers/standard", "--count", "1",
+                           "--seed", "5", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [f"twin frames: {tmp_path / 'notes.json'}: not a frame's labels: "
+                                                f"no image or truth"]

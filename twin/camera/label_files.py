@@ -10,6 +10,10 @@ from pathlib import Path
 NOT_LABELS = ("calibration.json", "coco.json")
 
 
+class NotLabels(ValueError):
+    """A JSON file in a frames folder that is not a frame's labels (its path in the message)."""
+
+
 def read_labels(folder: str | Path, *, moment: str | None = None) -> list[dict]:
     """Every frame label of ``folder``, in name order (``calibration.json``
     and ``coco.json`` are not labels); with ``moment``, only the frames of
@@ -22,9 +26,9 @@ def read_labels(folder: str | Path, *, moment: str | None = None) -> list[dict]:
         try:
             label = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise ValueError(f"{path}: not a frame's labels: {err}") from None
+            raise NotLabels(f"{path}: not a frame's labels: {err}") from None
         if not isinstance(label, dict) or not isinstance(label.get("truth"), dict) or "image" not in label:
-            raise ValueError(f"{path}: not a frame's labels: no image or truth")
+            raise NotLabels(f"{path}: not a frame's labels: no image or truth")
         if moment is None or label.get("moment") == moment:
             out.append(label)
     return out

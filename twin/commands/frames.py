@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from twin.camera.frames import Studio, write_folder
+    from twin.camera.label_files import NotLabels
     from twin.camera.spec import design_camera, load_camera
     from twin.camera.variation import load_level
     from twin.kinds import plant_kind
@@ -75,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
             counts = write_folder(studio, out, seeds, args.fall_every, step=bar.update)
     except OSError as err:
         print(f"twin frames: {out}: cannot write: {err.strerror or err}", file=sys.stderr)
+        return Exit.BAD_INPUT
+    except NotLabels as err:      # a file in the folder that is not a frame's labels
+        print(f"twin frames: {err}", file=sys.stderr)
         return Exit.BAD_INPUT
     finally:
         studio.close()
