@@ -34,19 +34,28 @@ def _window(ctx: Context) -> str:
     return f"window {window}: {len(fresh)} then {len(new)} in flight"
 
 
-@check("cumulative-ack", "§9 Version 2 (cumulative ACK)", "one ACK of the last of several messages "
-       "acknowledges them all: none is sent again", versions=(2,))
-def _cumulative(ctx: Context) -> str:
+def _wagers_in_one_write(ctx: Context, n: int, prefix: str) -> list[Arrival]:
+    """Greet with window ``n``, send ``n`` WAGERs in one write (ids
+    ``prefix0``...), answer nothing, and return what arrives until ``n``
+    messages have come (or the reply deadline)."""
     w = ctx.wire
-    n = ctx.in_flight(4)               # the controller keeps no more in flight than the bench announces
     _, opened = ctx.hello(window=n)
     round_, bet = opened["round"], ctx.good_bet()
-    w.write(b"".join(w.frame("WAGER", round=round_, id=f"c{i}", bet=bet, stake=100) for i in range(n)))
+    w.write(b"".join(w.frame("WAGER", round=round_, id=f"{prefix}{i}", bet=bet, stake=100) for i in range(n)))
     ends, got = time.monotonic() + REPLY_S, list[Arrival]()
     while len(messages(got)) < n and time.monotonic() < ends:
         arrival = w.next(0.05)
         if arrival is not None:
             got.append(arrival)
+    return got
+
+
+@check("cumulative-ack", "§9 Version 2 (cumulative ACK)", "one ACK of the last of several messages "
+       "acknowledges them all: none is sent again", versions=(2,))
+def _cumulative(ctx: Context) -> str:
+    w = ctx.wire
+    n = ctx.in_flight(4)               # the controller keeps no more in flight than the bench announces
+    got = _wagers_in_one_write(ctx, n, "c")
     said = messages(got)
     require(len(said) >= n, f"{n} WAGERs in one write: {len(said)} replies")
     acks = of_type(got, "ACK")
@@ -65,15 +74,7 @@ def _cumulative(ctx: Context) -> str:
 def _go_back(ctx: Context) -> str:
     w = ctx.wire
     n = ctx.in_flight(3)               # the controller keeps no more in flight than the bench announces
-    _, opened = ctx.hello(window=n)
-    round_, bet = opened["round"], ctx.good_bet()
-    w.write(b"".join(w.frame("WAGER", round=round_, id=f"g{i}", bet=bet, stake=100) for i in range(n)))
-    ends, got = time.monotonic() + REPLY_S, list[Arrival]()
-    while len(messages(got)) < n and time.monotonic() < ends:
-        arrival = w.next(0.05)
-        if arrival is not None:
-            got.append(arrival)
-    said = messages(got)
+    said = messages(_wagers_in_one_write(ctx, n, "g"))
     require(len(said) >= n, f"{n} WAGERs: {len(said)} replies")
     w.nak(seq_of(said[0]), "out-of-order")
     again = w.collect(soon(ctx))
