@@ -55,7 +55,8 @@ from PIL import Image
 from scipy import ndimage
 from scipy.optimize import minimize
 
-from bench.vision.reference import Calibration, _luminance, _otsu, read_wheel
+from bench.vision.reference import (Calibration, _luminance, _otsu, answer_frames, load_calibration, read_wheel,
+                                    recogniser_parser)
 
 MODEL = Path(__file__).with_name("learned.npz")
 SCHEMA = 1
@@ -546,40 +547,19 @@ def main(argv: list[str] | None = None) -> int:
         return _train_main(argv[1:])
     if argv[:1] == ["cocked"]:
         return _cocked_main(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m bench.vision.learned",
-                                     description="The learned recogniser: one JSON reading per frame "
-                                                 "('train' as the first argument trains one).")
-    parser.add_argument("--calibration", required=True, metavar="FILE",
-                        help="the camera's calibration.json (written by twin frames or bench run --camera)")
+    parser = recogniser_parser("python -m bench.vision.learned", "The learned recogniser: one JSON reading per "
+                               "frame ('train' as the first argument trains one).")
     parser.add_argument("--model", default=str(MODEL), metavar="FILE", help="the model (default: the shipped one)")
-    parser.add_argument("--stream", action="store_true",
-                        help="read one image path a line on stdin, answer one JSON line each")
-    parser.add_argument("images", nargs="*", help="image files (PNG or JPEG)")
     args = parser.parse_args(argv)
-    try:
-        cal = Calibration.load(args.calibration)
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        print(f"learned recogniser: {args.calibration}: not a calibration file: {err}", file=sys.stderr)
+    cal = load_calibration(args.calibration, "learned recogniser")
+    if cal is None:
         return 2
     try:
         model = Model.load(args.model)
     except (OSError, ValueError, KeyError) as err:
         print(f"learned recogniser: {args.model}: not a learned model: {err}", file=sys.stderr)
         return 2
-    paths = (line.strip() for line in sys.stdin) if args.stream else iter(args.images)
-    status = 0
-    for path in paths:
-        if not path:
-            continue
-        try:
-            with open(path, "rb") as handle:
-                reading = read_image(handle.read(), cal, model)
-        except (OSError, ValueError) as err:          # a frame it cannot read is answered, not fatal
-            reading, status = {"error": f"{path}: {err}"}, 1
-        if args.stream:       # a streaming reply names its frame, as the reference's does
-            reading["frame"] = path.replace("\\", "/").rsplit("/", 1)[-1]
-        print(json.dumps(reading, sort_keys=True), flush=True)
-    return status
+    return answer_frames(args, lambda data: read_image(data, cal, model))
 
 
 def _cocked_main(argv: list[str]) -> int:

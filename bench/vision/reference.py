@@ -50,6 +50,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -455,20 +456,29 @@ def read_image(data: bytes, cal: Calibration) -> dict:
     return read_dice(rgb, cal) if cal.scene == "tower" else read_wheel(rgb, cal)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.vision.reference",
-                                     description="The reference recogniser: one JSON reading per frame.")
+def recogniser_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The command line every shipped recogniser takes (the bench runs each the same way)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--calibration", required=True, metavar="FILE",
                         help="the camera's calibration.json (written by twin frames or bench run --camera)")
     parser.add_argument("--stream", action="store_true",
                         help="read one image path a line on stdin, answer one JSON line each")
     parser.add_argument("images", nargs="*", help="image files (PNG or JPEG)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def load_calibration(path: str, who: str) -> Calibration | None:
+    """The camera's calibration, or None after one line naming the file (exit 2 for the caller)."""
     try:
-        cal = Calibration.load(args.calibration)
+        return Calibration.load(path)
     except (OSError, ValueError, KeyError, TypeError) as err:
-        print(f"reference recogniser: {args.calibration}: not a calibration file: {err}", file=sys.stderr)
-        return 2
+        print(f"{who}: {path}: not a calibration file: {err}", file=sys.stderr)
+        return None
+
+
+def answer_frames(args: argparse.Namespace, read: Callable[[bytes], dict]) -> int:
+    """Read each frame named (on stdin with --stream, else the arguments) and
+    print one JSON reading a frame; 1 if a frame could not be read."""
     paths = (line.strip() for line in sys.stdin) if args.stream else iter(args.images)
     status = 0
     for path in paths:
@@ -476,13 +486,22 @@ def main(argv: list[str] | None = None) -> int:
             continue
         try:
             with open(path, "rb") as handle:
-                reading = read_image(handle.read(), cal)
+                reading = read(handle.read())
         except (OSError, ValueError) as err:          # a frame it cannot read is answered, not fatal
             reading, status = {"error": f"{path}: {err}"}, 1
         if args.stream:       # a streaming reply names its frame (docs/camera.md): the bench checks it
             reading["frame"] = path.replace("\\", "/").rsplit("/", 1)[-1]
         print(json.dumps(reading, sort_keys=True), flush=True)
     return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = recogniser_parser("python -m bench.vision.reference",
+                             "The reference recogniser: one JSON reading per frame.").parse_args(argv)
+    cal = load_calibration(args.calibration, "reference recogniser")
+    if cal is None:
+        return 2
+    return answer_frames(args, lambda data: read_image(data, cal))
 
 
 if __name__ == "__main__":
