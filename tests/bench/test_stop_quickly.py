@@ -4,6 +4,7 @@ is built from facts gathered as the journal was written
 the page ``bench replay --report`` writes from the journal, byte for byte."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -138,11 +139,24 @@ def test_sigterm_ends_a_long_session_with_every_file(tmp_path):
     bench = subprocess.Popen([sys.executable, "-m", "bench.cli", "run", "--rounds", "100000", "--seed", "4",
                               "--no-probes", "--plant", "dice", "--out", str(out)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 240        # a hang guard, not a bound on the bench's speed
-    while _rounds_in(out / "session.jsonl") < 250 and bench.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-    bench.send_signal(signal.SIGTERM)
-    _, stderr = bench.communicate(timeout=240)
+    # Hang guards, not bounds on the bench's speed (250 rounds take 8 s here), and together well
+    # inside pytest's own timeout: a bench that stalls or ignores SIGTERM fails this test with its
+    # stderr, and is killed, rather than outliving it and its worker.
+    try:
+        deadline = time.monotonic() + 120
+        while _rounds_in(out / "session.jsonl") < 250 and bench.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        played = _rounds_in(out / "session.jsonl")
+        bench.send_signal(signal.SIGTERM)
+        try:
+            _, stderr = bench.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the bench had not ended 90 s after SIGTERM (at round {played})")
+    finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)
+            bench.communicate(timeout=10)
+    assert played >= 250, f"only {played} rounds in 120 s: {stderr}"
     assert bench.returncode == Exit.INTERRUPTED, stderr
     for name in FILES:
         assert (out / name).exists(), f"{name} missing: {stderr}"
@@ -218,7 +232,6 @@ def test_sigterm_while_a_record_is_read_for_the_report_waits_until_it_is_read_wh
     """The signal comes while the report's facts take a record: it is raised
     (as SIGTERM's KeyboardInterrupt) once the record is read whole, and the
     facts stay good."""
-    import os
 
     from bench.journal.chain import JournalWriter
     from tablebench_io.commandline import terminate_as_interrupt

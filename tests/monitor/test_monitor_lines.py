@@ -5,13 +5,14 @@ down either line."""
 
 from __future__ import annotations
 
-import os
+import json
 import select
-import threading
+import subprocess
+import sys
+from pathlib import Path
 
 from bench.emulator.process import emulator_process
 from bench.journal.replay import replay
-from bench.protocol.link import open_link, open_pty_pair
 from bench.session.runner import SessionConfig, run_session
 from tests.monitor.conftest import finished, monitor_process, verdicts
 
@@ -19,47 +20,26 @@ GAME = "lightning-roulette"
 
 
 class YCable:
-    """The host's line (a pty the bench opens) joined to the controller's
-    link, with a copy of each direction put on a line of its own."""
+    """The splitter (tests/monitor/ycable.py) in a process of its own."""
 
     def __init__(self, controller_url: str):
-        self.host = open_pty_pair()
-        self.taps = {"host": open_pty_pair(), "controller": open_pty_pair()}
-        self.controller = open_link(controller_url)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._join, daemon=True)
-        self.thread.start()
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("ycable.py")), controller_url],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert select.select([self.proc.stdout], [], [], 30)[0], "the Y-cable said nothing within 30 s"
+        self.paths = json.loads(self.proc.stdout.readline())
 
     def path(self, which: str) -> str:
-        return self.host[2] if which == "bench" else self.taps[which][2]
-
-    def _join(self) -> None:
-        host_master = self.host[0]
-        while not self.stop.is_set():
-            if select.select([host_master], [], [], 0.01)[0]:
-                data = os.read(host_master, 4096)
-                os.write(self.taps["host"][0], data)
-                self.controller.write(data)
-            data = self.controller.read_some(0.005)
-            if data:
-                os.write(self.taps["controller"][0], data)
-                os.write(host_master, data)
+        return self.paths[which]
 
     def written_by_the_monitor(self) -> bytes:
         """Whatever came back up the tap lines: a monitor that never sends leaves nothing."""
-        found = b""
-        for master, _, _ in self.taps.values():
-            while select.select([master], [], [], 0.05)[0]:
-                found += os.read(master, 4096)
-        return found
+        out, _ = self.proc.communicate("done\n", timeout=30)
+        return bytes.fromhex(json.loads(out)["written_back"])
 
     def close(self) -> None:
-        self.stop.set()
-        self.thread.join(timeout=2)
-        self.controller.close()
-        for master, slave, _ in [self.host, *self.taps.values()]:
-            os.close(master)
-            os.close(slave)
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
 
 
 def test_the_monitor_on_a_y_cable_hears_every_round_and_sends_nothing(tmp_path):
