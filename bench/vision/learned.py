@@ -511,17 +511,40 @@ def train(folders: list[Path], seed: int, limit: int | None = None, iterations: 
     return Model(detector, classifier, meta)
 
 
-def more_cocked(folder: Path, out: Path, draws: int, level: str | None = None) -> int:
+def more_cocked(folder: Path, out: Path, draws: int, level: str | None = None, design_file: str | None = None) -> int:
     """Cocked dice for training: each drop of ``folder`` (written by ``twin frames``) whose
     tray rests with a die not flat, dropped again (the same seed, the same rest) and drawn
     under ``draws`` more variation seeds (300000 + 16 x (seed - 200000) + k: training seeds,
-    apart from every scoring set) at the folder's level (or ``level``: a name or a file);
+    apart from every scoring set) by the folder's camera, at the folder's level (or ``level``:
+    a name or a variation file, which must be the level the folder names), of the folder's
+    design (or ``design_file``: the design file it was made from, when not a shipped one);
     written to ``out`` as ``twin frames`` writes. Returns the frames written."""
     from twin.camera.frames import Studio, read_labels, save
+    from twin.camera.spec import Camera
+    from twin.camera.variation import load_level
+    from twin.errors import DesignError
     from twin.tower import drop, load_design
     calibration = json.loads((folder / "calibration.json").read_text(encoding="utf-8"))
-    design = load_design(calibration["design"])
-    studio = Studio(design, "tower", level=level or calibration["level"])
+    design = load_design(design_file or calibration["design"])
+    if design.name != calibration["design"]:
+        raise DesignError(f"is the design {design.name!r}; the folder's frames are of {calibration['design']!r}",
+                          file=design_file)
+    try:
+        variation = load_level(level or calibration["level"])
+    except DesignError:
+        if level is not None:
+            raise
+        raise DesignError(f"the frames were drawn at the level {calibration['level']!r}, which is not a shipped "
+                          "one: give its variation file (--variation FILE)", file=str(folder / "calibration.json"),
+                          field="level") from None
+    if variation.name != calibration["level"]:
+        raise DesignError(f"is the level {variation.name!r}; the folder's frames were drawn at "
+                          f"{calibration['level']!r}", file=level)
+    # The folder's camera as mounted, not the design's default one: the new frames must be seen
+    # as the folder's were (a lab's camera, moved or another lens, is in calibration.json).
+    cam = calibration["camera"]
+    camera = Camera(**{k: tuple(v) if isinstance(v, list) else v for k, v in cam.items()})
+    studio = Studio(design, "tower", camera, level=variation)
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(studio.calibration() | {"level": studio.level},
                                                      sort_keys=True, indent=1))
@@ -563,20 +586,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cocked_main(argv: list[str]) -> int:
+    from twin.errors import DesignError
     parser = argparse.ArgumentParser(prog="python -m bench.vision.learned cocked",
                                      description="More training frames of cocked dice: the drops of a twin frames "
                                                  "folder with a die not flat, drawn under more variation seeds.")
     parser.add_argument("folder", metavar="FRAMES", help="a folder written by twin frames (a tower)")
     parser.add_argument("--draws", type=int, default=6, help="variation seeds a cocked drop (default 6)")
     parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write")
+    parser.add_argument("--variation", metavar="FILE", default=None,
+                        help="the variation file the folder was drawn with, when not a shipped level")
+    parser.add_argument("--design", metavar="FILE", default=None,
+                        help="the tower design file the folder was made from, when not a shipped design")
     args = parser.parse_args(argv)
     folder = Path(args.folder)
     if not (folder / "calibration.json").is_file():
         print(f"learned cocked: {folder}: no calibration.json: not a folder written by twin frames", file=sys.stderr)
         return 2
     try:
-        made = more_cocked(folder, Path(args.out), args.draws)
-    except (OSError, ValueError, KeyError) as err:
+        made = more_cocked(folder, Path(args.out), args.draws, args.variation, args.design)
+    except DesignError as err:
+        print(f"learned cocked: {err}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, KeyError, TypeError) as err:
         print(f"learned cocked: {folder}: {err}", file=sys.stderr)
         return 2
     print(json.dumps({"out": args.out, "frames": made}))

@@ -15,6 +15,7 @@ from bench.vision import learned
 from bench.vision.recognizer import Recognizer, dice_call
 from bench.vision.reference import Calibration
 from twin.camera.frames import Studio, read_labels, write_folder
+from twin.camera.variation import SHIPPED
 from twin.tower import load_design
 
 # Held-out seeds (scoring sets start at 70000; the model trained on 200000 on), at the levels
@@ -138,6 +139,37 @@ def test_more_cocked_draws_each_cocked_drop_again_under_other_variations(tmp_pat
     assert all(any(not d["flat"] for d in lab["truth"]["dice"]) and lab["truth"]["no_roll"] for lab in labels)
     assert labels[0]["sha256"] != labels[1]["sha256"]            # another picture of the same rest
     assert [lab["sha256"] for lab in read_labels(tmp_path / "b")] == [lab["sha256"] for lab in labels]
+
+
+def test_more_cocked_of_a_folder_drawn_from_a_variation_file_needs_that_file_and_keeps_its_camera(
+        tmp_path_factory, tmp_path, capsys):
+    """A lab's folder drawn with its own variation file and a camera moved from the default:
+    the extra cocked frames are seen by that camera at that level. Without the file, one line
+    says which to give (review: it rebuilt the level by its name and crashed)."""
+    lab_level = tmp_path / "lab-hard.yaml"
+    lab_level.write_text((SHIPPED / "hard.yaml").read_text().replace("name: hard", "name: lab-hard"))
+    design = load_design("narrow-tray")
+    base = Studio(design, "tower", level="hard")
+    moved = base.camera.moved(position_m=tuple(v + d for v, d in zip(base.camera.position_m, (0.01, -0.01, 0.02))))
+    base.close()
+    folder = tmp_path_factory.mktemp("lab")
+    studio = Studio(design, "tower", moved, level=str(lab_level))
+    try:
+        write_folder(studio, folder, [200002])
+    finally:
+        studio.close()
+    assert learned.main(["cocked", str(folder), "--draws", "1", "--out", str(tmp_path / "no")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "lab-hard" in err[0] and "--variation" in err[0], err
+    assert learned.main(["cocked", str(folder), "--draws", "1", "--out", str(tmp_path / "a"),
+                         "--variation", str(lab_level)]) == 0
+    made = json.loads((tmp_path / "a" / "calibration.json").read_text())
+    assert made["camera"] == json.loads(json.dumps(moved.to_dict())) != json.loads(json.dumps(base.camera.to_dict()))
+    assert made["level"] == "lab-hard" and len(read_labels(tmp_path / "a")) == 1
+    # Another level's file is refused, naming both.
+    assert learned.main(["cocked", str(folder), "--draws", "1", "--out", str(tmp_path / "b"),
+                         "--variation", "studio"]) == 2
+    assert "'studio'" in capsys.readouterr().err
 
 
 def test_a_broken_model_file_is_one_line_and_exit_2(tmp_path, standard_hard):
