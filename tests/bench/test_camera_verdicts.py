@@ -101,9 +101,11 @@ def test_a_wheel_recogniser_that_never_reads_a_pocket_voids_the_round(tmp_path):
     assert again.returncode == 1 and "round 1 failed: [617a.5]" in again.stdout
 
 
-def test_a_journal_from_before_the_camera_was_judged_is_replayed_as_it_was():
+def test_a_camera_record_from_before_recognition_was_judged_is_left_unjudged():
     """A camera plant record without a ``call`` (written before this bench
-    judged recognition) is not judged: its replay finds what it found then."""
+    judged recognition) gives the judge nothing to judge, where the same
+    record with its call does. (Only the record is tried here: no journal of
+    that age is kept among the fixtures to replay whole.)"""
     old = {"round": 1, "dice": [1, 1, 1], "flat": [True] * 3,
            "detail": {"camera": {"frame": "f.jpg", "truth": {"dice": [4, 1, 5], "flat": [True] * 3}, "reading": {}}}}
     assert judged_camera(old) is None
