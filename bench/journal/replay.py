@@ -42,6 +42,7 @@ from bench.journal.seal import SealCheck, SealReport, rounds_text
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
 KEPT_PER_CLAUSE = 100    # violations of a clause kept for the report (every one is counted)
+SCHEMA1_INDEX = -1       # the wire index of a schema-1 frame (a record a frame) in ``ReplayOutcome.undecoded``
 LISTED = 20              # failed rounds, problems of a kind, listed one by one; the rest are counted
 
 
@@ -59,6 +60,10 @@ class ReplayOutcome:
     ending: str = CUT_OFF          # how the session ended, as the journal shows it (``bench.journal.ending``)
     status: int = Exit.VIOLATION   # the exit status the run had, worked out again from the journal
     expected_head: str | None = None   # the head hash kept apart, if one was given
+    # (line, wire index) of every frame decoded again from its raw bytes that did not decode: the
+    # oracle never saw them. Every one, not the first hundred ``decode_problems`` names, so that a
+    # page numbering the oracle's frames (bench.report.session_facts) places each frame after them.
+    undecoded: set[tuple[int, int]] = field(default_factory=set)
 
     @property
     def intact(self) -> bool:
@@ -239,6 +244,7 @@ class _Judge:
         self.oracle: Oracle | None = None
         self.codec: Codec | None = None
         self.decode_problems: list[str] = Problems()
+        self.undecoded: set[tuple[int, int]] = set()
         self.notes: list[str] = []
         self.last_mono = None
         self.redecoded = 0
@@ -340,29 +346,32 @@ class _Judge:
                 self.decode_problems.append(f"line {number}, frame {index}: {problem}")
                 continue
             if redecode or recorded.get("type") not in SPECS:
-                message = self._decode(f"line {number}, frame {index}", raw, recorded)
+                message = self._decode(number, index, raw, recorded)
             else:
                 try:
                     message = _message(recorded)
                 except (KeyError, TypeError, AttributeError):
-                    message = self._decode(f"line {number}, frame {index}", raw, None)
+                    message = self._decode(number, index, raw, None)
             if message is None:
                 continue
             self.last_mono = mono
             if observe(direction, message, mono) and not redecode:
                 # a verdict: check it stands on the raw bytes
-                self._decode(f"line {number}, frame {index}", raw, message.as_dict())
+                self._decode(number, index, raw, message.as_dict())
 
-    def _decode(self, where: str, raw, recorded) -> Message | None:
+    def _decode(self, number: int, index: int, raw, recorded) -> Message | None:
         """The message decoded again from the raw bytes, compared with the recorded one."""
         self.redecoded += 1
+        where = f"line {number}" if index == SCHEMA1_INDEX else f"line {number}, frame {index}"
         try:
             message, _ = self.codec.decode_line(raw_bytes(raw).rstrip(b"\r\n"))
         except FrameError as err:
             self.decode_problems.append(f"{where}: recorded frame does not decode: {err}")
+            self.undecoded.add((number, index))
             return None
         except Exception as err:   # never let one record stop the replay
             self.decode_problems.append(f"{where}: recorded frame does not decode: {err!r}")
+            self.undecoded.add((number, index))
             return None
         if recorded is not None and message.as_dict() != recorded:
             self.decode_problems.append(f"{where}: the decoded message differs from the recorded one")
@@ -375,7 +384,7 @@ class _Judge:
         if frame.problem is not None:
             self.decode_problems.append(f"line {number}: {frame.problem}")
             return
-        message = self._decode(f"line {number}", frame.raw, frame.recorded)
+        message = self._decode(number, SCHEMA1_INDEX, frame.raw, frame.recorded)
         if message is None:
             return
         self.last_mono = frame.mono
@@ -434,7 +443,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
     notes = judge.notes
     outcome = ReplayOutcome(chain, judge.header, judge.oracle, judge.decode_problems, notes, judge.redecoded,
                             seals.report, judge.structure_problems, judge.failed_rounds,
-                            expected_head=expected_head)
+                            expected_head=expected_head, undecoded=judge.undecoded)
     _verdict(outcome, judge)
     return outcome
 

@@ -12,14 +12,13 @@ reports of one session are the same.
 from __future__ import annotations
 
 import random
-import re
 import time
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.journal.chain import WIRE_COLUMNS, iter_records
-from bench.journal.replay import ReplayOutcome, replay
+from bench.journal.replay import SCHEMA1_INDEX, ReplayOutcome, replay
 from bench.oracle.feed import JudgedRow, judged_record, judged_rows
 from bench.report.summary import Summary, ordinary_stakes, summarise
 
@@ -163,7 +162,7 @@ class _Reader:
             if self.tally:
                 self._walls((record.get("wall"),))
             frame = judged_record(record)
-            if frame is not None and frame.problem is None:
+            if frame is not None and frame.problem is None and (line, SCHEMA1_INDEX) not in self.undecoded:
                 self.frame(seq, frame, record.get("round"))
 
     def _tally(self, record: dict, kind, round_no) -> None:
@@ -266,17 +265,6 @@ def no_roll_rounds(oracle) -> list[int]:
     return [r.round for r in oracle.rounds if r.no_roll]
 
 
-UNDECODED = re.compile(r"line (\d+), frame (\d+): recorded frame does not decode")
-
-
-def undecoded_frames(decode_problems) -> frozenset[tuple[int, int]]:
-    """(line, wire index) of each frame the replay decoded again from its raw
-    bytes and could not (bench.journal.replay): the oracle never saw it, so
-    the page neither counts it among the oracle's frames (a violation's frame
-    number is the oracle's) nor shows its recorded message as judged."""
-    return frozenset((int(m.group(1)), int(m.group(2))) for p in decode_problems if (m := UNDECODED.match(p)))
-
-
 def read_session(journal: str | Path, expected_head: str | None = None, *, redecode: bool = False,
                  submission: str | Path | None = None, pubkey: str | None = None,
                  replaying: bool = False) -> SessionFacts:
@@ -290,7 +278,7 @@ def read_session(journal: str | Path, expected_head: str | None = None, *, redec
                       pubkey=pubkey)
     wanted = Wanted.of(replayed.oracle, replayed.failed_rounds)
     reader = _Reader(wanted.frames, wanted.rounds, wanted.pictured, scheduled_ordinals(replayed.header),
-                     undecoded=undecoded_frames(replayed.decode_problems))
+                     undecoded=frozenset(replayed.undecoded))
     for line, record, _ in iter_records(journal):
         if record is not None:
             reader.record(record, line)

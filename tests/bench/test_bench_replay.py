@@ -232,3 +232,44 @@ def test_a_journal_that_names_no_twin_is_replayed_saying_so():
     assert newer.same is False and newer.differences == [f"tablebench {here['tablebench']} here, 99.0 recorded"]
     assert newer.told.endswith("(their canary drops and spins come out the same)")
     assert draws_alike({**here, "tablebench": "99.0"}, here, "wheel")
+
+
+@pytest.mark.parametrize("schema", [2, 1])
+def test_the_page_numbers_frames_as_the_oracle_does_however_many_fail_to_decode(tmp_path, schema, monkeypatch):
+    """Frames whose raw bytes do not decode are skipped by the oracle; the
+    page, numbering the oracle's frames to show a violation's, skips every
+    one of them too, not only the hundred the replay names (review: it read
+    the named list, so from the 101st on each frame shown was one too late).
+    A schema-1 journal (a record a frame) is numbered the same way."""
+    from pathlib import Path
+
+    from bench.journal.chain import iter_records
+    from bench.journal.replay import replay as replay_journal
+    from bench.oracle.feed import judged_record, judged_rows
+    from bench.report import session_facts
+    if schema == 2:
+        outcome = run_session(SessionConfig(game="lightning-dice", rounds=40, seed=8, out=str(tmp_path / "s"),
+                                            progress=False))
+        records = [r for _, r, _ in iter_records(outcome.journal)]
+        rows = [r["wire"][j.index] for r in records for j in judged_rows(r.get("wire") or ())]
+        raw_at = 5
+    else:
+        fixture = Path(__file__).resolve().parents[2] / "fixtures/journals/schema1-lightning-dice.jsonl"
+        records = [r for _, r, _ in iter_records(fixture)]
+        rows = [r for r in records if r["kind"] == "frame" and judged_record(r) is not None]
+        raw_at = "raw"
+    broken = rows[5:-5][: 150 if schema == 2 else 6]
+    for row in broken:
+        row[raw_at] = "\u0001not a frame\r\n"
+    path = tmp_path / "broken.jsonl"
+    rewrite(records, path)
+    replayed = replay_journal(path, redecode=True)
+    assert len(replayed.undecoded) == len(broken)
+    if schema == 2:
+        assert len(broken) > len(replayed.decode_problems) == 100      # the named list is capped
+    counted = []
+    real = session_facts._Reader.frame
+    monkeypatch.setattr(session_facts._Reader, "frame",
+                        lambda self, *a: counted.append(1) or real(self, *a))
+    session_facts.read_session(path, redecode=True)
+    assert len(counted) == replayed.oracle.frames
