@@ -11,6 +11,7 @@ from contextlib import contextmanager
 
 from bench.archive.labels import add_label_options, labels_from
 from bench.errors import BenchError
+from bench.monitor.merge import HOLD_S, MAX_HOLD_S
 from tablebench_io.commandline import Exit
 from tablebench_io.json_lines import JsonLines, add_json_option
 
@@ -58,6 +59,10 @@ def register(subparsers) -> None:
                    help="start a new journal past this age, at the next round's boundary (default 24)")
     p.add_argument("--report-every", type=float, default=3600.0, metavar="S",
                    help="seconds between interval reports (default 3600: one an hour)")
+    p.add_argument("--hold-s", type=float, default=HOLD_S, metavar="S",
+                   help=f"on a Y-cable, how long an ACK waits for the message it names to come on the other "
+                        f"line before that message is said unheard (default {HOLD_S:g}; at most {MAX_HOLD_S:g}: "
+                        "a host that is slow to read its two lines needs longer)")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--rounds", type=int, metavar="N", help="stop after N rounds seen whole")
     p.add_argument("--once", action="store_true", help="with --relay: stop when the first host connection ends")
@@ -141,13 +146,16 @@ def run(args) -> int:
             raise BenchError("--duration must be a positive number of seconds")
         if not 0 < args.reply_s <= 3600:
             raise BenchError("--reply-s must be from 0 to 3600 seconds")
+        if not 0 < args.hold_s <= MAX_HOLD_S:
+            raise BenchError(f"--hold-s must be from 0 to {MAX_HOLD_S:g} seconds")
         if args.key is not None:
             load_state(args.key)        # a key that cannot seal stops the monitor before it listens
         args.game = resolve_game(args.game)
         rules = rules_from_options(args)
         adapter = get_adapter(args.adapter)
         header = session_header(game=args.game, rules=rules, controller=None, emulated=False, misbehave=None,
-                                phases={"reply_s": args.reply_s}, runner="bench monitor",
+                                phases={"reply_s": args.reply_s, "hold_s": args.hold_s},
+                                runner="bench monitor",
                                 **adapter_fields(adapter), **game_file_fields(args.game), **labels_from(args))
         limits = Limits(seconds=args.duration, rounds=args.rounds, connections=1 if args.once else None)
         with claimed(out) as _:
@@ -173,7 +181,7 @@ def run(args) -> int:
                 print(f"bench monitor: {args.game}, {adapter.label()}, {source.description}; journals in {out}",
                       file=sys.stderr, flush=True)
                 outcome = Watch(source, series, adapter, args.game, hourly, limits=limits, out=out,
-                                echo=say,
+                                echo=say, hold_s=args.hold_s,
                                 stop_requested=lambda: asked[0] if asked else None, reserve=reserve).run()
     except (BenchError, ValueError, LinkError) as err:
         print(f"bench monitor: {err}", file=sys.stderr)

@@ -45,7 +45,7 @@ from bench.monitor.faults import (COPY_DROPPED, JUDGE_FAILED, LAGGING_LINE, NOIS
                                   Faults, Silence)
 from bench.monitor.faults import UNHEARD as UNHEARD_FAULT
 from bench.monitor.hourly import Hourly, line
-from bench.monitor.merge import COPY_GAP, COPY_GAP_END, OTHER, SIDE, CausalMerge
+from bench.monitor.merge import COPY_GAP, COPY_GAP_END, HOLD_S, OTHER, SIDE, CausalMerge
 from bench.monitor.series import Part, Series
 from bench.monitor.sources import CONTROLLER, HOST, Chunk
 from bench.protocol import FrameEvent, Message
@@ -92,7 +92,8 @@ class MonitorOutcome:
 
 class Watch:
     def __init__(self, source, series: Series, adapter, game: str, hourly: Hourly, *, limits: Limits = Limits(),
-                 out: Path, echo=print, clock=time.monotonic, stop_requested=lambda: None, reserve=None):
+                 out: Path, echo=print, clock=time.monotonic, stop_requested=lambda: None, reserve=None,
+                 hold_s: float = HOLD_S):
         self.source = source
         self.game = game
         self.series = series
@@ -110,7 +111,7 @@ class Watch:
         self.pair = Pair(self.listeners[HOST], self.listeners[CONTROLLER])
         # A relay's arrival order is the link's; a Y-cable's two lines need the causal merge.
         ordered = getattr(source, "ordered", False)
-        self.merge = CausalMerge(causal=not ordered)
+        self.merge = CausalMerge(hold_s, causal=not ordered)
         self.silence = None if ordered else Silence()
         self.faults = Faults()
         self.synced = False

@@ -26,6 +26,7 @@ BASE = ["monitor", "--game", "lightning-dice"]
     (["--relay", "127.0.0.1:0", "--to", "socket://127.0.0.1:1", "--adapter", "acme-wheel"], "acme-wheel"),
     (["--relay", "127.0.0.1:0", "--to", "socket://127.0.0.1:1", "--rounds", "0"], "--rounds"),
     (["--relay", "127.0.0.1:0", "--to", "socket://127.0.0.1:1", "--rotate-mb", "0"], "--rotate-mb"),
+    (["--host-line", "/dev/null", "--controller-line", "/dev/null", "--hold-s", "11"], "--hold-s"),
     (["--host-line", "/no/such/line", "--controller-line", "/no/such/other"], "/no/such/line"),
     (["--relay", "not-an-address", "--to", "socket://127.0.0.1:1"], "HOST:PORT"),
 ])
