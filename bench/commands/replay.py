@@ -122,8 +122,11 @@ def run(args) -> int:
         else:
             print(twin.told)
             print(told)
-            for call in calls:
-                print("\n".join(describe_camera_call(args.round, call)))
+            if calls:
+                from bench.rules.registry import get_game
+                kind = get_game(outcome.header["game"]).descriptor.outcome
+                for call in calls:
+                    print("\n".join(describe_camera_call(args.round, call, kind)))
             for picture in drawn:
                 print(f"drawn: {picture}")
         status = status or (Exit.OK if same else Exit.VIOLATION)

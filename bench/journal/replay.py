@@ -522,14 +522,11 @@ def camera_calls(path: str | Path, round_no: int) -> list[dict]:
     return calls
 
 
-def describe_camera_call(round_no: int, call: dict) -> list[str]:
-    """A camera call in words, for ``bench replay --round N``."""
+def describe_camera_call(round_no: int, call: dict, outcome) -> list[str]:
+    """A camera call in words, for ``bench replay --round N``; ``outcome``:
+    the game's kind of outcome (``bench.rules.outcome_kind``), which shows a reading."""
+    shown = outcome.camera_shown
     truth, sent = call["truth"], call["sent"]
-
-    def shown(reading: dict) -> str:
-        if reading.get("pocket") is not None or not reading.get("dice"):
-            return f"pocket {reading.get('pocket')}"
-        return f"dice {reading.get('dice')} flat {reading.get('flat')}"
     how = "the recogniser's reading" if call["call"] == "read" else "the policy's call (the recogniser could not read)"
     lines = [f"round {round_no}: camera frame {call['frame']}: truth {shown(truth)}; sent {shown(sent)}, {how}"
              + (f", after {call['rereads']} re-reads" if call["rereads"] else "")]

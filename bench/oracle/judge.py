@@ -148,7 +148,7 @@ class Oracle:
         where the controller was given what the dice or ball did not show."""
         self._found = []
         try:
-            for phase, message in judge_recognition(self.camera, row, self._due_no_roll):
+            for phase, message in judge_recognition(self.camera, row, self._due_no_roll, self.outcome):
                 self._keep(Violation(row.round, self._clause(phase), None, message))
         except (KeyError, TypeError, ValueError, AttributeError, RulesError) as err:
             self._keep(Violation(row.round, PROTOCOL, None, f"the camera's reading could not be judged: {err!r}"))

@@ -44,14 +44,12 @@ class RecognitionTally:
         return out
 
 
-def _faces(reading: dict):
-    return sorted(reading.get("dice") or ())
-
-
-def judge(tally: RecognitionTally, row, due_no_roll) -> list[tuple[str, str]]:
+def judge(tally: RecognitionTally, row, due_no_roll, outcome) -> list[tuple[str, str]]:
     """``(phase, message)`` for what the camera's call of ``row`` (a
     ``feed.CameraRow``) got wrong; ``due_no_roll(reading)`` is the game's
-    no-roll rule. The phase names the clause (``result`` or ``no_roll``)."""
+    no-roll rule and ``outcome`` its kind of outcome (``bench.rules.outcome_kind``),
+    which compares a result sent with the truth. The phase names the clause
+    (``result`` or ``no_roll``: only dice can be called a no roll)."""
     truth, sent = row.truth, row.sent
     tally.frames += 1
     tally.rereads += row.rereads
@@ -81,13 +79,10 @@ def judge(tally: RecognitionTally, row, due_no_roll) -> list[tuple[str, str]]:
     if truth_no_roll:
         tally.right += 1
         return []
-    if _faces(truth) != _faces(sent) or truth.get("pocket") != sent.get("pocket"):
+    misread = outcome.camera_misread(truth, sent)
+    if misread is not None:
         tally.misread += 1
         tally.faces_wrong += 1
-        if truth.get("pocket") is not None or sent.get("pocket") is not None:
-            return [("result", f"the recogniser sent pocket {sent.get('pocket')}; the ball came to rest in "
-                               f"pocket {truth.get('pocket')} ({where})")]
-        return [("result", f"the recogniser sent dice {sent.get('dice')}; the dice came to rest showing "
-                           f"{truth.get('dice')} ({where})")]
+        return [("result", f"{misread} ({where})")]
     tally.right += 1
     return []

@@ -130,6 +130,19 @@ class OutcomeKind:
         """A one-throw round's outcome from the reading the oracle settles on."""
         return tuple(reading["dice"])
 
+    # -- a camera's call against the twin's truth (bench.oracle.recognition) -----
+    # ``truth`` and ``sent`` are a camera plant record's readings: ``dice``,
+    # ``flat`` and ``pocket``, the fields this kind does not read being None.
+    def camera_shown(self, reading: Mapping[str, Any]) -> str:
+        """A camera reading (the truth or what was sent) for a person."""
+        return f"dice {reading.get('dice')} flat {reading.get('flat')}"
+
+    def camera_misread(self, truth: Mapping[str, Any], sent: Mapping[str, Any]) -> str | None:
+        """What a roll sent got wrong against the truth at rest (None: the same result)."""
+        if sorted(truth.get("dice") or ()) == sorted(sent.get("dice") or ()):
+            return None
+        return f"the recogniser sent dice {sent.get('dice')}; the dice came to rest showing {truth.get('dice')}"
+
     def round_fields(self, outcome) -> dict[str, Any]:
         """The ``Round`` fields that hold a one-throw round's outcome."""
         return {"dice": None if outcome is None else tuple(outcome)}
@@ -266,6 +279,14 @@ class SingleZeroPocket(OutcomeKind):
 
     def check_reading(self, m, throws: int) -> str | None:
         return None if 0 <= m["pocket"] < self.POCKETS else f"pocket {m['pocket']} is not on a single-zero wheel"
+
+    def camera_shown(self, reading: Mapping[str, Any]) -> str:
+        return f"pocket {reading.get('pocket')}"
+
+    def camera_misread(self, truth: Mapping[str, Any], sent: Mapping[str, Any]) -> str | None:
+        if truth.get("pocket") == sent.get("pocket"):
+            return None
+        return f"the recogniser sent pocket {sent.get('pocket')}; the ball came to rest in pocket {truth.get('pocket')}"
 
     def outcome_of(self, m):
         return m.get("pocket")

@@ -159,3 +159,19 @@ def test_no_capability_check_on_the_outcome_kind_remains_outside_bench_rules():
             if CHECKS.search(line):
                 found.append(f"{name}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_the_kind_compares_a_camera_s_call_with_the_truth():
+    """What a recogniser sent is judged by the game's kind of outcome: the dice
+    in any order, or the pocket; the oracle's recognition check and replay's
+    words ask the kind, not whether the record holds dice or a pocket."""
+    from bench.rules.registry import get_game
+    dice = get_game("lightning-dice").descriptor.outcome
+    wheel = get_game("lightning-roulette").descriptor.outcome
+    truth = {"dice": [4, 1, 5], "flat": [True] * 3, "pocket": None}
+    assert dice.camera_misread(truth, {**truth, "dice": [5, 4, 1]}) is None
+    assert "showing [4, 1, 5]" in dice.camera_misread(truth, {**truth, "dice": [1, 1, 1]})
+    assert dice.camera_shown(truth) == "dice [4, 1, 5] flat [True, True, True]"
+    spun = {"dice": None, "flat": None, "pocket": 17}
+    assert wheel.camera_misread(spun, dict(spun)) is None
+    assert "pocket 0" in wheel.camera_misread(spun, {**spun, "pocket": 0}) and wheel.camera_shown(spun) == "pocket 17"
