@@ -31,24 +31,17 @@ from bench.oracle import phase_clause
 from bench.report.findings import findings
 from bench.report.message_text import message_text
 from bench.report.outcome_picture import outcome_picture, reading_words, why_no_picture
-from bench.journal.replay import describe_seals
 from bench.report.summary import return_interval
-from bench.rules import describe, get_game
+from bench.rules import get_game
 from bench.rules.regulation_text import clause_text, source_of
-from bench.report.session_facts import LATENCIES_KEPT, ROUNDS_SHOWN, SessionFacts, no_roll_rounds, read_session
+from bench.report.session_facts import LATENCIES_KEPT, SessionFacts, no_roll_rounds, read_session
+from bench.report.session_head import (ROUNDS_OF_A_KIND, rounds_listed, percent, session_provenance, game_title, session_verdict,
+                                       sealed_before_cut, verify_command)
 from tablebench_io import charts
-from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, figure,
-                                       file_input, picture_of, report_page, utc)
+from tablebench_io.report_page import (FAIL, PASS, Input, Provenance, Verdict, code, esc, figure,
+                                       picture_of, report_page, utc)
 
 log = logging.getLogger(__name__)   # unconfigured, a warning still reaches stderr (logging.lastResort)
-
-
-def _title(game: str) -> str:
-    """The game's name for people; a journal's unknown game by its own name."""
-    try:
-        return describe(game).display_name
-    except (RulesError, KeyError, TypeError):
-        return str(game)
 
 
 FINDINGS_SHOWN = 25            # a clause's findings shown one by one; the rest are counted
@@ -57,7 +50,6 @@ PICTURES_SHOWN = 24            # outcome pictures in one report
 # with a violation; the rounds left out are counted where they would be.
 ROUNDS_FIRST = ROUNDS_LAST = 250
 ROUNDS_MARKED = 250            # rounds with a violation listed between the first and the last
-ROUNDS_OF_A_KIND = ROUNDS_SHOWN   # failed, voided or no-roll rounds listed one by one; the rest are counted
 CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
@@ -65,10 +57,6 @@ MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among 
 def _money(amount) -> str:
     """Minor units with their digits grouped (1,177,954): a number, or what the round has instead."""
     return f"{amount:,}" if isinstance(amount, int) and not isinstance(amount, bool) else esc(amount)
-
-
-def _pct(x) -> str:
-    return "n/a" if x is None else f"{100 * float(x):.2f}%"
 
 
 class _Pictures:
@@ -105,243 +93,6 @@ class _Pictures:
             else:
                 parts.append(figure(picture_of(png, f"Round {round_no}{attempt}: {what}."), width=480))
         return f'<div class="pictures" {anchor}>' + "".join(parts) + "</div>"
-
-
-def sealed_before_cut(facts: SessionFacts) -> str | None:
-    """A journal only cut off (one problem, the cut), whose seals verified:
-    the lines (and rounds) they still vouch for, before the cut; else None."""
-    chain, seals = facts.replayed.chain, facts.replayed.seals
-    cut = chain.torn_tail or not chain.ended
-    if not (not chain.ok and cut and len(chain.problems) == 1 and seals.checked and seals.epochs
-            and not seals.problems and seals.sealed_records):
-        return None
-    first, last = seals.sealed_rounds or (None, None)
-    return f"lines 1\u2013{seals.sealed_records}" + (f" (rounds {first}\u2013{last})" if first is not None else "")
-
-
-def anchor_words(facts: SessionFacts) -> str:
-    """What vouches for the journal, in words (the verdict box and the JSON)."""
-    anchors, chain = facts.replayed.anchors, facts.replayed.chain
-    if not chain.ok:
-        # The head hash and the seals stand on the chain: broken, it vouches for nothing after the break.
-        sealed = sealed_before_cut(facts)
-        if sealed:
-            return f"the bench key's seals for {sealed} only; nothing after them: the hash chain is BROKEN, cut off"
-        return "nothing: the hash chain is BROKEN, so neither a head hash nor a seal vouches for it"
-    if "head" in anchors and "seal" in anchors:
-        return "the head hash kept apart and the bench key's seals"
-    if "head" in anchors:
-        return "the head hash kept apart"
-    if "seal" in anchors:
-        return "the bench key's seals, to the end"
-    return "nothing kept apart: no head hash given, no seal checked"
-
-
-def _verdict(facts: SessionFacts) -> Verdict:
-    s, r = facts.summary, facts.replayed
-    reasons = []
-    if not r.chain.ok:
-        count = len(r.chain.problems)
-        how = "cut off" if r.chain.torn_tail or not r.chain.ended else "changed"
-        reasons.append(f"the journal's hash chain is BROKEN ({count} problem{'s' * (count != 1)}): it was {how}")
-    if r.decode_problems:
-        bad = len(r.decode_problems)
-        reasons.append(f"{bad} recorded frame{'s' * (bad != 1)} {'do' if bad != 1 else 'does'} not decode as recorded")
-    if s.violation_count:
-        clauses = len(s.violations_by_clause)
-        found = findings(s.violations)
-        count = s.violation_count
-        among = " among the first kept of each clause" if count > len(s.violations) else ""
-        reasons.append(f"{count} violation{'s' * (count != 1)} of "
-                       f"{clauses} clause{'s' * (clauses != 1)} ({len(found)} distinct finding"
-                       f"{'s' * (len(found) != 1)}{among}): "
-                       + ", ".join(f"{c} ({n})" for c, n in s.violations_by_clause.most_common()))
-    if facts.failures:
-        reasons.append(f"{len(facts.failures)} round{'s' * (len(facts.failures) != 1)} failed: "
-                       + _listed(sorted(facts.failures)))
-    title = _title(s.game)
-    probes = len(s.probe_rounds)
-    rounds = f"{s.rounds} settled" + (f", {probes} of them staged probes" if probes else "")
-    figures = [("rounds", rounds)]
-    scenarios = len(set(facts.scenarios.values()))
-    if facts.pytest_run:
-        figures.insert(0, ("scenarios played", str(scenarios)))
-    found_words = ("none" if not s.violation_count else
-                   f"{s.violation_count:,} of {len(s.violations_by_clause)} clause"
-                   f"{'s' * (len(s.violations_by_clause) != 1)}")
-    if not r.intact:      # found in frames nobody vouches for: never a plain "none"
-        clauses = len(s.violations_by_clause)
-        found_words = ("none found" if not s.violation_count else
-                       f"{s.violation_count:,} found ({clauses} clause{'s' * (clauses != 1)})")
-        found_words += ", in a journal that is not as the bench wrote it"
-    figures.append(("violations", found_words))
-    if s.observed_rtp is not None:
-        figures.append(("observed return", f"{_pct(s.observed_rtp)} (exact {_pct(s.expected_rtp)})"))
-    figures.append(("journal vouched for by", anchor_words(facts)))
-    if not facts.passed:
-        what = f"{scenarios} scenarios" if facts.pytest_run else f"{s.rounds} rounds settled"
-        return Verdict(FAIL, f"FAIL: {title}, {what}", reasons, figures)
-    every = f"{s.rounds} {title} rounds, every frame compliant"
-    if not r.anchors:
-        reasons.append("no head hash kept apart was given (bench replay --head HASH) and no seal was checked "
-                       "(--pubkey): a journal rewritten with its hash chain computed again would read the same")
-        return Verdict(CAUTION, f"PASS, NOT ANCHORED: {every}", reasons, figures)
-    return Verdict(PASS, f"PASS: {every}", reasons, figures)
-
-
-def _recorded_by(header: dict) -> str:
-    """The software that recorded the session, as its header says (``versions``
-    since the header has carried them; the ``software`` name before)."""
-    versions = header.get("versions") or {}
-    names = (("tablebench", "tablebench "), ("pybullet", "PyBullet "), ("python", "Python "))
-    found = [f"{label}{versions[key]}" for key, label in names if versions.get(key)]
-    return ", ".join(found) or str(header.get("software") or "not recorded")
-
-
-def _inputs(facts: SessionFacts) -> list[Input]:
-    h, chain = facts.header, facts.replayed.chain
-    if facts.expected_head:
-        if chain.head != facts.expected_head:
-            head_note = f"(does NOT match the head hash kept apart, {facts.expected_head})"
-        elif chain.ok:
-            head_note = "(matches the head hash kept apart)"
-        else:     # the last record's hash is as kept apart, and records before it do not match theirs
-            head_note = ("(the same as the head hash kept apart, but records before it do not match their "
-                         "hashes: the chain is BROKEN)")
-    else:
-        head_note = "(not checked against a head hash kept apart: bench replay --head HASH)"
-    found = [Input("journal", facts.journal, chain.head, "head hash", esc(head_note))]
-    if h.get("design"):
-        found.append(file_input(f"design (a {h.get('plant') or 'plant'})", h["design"], h.get("design_sha256"),
-                                "tower", "wheel"))
-    if h.get("submission"):
-        found.append(file_input("rules submission", h["submission"], h.get("submission_sha256"), "submission"))
-    else:
-        found.append(Input("rules submission", "none: judged by the regulation's defaults"))
-    if h.get("game_file"):
-        found.append(file_input("game file", h["game_file"], h.get("game_file_sha256"), "game"))
-    return found
-
-
-def _seeds(facts: SessionFacts) -> str:
-    h = facts.header
-    if h.get("seed") is not None:
-        return (f"session seed {code(h['seed'])}: the Lucky Numbers' and every drop's or spin's seed follow from "
-                "it; each round's is in the journal")
-    told = (facts.hello or {}).get("seed")
-    if facts.pytest_run:
-        return ("none of the bench's: each scenario gives its own readings"
-                + (f"; the controller's Lucky Numbers: its HELLO says seed={esc(told)}" if told is not None else ""))
-    return "not recorded"
-
-
-def runner_words(facts: SessionFacts) -> str:
-    """What recorded the journal: bench run, a pytest run, or bench monitor (a tap's traffic)."""
-    if facts.pytest_run:
-        return "a pytest run (pytest --controller)"
-    if facts.header.get("monitor") is not None:
-        return "bench monitor (the traffic heard on a tap)"
-    return "bench run"
-
-
-def _engine(facts: SessionFacts) -> str:
-    h = facts.header
-    if facts.pytest_run:
-        return esc(f"{h.get('runner') or 'pytest --controller'}: the regulation scenarios played on the link "
-                   "(bench.scenarios.plugin), every frame judged by the oracle as it passed")
-    if h.get("monitor") is not None:
-        part = h["monitor"].get("part") if isinstance(h["monitor"], dict) else None
-        return esc("bench monitor: the traffic between a table's host and its controller, heard on a tap"
-                   + (f" (journal part {part})" if part is not None else "")
-                   + "; no plant and no clock of the bench's: every frame judged by the oracle as it was heard")
-    plant = {"tower": "the PyBullet tower twin", "wheel": "the PyBullet wheel twin",
-             "dice": "fair throws from a seeded RNG (--plant dice), no physics",
-             "recorded": "outcomes recorded beforehand"}.get(h.get("plant"), h.get("plant") or "not recorded")
-    clock = "the wall clock (--realtime)" if h.get("realtime") else "virtual time (simpy)"
-    return esc(f"bench run: plant {plant}, the round cycle in {clock}; every frame judged by the oracle")
-
-
-def _controller(h: dict) -> str:
-    return esc(f"{h.get('controller')}" + (" (the emulated controller" + (
-        f", misbehaving: {h['misbehave']})" if h.get("misbehave") else ")") if h.get("emulated") else ""))
-
-
-def repeat_command(facts: SessionFacts) -> str:
-    """The command that judges the journal again and writes this page."""
-    return f"{verify_command(facts, asked_only=True)} --report report.html"
-
-
-def verify_command(facts: SessionFacts, asked_only: bool = False) -> str:
-    """The command that verifies the journal again, with everything that
-    vouches for it: the head hash kept apart and, for a sealed journal, the
-    bench key (the fingerprint checked, or the key's file to be had from the
-    bench). ``asked_only``: only what this page's judging was given."""
-    check = (f" --head {facts.expected_head}" if facts.expected_head
-             else "" if asked_only else " --head $(cat session.head)")
-    seals = facts.replayed.seals
-    if seals.checked and seals.expected:
-        check += f" --pubkey {seals.expected}"
-    elif seals.sealed and not asked_only:
-        check += " --pubkey bench.pub"      # never the fingerprint the journal claims for itself
-    return f"bench replay {facts.journal}{check}"
-
-
-def _provenance(facts: SessionFacts) -> Provenance:
-    h, chain = facts.header, facts.replayed.chain
-    more = [
-        ("game", esc(f"{_title(h['game'])} ({h['game']}), "
-                     f"paytable {h.get('paytable') or 'the regulation’s'}"
-                     + (", options " + ", ".join(f"{k}={v}" for k, v in sorted((h.get('options') or {}).items()))
-                        if h.get("options") else ""))),
-        ("recorded by", esc(_recorded_by(h))),
-        ("hash chain", f"{chain.records} records, "
-                    + ("intact" if chain.ok else "<b class=fail>BROKEN</b>")
-                    + ("" if chain.ended else ", <b>cut off before its session-end record</b>")),
-        ("seals", esc("; ".join(line.strip() for line in describe_seals(facts.replayed.seals, chain))
-                      .removeprefix("seals: "))),
-        ("controller", _controller(h)),
-        ("controller's HELLO", code(message_text(facts.hello)) if facts.hello else "none recorded"),
-        ("phases", esc(", ".join(f"{k.removesuffix('_s')} {v:g} s" for k, v in (h.get("phases") or {}).items()))),
-    ]
-    if isinstance(h.get("camera"), dict):
-        more.append(("camera", esc(_camera_words(h["camera"], getattr(facts.replayed.oracle, "camera", None)))))
-    if facts.replayed_at is not None:
-        more.insert(0, ("replayed", esc(_replay_words(facts))))
-        more.insert(1, ("journal written by", esc(runner_words(facts))))
-    recorded = f"{utc(facts.first_wall)} to {utc(facts.last_wall)}"
-    date = recorded if facts.replayed_at is None else f"recorded {recorded}; replayed {utc(facts.replayed_at)}"
-    return Provenance(date=date, inputs=_inputs(facts),
-                      seeds=_seeds(facts), engine=_engine(facts), repeat=repeat_command(facts), more=more)
-
-
-def _camera_words(camera: dict, tally) -> str:
-    """bench run --camera: the camera, the recogniser and its scores this session (docs/camera.md)."""
-    said = (f"frames in {camera.get('frames')}, variation {camera.get('level')}, "
-            f"camera {camera.get('camera') or 'the design’s'}")
-    if not camera.get("recognizer"):
-        return said + "; no recogniser: the twin's reading was sent"
-    said += f"; recogniser {camera.get('recognizer_command') or camera.get('recognizer')}"
-    if tally is None or not tally.frames:
-        return said + "; no reading judged"
-    return (said + f"; {tally.frames} frames: {tally.right} read right, {tally.misread} misread (violations: "
-            f"{tally.roll_called_no_roll} rolls called a no roll, {tally.no_roll_missed} no rolls sent as rolls, "
-            f"{tally.faces_wrong} wrong faces or pockets), {tally.unread} unread after {camera.get('rereads')} "
-            f"re-reads (the policy's call: a no roll; violations: {tally.rolls_voided_unread} rolls it voided, "
-            f"625b.2(d)(5)), {tally.rereads} re-reads in all")
-
-
-def _replay_words(facts: SessionFacts) -> str:
-    """When bench replay ran and what it verified, in one line."""
-    r = facts.replayed
-    checked = [f"the hash chain ({r.chain.records:,} records: {'intact' if r.chain.ok else 'BROKEN'})"]
-    if facts.expected_head:
-        checked.append("the head hash kept apart" + ("" if r.chain.head == facts.expected_head else " (NOT matched)"))
-    if r.seals.checked:
-        checked.append(f"the seals with key {r.seals.expected}" + ("" if r.seals.ok else " (BROKEN)"))
-    rounds = len(r.oracle.rounds) if r.oracle is not None else 0
-    checked.append(f"every frame of {rounds:,} rounds judged again by the oracle"
-                   + (f", {r.redecoded:,} of them decoded again from their raw bytes" if r.redecoded else ""))
-    return f"by bench replay at {utc(facts.replayed_at)}: " + "; ".join(checked)
 
 
 def _clause_words(clause: str) -> str:
@@ -391,7 +142,7 @@ def _scenario_name(nodeid: str) -> str:
 def _rounds_words(rounds: list[int]) -> str:
     if not rounds:
         return "outside any round"
-    return f"round {rounds[0]}" if len(rounds) == 1 else "rounds " + _listed(rounds)
+    return f"round {rounds[0]}" if len(rounds) == 1 else "rounds " + rounds_listed(rounds)
 
 
 def _finding_card(facts: SessionFacts, finding, pictures: _Pictures, listed: set[int]) -> str:
@@ -433,7 +184,7 @@ def _violations(facts: SessionFacts, pictures: _Pictures) -> str:
     rows = "".join(
         f'<tr><td><a href="#clause-{esc(c)}">{esc(c)}</a></td><td class=num>{n}</td>'
         f"<td class=num>{sum(1 for f in found if f.clause == c)}</td><td class=num>{len(rounds_of(c))}</td>"
-        f"<td>{esc(_listed(rounds_of(c)) or 'outside any round')}</td></tr>"
+        f"<td>{esc(rounds_listed(rounds_of(c)) or 'outside any round')}</td></tr>"
         for c, n in s.violations_by_clause.most_common())
     out = ["<h2>Violations by clause</h2>",
            "<p>One card per finding: the violations of a clause in one round that differ only in the wager "
@@ -499,12 +250,6 @@ def _more_rounds(count: int, what: str) -> list[str]:
             if count > ROUNDS_OF_A_KIND else [])
 
 
-def _listed(numbers: list[int]) -> str:
-    """Round numbers, the first ROUNDS_OF_A_KIND of them."""
-    shown = ", ".join(map(str, numbers[:ROUNDS_OF_A_KIND]))
-    return shown + (f", … ({len(numbers)} in all)" if len(numbers) > ROUNDS_OF_A_KIND else "")
-
-
 def _probe_words(facts: SessionFacts) -> str:
     probes = facts.summary.probe_rounds
     played = {r.round: r for r in facts.summary.played if r.round in probes}
@@ -527,14 +272,14 @@ def _return(facts: SessionFacts) -> str:
                 + _probe_words(facts))
     ordinary, staked, returned = s.ordinary_totals()
     text = (f"<p>Over the {ordinary:,} ordinary round{'s' * (ordinary != 1)}: staked {staked:,} and returned "
-            f"{returned:,} (minor units), an observed return of {_pct(observed)}")
+            f"{returned:,} (minor units), an observed return of {percent(observed)}")
     if not interval:
         text += " (no interval: it needs at least two ordinary rounds with stakes)"
     if interval:
         inside = exact is not None and interval[0] <= float(exact) <= interval[1]
-        text += (f" ({100 * CONFIDENCE:g}% interval {_pct(interval[0])} to {_pct(interval[1])}, rounds as the "
+        text += (f" ({100 * CONFIDENCE:g}% interval {percent(interval[0])} to {percent(interval[1])}, rounds as the "
                  f"independent units)")
-    text += f"; the exact return of the wagers played in them, weighted by stake, is {_pct(exact)}"
+    text += f"; the exact return of the wagers played in them, weighted by stake, is {percent(exact)}"
     if interval and exact is not None:
         text += (": inside the interval, as chance allows." if inside else
                  ": OUTSIDE the interval. Over a long session that points at settlement or the outcomes; "
@@ -563,7 +308,7 @@ def _bet_rtp(game, bet: str, rules) -> str:
     """A bet's exact return; a bet the game does not offer (accepted all the
     same: a violation, shown above) has none."""
     try:
-        return _pct(game.rtp(bet, rules))
+        return percent(game.rtp(bet, rules))
     except RulesError:
         return "not offered: no return to expect"
 def _coverage(facts: SessionFacts) -> str:
@@ -752,8 +497,8 @@ def render(facts: SessionFacts) -> str:
         heading = f"Replay of a {'pytest run' if facts.pytest_run else heading.lower()}"
     return report_page(
         kind=kind, title=f"bench {kind}: {h['game']} ({utc(facts.first_wall)})",
-        heading=f"{heading}: {_title(h['game'])}",
-        verdict=_verdict(facts), provenance=_provenance(facts),
+        heading=f"{heading}: {game_title(h['game'])}",
+        verdict=session_verdict(facts), provenance=session_provenance(facts),
         sections=[_violations(facts, pictures), _unplayed(facts, pictures), _scenarios(facts), _return(facts),
                   _coverage(facts), _latencies(facts), _rounds(facts), _integrity(facts)])
 
