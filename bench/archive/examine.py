@@ -145,7 +145,7 @@ def examine(path: str, given: dict[str, str], trusted: tuple[str, ...] = (), *,
     days = sorted({row["day"] for row in rows["rounds"]})
     twin_same, notes = None, list(replayed.notes)
     if isinstance(header.get("twin"), dict):
-        from bench.journal.replay import compare_twin
+        from bench.journal.disputed_round import compare_twin
         twin = compare_twin(header["twin"])
         twin_same = twin.same
         if not twin.same:

@@ -57,7 +57,8 @@ def run(args) -> int:
     from datetime import datetime, timezone
 
     from bench.journal.keys import trusted_fingerprint
-    from bench.journal.replay import camera_calls, describe, describe_camera_call, replay, resimulate
+    from bench.journal.disputed_round import camera_calls, describe_camera_call, resimulate
+    from bench.journal.replay import describe, replay
 
     if args.head is not None:
         args.head = args.head.strip().lower()     # as pasted from session.head, or typed in capitals

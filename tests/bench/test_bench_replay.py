@@ -223,7 +223,7 @@ def test_replay_says_when_this_twin_is_not_the_one_that_recorded_the_round(recor
 
 
 def test_a_journal_that_names_no_twin_is_replayed_saying_so():
-    from bench.journal.replay import compare_twin
+    from bench.journal.disputed_round import compare_twin
     from twin.fingerprint import draws_alike, fingerprint
     unknown = compare_twin(None)
     assert unknown.same is None and unknown.told.startswith("twin: the journal does not name the twin")

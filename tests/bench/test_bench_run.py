@@ -17,7 +17,7 @@ from bench.session.cycle import Phases, failure_clause
 from bench.emulator.misbehaviours import MISBEHAVIOURS
 from bench.journal.chain import verify_journal
 from bench.play.players import PlayerMix
-from bench.journal.replay import plant_records
+from bench.journal.disputed_round import plant_records
 from bench.journal.replay import replay as replay_journal
 from bench.report.summary import summarise
 from bench.session.mutation import trial_rounds
