@@ -184,9 +184,10 @@ def _engine(facts: SessionFacts) -> str:
         return esc("bench monitor: the traffic between a table's host and its controller, heard on a tap"
                    + (f" (journal part {part})" if part is not None else "")
                    + "; no plant and no clock of the bench's: every frame judged by the oracle as it was heard")
+    recorded = str(h.get("plant") or "not recorded")
     plant = {"tower": "the PyBullet tower twin", "wheel": "the PyBullet wheel twin",
              "dice": "fair throws from a seeded RNG (--plant dice), no physics",
-             "recorded": "outcomes recorded beforehand"}.get(h.get("plant"), h.get("plant") or "not recorded")
+             "recorded": "outcomes recorded beforehand"}.get(recorded, recorded)
     clock = "the wall clock (--realtime)" if h.get("realtime") else "virtual time (simpy)"
     return esc(f"bench run: plant {plant}, the round cycle in {clock}; every frame judged by the oracle")
 

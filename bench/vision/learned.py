@@ -543,7 +543,12 @@ def more_cocked(folder: Path, out: Path, draws: int, level: str | None = None, d
     # The folder's camera as mounted, not the design's default one: the new frames must be seen
     # as the folder's were (a lab's camera, moved or another lens, is in calibration.json).
     cam = calibration["camera"]
-    camera = Camera(**{k: tuple(v) if isinstance(v, list) else v for k, v in cam.items()})
+
+    def point(key: str) -> tuple[float, float, float]:
+        x, y, z = (float(v) for v in cam[key])
+        return x, y, z
+    camera = Camera(position_m=point("position_m"), target_m=point("target_m"), up=point("up"),
+                    fov_deg=float(cam["fov_deg"]), width_px=int(cam["width_px"]), height_px=int(cam["height_px"]))
     studio = Studio(design, "tower", camera, level=variation)
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(studio.calibration() | {"level": studio.level},
