@@ -78,12 +78,12 @@ def test_stream_replies_cost_only_their_own_frame(tmp_path):
 
 def test_a_desynchronised_stream_is_detected_and_restarted(tmp_path):
     """A stream that writes one line too many on its first frame (and names
-    its frames): the recogniser is restarted once, and every later frame's
-    reading is its own. The first frame is lost when the extra line has come
-    by the time its reply is read; when it comes later, the reply (which
-    named its frame) stands and the extra line is found before the next frame
-    is asked. Which of the two is the machine's timing (a fresh clone's
-    loaded run met the second)."""
+    its frames): the recogniser is restarted once, at most one frame is lost
+    (said desynchronised) and every other frame's reading is its own. Which
+    frame, if any, is the machine's timing, all three met in fresh clones:
+    the extra line already there when the first reply is read (the first is
+    lost); come before the second frame is asked (none is); or come as the
+    second frame's reply, naming another frame (the second is lost)."""
     cmd = _script(tmp_path, "r.py", """
         import json, os, sys
         first = not os.path.exists(sys.argv[1])
@@ -98,8 +98,9 @@ def test_a_desynchronised_stream_is_detected_and_restarted(tmp_path):
     with Recognizer(cmd, tmp_path, stream=True, timeout_s=20) as rec:
         got = [rec.read(tmp_path / f"f{i}.jpg", b"x") for i in range(4)]
         assert rec.restarts == 1
-    assert "desynchronised" in got[0].get("error", "") or (got[0].get("pocket"), got[0].get("frame")) == (0, "f0.jpg")
-    assert [g.get("pocket") for g in got[1:]] == [1, 2, 3]
+    lost = [i for i, g in enumerate(got) if "desynchronised" in g.get("error", "")]
+    assert lost in ([], [0], [1]), got
+    assert [g.get("pocket") for i, g in enumerate(got) if i not in lost] == [i for i in range(4) if i not in lost]
 
 
 def test_a_reply_naming_another_frame_is_not_this_frames(tmp_path):
