@@ -186,8 +186,13 @@ class Link:
 def open_link(url: str, *, baudrate: int = BAUDRATE) -> Link:
     """Open a device path or pyserial URL. Raises LinkError naming the URL."""
     serial = _pyserial()
+    # A device path is opened for this process alone (pyserial's exclusive: an advisory lock
+    # every pyserial opener honours): a second bench on the line, or a bench that reconnects to
+    # a path the system has since given to another pseudo-terminal (a tap's, a Y-cable's), is
+    # refused with a LinkError, instead of reading, and so stealing, the bytes the owner was sent.
+    local = "://" not in url and os.name == "posix"
     try:
-        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0)
+        port = serial.serial_for_url(url, baudrate=baudrate, timeout=0, **({"exclusive": True} if local else {}))
     except (serial.SerialException, ValueError, OSError) as err:
         raise LinkError(f"cannot open link {url!r}: {err}") from None
     if url.startswith("socket://"):
