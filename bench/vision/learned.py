@@ -520,7 +520,6 @@ def more_cocked(folder: Path, out: Path, draws: int, level: str | None = None, d
     design (or ``design_file``: the design file it was made from, when not a shipped one);
     written to ``out`` as ``twin frames`` writes. Returns the frames written."""
     from twin.camera.frames import Studio, read_labels, save
-    from twin.camera.spec import Camera
     from twin.camera.variation import load_level
     from twin.errors import DesignError
     from twin.tower import drop, load_design
@@ -542,13 +541,7 @@ def more_cocked(folder: Path, out: Path, draws: int, level: str | None = None, d
                           f"{calibration['level']!r}", file=level)
     # The folder's camera as mounted, not the design's default one: the new frames must be seen
     # as the folder's were (a lab's camera, moved or another lens, is in calibration.json).
-    cam = calibration["camera"]
-
-    def point(key: str) -> tuple[float, float, float]:
-        x, y, z = (float(v) for v in cam[key])
-        return x, y, z
-    camera = Camera(position_m=point("position_m"), target_m=point("target_m"), up=point("up"),
-                    fov_deg=float(cam["fov_deg"]), width_px=int(cam["width_px"]), height_px=int(cam["height_px"]))
+    camera = Calibration.from_dict(calibration).camera   # as a recogniser installed there reads it
     studio = Studio(design, "tower", camera, level=variation)
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(studio.calibration() | {"level": studio.level},
