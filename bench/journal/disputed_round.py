@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.errors import BenchError
-from bench.journal.replay import _records, _rules_from, session_file
+from bench.journal.replay import readable_records, rules_from_header, session_file
 from bench.oracle import Oracle
 from bench.oracle.feed import judged_camera
 from bench.rules.registry import game_names
@@ -21,7 +21,7 @@ def plant_records(path: str | Path, round_no: int) -> list[dict]:
     """The plant's readings in round ``round_no``, in order (schema 2: inside
     the round records; schema 1: ``plant`` records)."""
     found = []
-    for _, record in _records(path):
+    for _, record in readable_records(path):
         if record.get("kind") == "plant" and record.get("round") == round_no:
             found.append(record)
         plants = record.get("plants")
@@ -39,11 +39,11 @@ def camera_calls(path: str | Path, round_no: int) -> list[dict]:
     rows = [row for row in map(judged_camera, plant_records(path, round_no)) if row is not None]
     if not rows:
         return []
-    _, header = next(_records(path))
+    _, header = next(readable_records(path))
     game = header.get("game")
     if game not in game_names():
         raise BenchError(f"{path}: the session header names no game the bench knows: {game!r}")
-    oracle = Oracle(game, _rules_from(header, []))
+    oracle = Oracle(game, rules_from_header(header, []))
     calls = []
     for row in rows:
         found = oracle.recognised(row)
@@ -113,7 +113,7 @@ def resimulate(path: str | Path, round_no: int, gif: str | None = None,
     verdict last) and a PNG (the tray or wheel at rest) if asked. Raises
     ``BenchError`` when the round cannot be simulated again (no such round,
     no physics plant, no design)."""
-    records = _records(path)
+    records = readable_records(path)
     _, header = next(records)
     plants = plant_records(path, round_no)
     if not plants:

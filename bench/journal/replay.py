@@ -121,7 +121,8 @@ class ReplayOutcome:
         }
 
 
-def _records(path):
+def readable_records(path):
+    """(line number, record) of every record of the journal that reads as one."""
     for number, record, _ in iter_records(path):
         if record is not None:
             yield number, record
@@ -165,7 +166,7 @@ def session_file(header: dict, kind: str, given: str | Path | None = None):
     yield Path(recorded)
 
 
-def _rules_from(header: dict, notes: list[str], submission: str | Path | None = None):
+def rules_from_header(header: dict, notes: list[str], submission: str | Path | None = None):
     try:
         with session_file(header, "submission", submission) as path:
             if path is not None:
@@ -276,7 +277,7 @@ class _Judge:
             raise BenchError(f"{self.path}: line {number}: phases.reply_s: {reply_s!r} is not a number of "
                              "seconds from 0 to 3600")
         try:
-            rules = _rules_from(header, self.notes, self.submission)
+            rules = rules_from_header(header, self.notes, self.submission)
         except (BenchError, LookupError, TypeError, ValueError) as err:
             raise BenchError(f"{self.path}: line {number}: the session's rules: {err}") from None
         self.codec = _codec_from(header, game, self.notes, f"{self.path}: line {number}")
