@@ -13,12 +13,14 @@ import logging
 import random
 from importlib import metadata
 
+from bench.adapters.api import MessageSession
 from bench.errors import RulesError
 from bench.protocol.greeting import rules_digest
 from bench.protocol import LinkTimeout, Message, PROTOCOL_VERSIONS, Session, make
 from bench.protocol.session import WINDOW
 from bench.protocol.messages import is_token
 from bench.rules import Round, Wager, get_game
+from bench.rules.outcome_kind import ONE_THROW, SERIES
 from bench.rules.submission import LIMITS_CLAUSE
 from bench.emulator.misbehaviours import Policy
 from bench.emulator.rng_misbehaviours import RNG_BATCH, lucky_rng, session_started
@@ -34,7 +36,7 @@ def software_version() -> str:
 
 
 class EmulatedController:
-    def __init__(self, session: Session, *, game: str, rules, seed: int, policy: Policy = Policy(),
+    def __init__(self, session: Session | MessageSession, *, game: str, rules, seed: int, policy: Policy = Policy(),
                  reset_round: int | None = None, versions: tuple[int, ...] = PROTOCOL_VERSIONS):
         self.session = session
         self.versions = versions        # the protocol versions it answers in (a v1-only controller: (1,))
@@ -42,6 +44,9 @@ class EmulatedController:
         self.game = get_game(game)
         self.descriptor = self.game.descriptor
         self.outcome = self.descriptor.outcome      # the kind of outcome (bench.rules.outcome_kind)
+        # What a lawful reading does, as the kind's round progresses: the round's one
+        # outcome, or the next roll of a series.
+        self._thrown = {ONE_THROW: self._one_throw, SERIES: self._series_roll}[self.outcome.progress]
         self.rules = rules
         self.seed = seed
         self.policy = policy
@@ -240,8 +245,10 @@ class EmulatedController:
         problem = self._check_reading(m)
         if problem:
             return self._error("bad-sensor", problem)
-        if self.outcome.throws_until_bets_resolve():
-            return self._craps_roll(m["roll"], m["dice"], all(m["flat"]))
+        self._thrown(m)
+
+    def _one_throw(self, m: Message) -> None:
+        """The throw's reading is the round's outcome, or its no roll."""
         if not (self.outcome.calls_no_roll() and self._no_roll(m["flat"])):
             self._send("RESULT", **{name: m[name] for name, _ in self.outcome.result_fields})
             self._late_lucky()
@@ -279,7 +286,9 @@ class EmulatedController:
         self._finish(cleared=self.policy.clear_before_settle())
         self._open_round()
 
-    def _craps_roll(self, roll: int, dice, flat: bool) -> None:
+    def _series_roll(self, m: Message) -> None:
+        """One roll of a series: the bets it resolves settled, the next roll awaited while any is open."""
+        roll, dice, flat = m["roll"], m["dice"], all(m["flat"])
         if not flat:
             self._send("NOROLL", round=self.round)
             return self._command()                   # a cocked die: the roll is thrown again

@@ -16,12 +16,21 @@ Two timing facts of a real link shape the judgements:
   controller is still sending that roll's SETTLE frames, so a resolved bet is
   owed its SETTLE before the controller's next ROLL (or SETTLED), not before
   the bench's TRIGGER.
+
+Why this module is over 500 lines: it is one state machine, the ``Oracle``'s
+handlers (a method per direction and message type) over one shared round
+state, read in the order a round's frames come. What stands alone is apart:
+the records (``records``), the rules' arithmetic (``settlement``), the Lucky
+draw's distribution (``lucky_draw``), a camera's call (``recognition``), a
+session's start (``session_start``) and each way a round progresses
+(``round_progress``). Splitting the handlers further, into mixins, would
+scatter one class's state over several files.
 """
 
 from __future__ import annotations
 
 from collections import Counter, deque
-from typing import Any
+from typing import Any, Callable
 
 from bench.errors import RulesError
 from bench.protocol.frame import SEQ_MODULUS
@@ -32,10 +41,11 @@ from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.lucky_draw import CONFIDENCE, DrawLog, DrawVerdict
 from bench.oracle.recognition import RecognitionTally, judge as judge_recognition
 from bench.oracle.records import RoundLog, RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.round_progress import judging
 from bench.oracle.session_start import SessionStart
 from bench.oracle.settlement import Recompute
 
-_UNSEEN = object()
+_UNSEEN: Any = object()     # a handler not looked up yet (None: the message type has none)
 # The controller's messages that start a session or a round: judged by their
 # handlers even while a SessionStart holds the rest.
 _SESSION_TYPES = frozenset({"HELLO", "RESET", "ERROR", "OPEN"})
@@ -95,7 +105,8 @@ class Oracle:
         self._ask_serial = 0
         self._last = {"tx": None, "rx": None}
         self._found: list[Violation] = []
-        self._handlers: dict[tuple[str, str], object] = {}   # (direction, type) -> bound handler or None
+        # (direction, type) -> bound handler or None
+        self._handlers: dict[tuple[str, str], Callable[[Any, float, int], None] | None] = {}
         self._phase_clauses: dict[str, str] = {}
         self._interned: dict = {}       # Lucky Numbers and dice outcomes, one object each (oracle.rounds keeps them)
         # The Lucky draws judged as a distribution (bench.oracle.lucky_draw): repeats
@@ -103,6 +114,8 @@ class Oracle:
         self.draws = DrawLog(rules, descriptor.lucky_draw_clauses) if descriptor.lightning else None
         self.lucky_draw: DrawVerdict | None = None
         self.camera = RecognitionTally()            # a camera's readings against the truth (bench.oracle.recognition)
+        # From the plant's command to SETTLED, as the kind of outcome progresses (bench.oracle.round_progress).
+        self.progress = judging(self)
 
     # -- the interface --------------------------------------------------
     def observe(self, direction: str, message, mono: float) -> list[Violation]:
@@ -172,9 +185,10 @@ class Oracle:
         if r is not None and r.active and not r.complete and r.number not in self.incomplete_rounds:
             self.incomplete_rounds.append(r.number)
         if self.draws is not None and self.lucky_draw is None:
-            self.lucky_draw = self.draws.verdict()
-            for test in self.lucky_draw.failed if self.lucky_draw else ():
-                self._keep(Violation(None, test.clause, None, _draw_message(self.lucky_draw, test)))
+            verdict = self.lucky_draw = self.draws.verdict()
+            if verdict is not None:
+                for test in verdict.failed:
+                    self._keep(Violation(None, test.clause, None, _draw_message(verdict, test)))
         return self._found
 
     # -- bookkeeping ----------------------------------------------------
@@ -221,7 +235,7 @@ class Oracle:
         self._asks[self._ask_serial] = Ask(what, mono, frame, m.seq, self._clause(phase))
         return self._ask_serial
 
-    def _answer(self, serial: int | None) -> None:
+    def _answer(self, serial: int) -> None:
         self._asks.pop(serial, None)
 
     def _answer_first(self, what: str) -> None:
@@ -454,7 +468,7 @@ class Oracle:
         r.accepted[w.id] = w
         r.counting_from[w.id] = len(r.rolls)
         if r.resolved:
-            self._judge_one_throw(r)
+            self.progress.judge_throw(r)
 
     def _rx_refuse(self, m, mono, frame):
         placement = self._placement(m, frame)
@@ -546,8 +560,7 @@ class Oracle:
             self._flag(clause, frame, f"{m.type} after the round's outcome was established")
         elif not (r.trigger_armed or r.rethrow_armed):
             self._flag(clause, frame, f"{m.type} without the dealer's TRIGGER")
-        if self.outcome.throws_until_bets_resolve():
-            self._kept_open(r, frame, f"before roll {len(r.rolls) + 1}")
+        self.progress.commanded(r, frame)
         problem = self.outcome.command_problem(m, len(r.rolls))
         if problem is not None:
             self._flag(self._clause("result"), frame, problem)
@@ -573,7 +586,8 @@ class Oracle:
         r = self._current(m, frame, phase)
         if r is None:
             return None, None
-        reading, r.reading = r.reading, None
+        reading: Any = r.reading        # the SENSOR message, or None
+        r.reading = None
         if reading is not None:
             r.throws.append({name: reading.get(name) for name in ("dice", "flat", "pocket")
                              if reading.get(name) is not None})
@@ -592,14 +606,7 @@ class Oracle:
         if reading is not m and self._due_no_roll(reading):
             self._flag(self._clause("no_roll"), frame,
                        f"RESULT although the dice showed flat={list(reading['flat'])}: a no roll was due")
-        if self.outcome.throws_until_bets_resolve():
-            return self._craps_result(r, m, reading, frame)
-        if r.resolved:
-            self._flag(self._clause("result"), frame, "a second outcome for one round")
-            return
-        r.outcome = self.outcome.settled_outcome(reading)
-        r.resolved = True
-        self._judge_one_throw(r)
+        self.progress.resulted(r, m, reading, frame)
 
     def _outcome_of(self, m):
         """What ``_shown`` says, to compare (formatting it every round cost more than the rest)."""
@@ -627,62 +634,7 @@ class Oracle:
         r.outcome = None if reading is None else tuple(reading["dice"])
         # Judged as the plant showed it: a wrongly called no roll owes what the faces say.
         r.no_roll = reading is None or self._due_no_roll(reading)
-        self._judge_one_throw(r)
-
-    def _judge_one_throw(self, r: RoundState) -> None:
-        todo = [w for w in r.accepted.values() if w.id not in r.expected]
-        if not todo:
-            return
-        found = self.recompute.one_throw(todo, **self.outcome.round_fields(r.outcome), no_roll=r.no_roll,
-                                         lucky=r.lucky or (), lucky_lawful=r.lucky_lawful or not self.lightning)
-        r.expected.update(found)
-
-    # -- Dice-Ology: rolls until every side bet is resolved ---------------
-    def _craps_result(self, r: RoundState, m, reading, frame: int) -> None:
-        r.rolls.append(tuple(reading["dice"]))
-        newly = []
-        for w in r.accepted.values():
-            if w.id in r.expected:
-                continue
-            settlement = self.recompute.over_rolls(w, r.rolls[r.counting_from[w.id]:])
-            if settlement is None or not settlement.open:
-                r.expected[w.id] = settlement
-                newly.append(w)
-        still_open = [w for w in r.accepted.values() if w.id not in r.expected]
-        # Bets already reported as kept open count as open in the controller's eyes: not reported again.
-        kept = [wager_id for wager_id in r.flagged if wager_id not in r.settled]
-        said = m.get("open")
-        if said is not None and said not in (len(still_open), len(still_open) + len(kept)):
-            if said > len(still_open) and newly:
-                # A count cannot say which bet is kept open: wait for the roll's
-                # SETTLEs, then each unsettled bet is named with its own clause.
-                r.count_claim = (frame, said, len(still_open), [w.id for w in newly])
-            else:
-                self._flag(self._clause("settlement"), frame, f"RESULT says {said} bet(s) still open, "
-                                                              f"the rules say {len(still_open)}")
-        r.active = True
-
-    def _kept_open(self, r: RoundState, frame: int, when: str) -> None:
-        """Dice-Ology: a bet the rules resolved but the controller has not settled."""
-        named = set()
-        claim_frame, said, due, resolved = r.count_claim or (None, None, None, ())
-        r.count_claim = None
-        for wager_id, settlement in r.expected.items():
-            if wager_id in r.settled or wager_id in r.flagged:
-                continue
-            r.flagged.add(wager_id)
-            named.add(wager_id)
-            outcome = "lost" if settlement and settlement.returned == 0 else "won"
-            # Name the RESULT that kept it open, if its count did; else where it was noticed.
-            at, why = (claim_frame, f"the RESULT keeps it open ({said} open)") if wager_id in resolved \
-                else (frame, f"it is still unsettled {when}")
-            self._flag(settlement.clause if settlement else self._clause("settlement"), at,
-                       f"wager {wager_id} {outcome} (the rolls resolved it) but {why}")
-        if claim_frame is not None:
-            if not named.intersection(resolved):
-                # Every resolved bet was settled after all: only the count was wrong.
-                self._flag(self._clause("settlement"), claim_frame,
-                           f"RESULT says {said} bet(s) still open, the rules say {due}")
+        self.progress.judge_throw(r)
 
     # -- settlement -----------------------------------------------------
     def _rx_settle(self, m, mono, frame):
@@ -702,12 +654,7 @@ class Oracle:
             r.early_clear_reported = True
             self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled after the table was cleared")
         if wager_id not in r.expected:
-            if self.outcome.throws_until_bets_resolve():
-                still = self.recompute.over_rolls(r.accepted[wager_id], r.rolls[r.counting_from[wager_id]:])
-                clause = still.clause if still else self._clause("settlement")
-                self._flag(clause, frame, f"wager {wager_id} settled ({returned}) while the rules keep it open")
-            else:
-                self._flag(self._clause("settlement"), frame, f"wager {wager_id} settled before the outcome")
+            self.progress.settled_unresolved(r, wager_id, returned, frame)
             return
         due: Settlement | None = r.expected[wager_id]
         if due is not None and returned != due.returned:
@@ -722,13 +669,7 @@ class Oracle:
         r = self._current(m, frame, "settlement")
         if r is None:
             return
-        if self.outcome.throws_until_bets_resolve():
-            self._kept_open(r, frame, "at SETTLED")
-            for w in r.accepted.values():
-                if w.id not in r.expected and w.id not in r.settled:
-                    self._flag(self._clause("settlement"), frame, f"SETTLED while wager {w.id} is still open")
-        elif not r.resolved:
-            self._flag(self._clause("settlement"), frame, "SETTLED before the round's outcome")
+        self.progress.settled_all(r, frame)
         for wager_id in self._unsettled(r):
             if wager_id in r.flagged:
                 continue

@@ -42,6 +42,11 @@ CRAPS = "craps"     # numbered two-dice rolls until every side bet resolves
 NO_ROLL_VOIDS = "void"       # every wager returned, the round ends
 NO_ROLL_AGAIN = "again"      # the dice are thrown again, the round goes on
 
+# How a round progresses: the name each consumer (the oracle, the emulated
+# controller, the scenario table) keeps its state machine for a round under.
+ONE_THROW = "one-throw"      # one RESULT is the round's outcome and settles every wager
+SERIES = "series"            # throws go on, each RESULT settling what it resolves, until no bet is open
+
 _ROUND = ("round", "int")
 
 
@@ -55,7 +60,7 @@ class OutcomeKind:
     # Class constants (not dataclass fields): each kind sets its own.
     name: ClassVar[str] = ""                # DICE3, WHEEL or CRAPS
     dice_count: ClassVar[int] = 0           # dice read per throw (0: a pocket)
-    throws_in_series: ClassVar[bool] = False    # a round is numbered throws until every bet resolves
+    progress: ClassVar[str] = ONE_THROW     # ONE_THROW or SERIES: how a round goes from command to SETTLED
     field: ClassVar[str] = ""               # what a scenario's outcome names: dice, pocket or rolls
     sensor_fields: ClassVar[tuple[tuple[str, str], ...]] = ()     # the SENSOR's fields, in wire order
     result_fields: ClassVar[tuple[tuple[str, str], ...]] = ()     # the RESULT's fields, in wire order
@@ -79,7 +84,7 @@ class OutcomeKind:
         wagers it resolves and saying how many are still open, until none is
         (a roll series)? Else the one RESULT is the round's outcome and
         settles every wager."""
-        return self.throws_in_series
+        return self.progress == SERIES
 
     def command_problem(self, m, throws: int) -> str | None:
         """What is wrong with the controller's command to the plant (None:
@@ -199,7 +204,7 @@ class RollSeries(OutcomeKind):
 
     name = CRAPS
     dice_count = 2
-    throws_in_series = True
+    progress = SERIES
     field = "rolls"
     sensor_fields = (_ROUND, ("roll", "int"), ("dice", "ints"), ("flat", "flags"))
     # ``open``: how many side bets are still unresolved after this roll
@@ -329,5 +334,5 @@ def outcome_kind(name: str, no_roll: str | None = None) -> OutcomeKind:
     return KINDS_BY_NAME[name](no_roll=no_roll)
 
 
-__all__ = ["CRAPS", "DICE3", "KINDS", "KINDS_BY_NAME", "NO_ROLL_AGAIN", "NO_ROLL_VOIDS", "OutcomeKind", "RollSeries",
-           "SingleZeroPocket", "ThreeDice", "WHEEL", "outcome_kind"]
+__all__ = ["CRAPS", "DICE3", "KINDS", "KINDS_BY_NAME", "NO_ROLL_AGAIN", "NO_ROLL_VOIDS", "ONE_THROW", "OutcomeKind",
+           "RollSeries", "SERIES", "SingleZeroPocket", "ThreeDice", "WHEEL", "outcome_kind"]
