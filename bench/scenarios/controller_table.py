@@ -24,6 +24,12 @@ round on the wire, through a ``bench.protocol.Session`` (or an adapter's session
 Every frame goes past an independent ``Oracle`` (``bench.oracle``); a
 violation fails the scenario with its clause, and every frame of the scenario
 is written to its wire log, whose path is in every failure message.
+
+Why this module is over 500 lines: ``ControllerTable`` is one class with the
+rules table's whole interface (every step a scenario can take), each method
+a round's step on the wire; the link, its journal and the failures are
+already apart (``bench.scenarios.controller_connection``), and the round's
+frames are the round script's (``bench.play.round_script``).
 """
 
 from __future__ import annotations
@@ -31,271 +37,28 @@ from __future__ import annotations
 import dataclasses
 from collections import deque
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Generator, Iterable, Mapping
 
 from bench.errors import BenchError, RulesError
-from bench.protocol.greeting import greet, replies_to
-from bench.protocol.line_speed import line_baud, split_url, window_for
-from bench.protocol.link import BAUDRATE, open_link
-from bench.oracle import Oracle, Violation
-from bench.protocol import BENCH, FrameEvent, LinkError, Message, make
-from bench.protocol.errors import ProtocolViolation, ResponseTimeout
-from bench.oracle.clauses import PROTOCOL, awaited_clause
-from tablebench_io.commandline import doc_ref
-from bench.protocol.timeouts import DEFAULT_REPLY_S
-from bench.journal.chain import JournalWriter
-from bench.adapters.native import Native
-from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
+from bench.oracle import Violation
+from bench.protocol import LinkError, Message, make
 from bench.play.plant import Reading
+# The connection and the failures are their own module; named here too for the run's plugin and the report.
+from bench.scenarios.controller_connection import (ControllerConnection, ControllerFailure, ControllerViolation,
+                                                   WireLog)
 from bench.play.probe_wagers import probe_wagers
-from bench.play.round_script import LateWager, NextRoll, Pause, ReadingWanted, RoundScript, sensor_fields
-from bench.rules import Lucky, Wager, describe, get_game
+from bench.play.round_script import LateWager, NextRoll, Pause, ReadingWanted, RoundScript, Step, sensor_fields
+from bench.rules import Lucky, Wager, get_game
 from bench.rules.cover import cover
 from bench.rules.submission import Rules, default_rules
-from bench.journal.seal import sealer_for
 
 MAX_ROUNDS = 60          # rounds played for one scenario waiting for a draw that leaves its bets alone
 MAX_EXTRA_ROLLS = 50     # Dice-Ology: sevens thrown at the end of a scenario to settle every side bet
 FINISH_ATTEMPTS = 10     # times a scenario's last round is played on after the oracle stopped it again
-REPLY_S = DEFAULT_REPLY_S   # seconds the bench waits for each controller reply (checked by the oracle too)
-JUDGED_KEPT = 1000       # judged frames kept for a failure to quote (a scenario's rounds; older ones are in the log)
 # Each game's descriptor gives the wager the bench places after no more bets
 # in every round when the scenario placed none to copy (``late_bet``: a
 # compliant controller refuses it, the oracle flags an ACCEPT) and the reading
 # that finishes a round the scenario left unplayed (``quiet_outcome``).
-
-
-class ControllerViolation(AssertionError):
-    """The oracle found the controller breaking a clause. Besides its text it
-    carries the verdicts, the frames that revealed them (oracle frame index ->
-    ``FrameEvent``) and the wire log, for the failure's report
-    (``bench.scenarios.failure_report``)."""
-
-    def __init__(self, text: str, *, violations=(), frames=None, log: Path | None = None,
-                 controller: str = ""):
-        super().__init__(text)
-        self.violations = list(violations)
-        self.frames = dict(frames or {})
-        self.log = log
-        self.controller = controller
-
-
-class ControllerFailure(AssertionError):
-    """The controller did not play its part of a round: no reply in time, a
-    reset of its own, the link lost. The text starts with the clause that
-    orders what was missing, or ``[protocol]`` and the section of
-    docs/protocol.md, in brackets."""
-
-    def __init__(self, text: str, *, log: Path | None = None, controller: str = ""):
-        super().__init__(text)
-        self.log = log
-        self.controller = controller
-
-
-class WireLog:
-    """One scenario's frames, both directions, as they crossed the link, and
-    the oracle's verdicts: the file a failure message points to."""
-
-    def __init__(self, path: Path, title: str):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "w", encoding="utf-8")
-        self._file.write(f"# {title}\n# mono_s dir kind frame | decoded\n")
-
-    def line(self, text: str) -> None:
-        if self._file.closed:
-            return
-        self._file.write(text + "\n")
-        self._file.flush()
-
-    def frame(self, event: FrameEvent) -> None:
-        raw = event.raw.decode("ascii", errors="backslashreplace").rstrip("\r\n")
-        note = f"  ({event.note})" if event.note else ""
-        self.line(f"{event.mono:.6f} {event.direction} {event.kind:<10} {raw}{note}")
-
-    def verdict(self, violation: Violation) -> None:
-        self.line(f"VIOLATION [{violation.clause}] round {violation.round}: {violation.message}")
-
-    def close(self) -> None:
-        if not self._file.closed:
-            self._file.close()
-
-
-class ControllerConnection:
-    """The link to one controller (one game, one rules submission) for a whole
-    pytest run: its session, its oracle and where its round stands."""
-
-    def __init__(self, url: str, game: str, rules: Rules, *, software: str = "tablebench-pytest",
-                 reply_s: float = REPLY_S, description: str | None = None, journal: Path,
-                 emulated: bool = False, misbehave: str | None = None, key: str | None = None, adapter=None,
-                 labels: dict[str, str] | None = None):
-        adapter = adapter or Native()
-        self.url = url
-        self.game = game
-        self.descriptor = describe(game)
-        self.rules = rules
-        self.reply_s = reply_s
-        self.software = software
-        self.description = description or url
-        self.oracle = Oracle(game, rules, response_timeout=reply_s)
-        self.log: WireLog | None = None
-        self.open_round: int | None = None    # the round the controller has open for betting
-        self.broken: str | None = None
-        self.reported: set[int] = set()       # indices of oracle violations a scenario has reported
-        # Indices of oracle violations found while a session started (a HELLO's exchange up to the
-        # controller's OPEN, docs/protocol.md 5): they name the earlier session's round, or none the
-        # table plays, so the scenario that started the session reports them (ControllerTable._fresh).
-        self.session_start: list[int] = []
-        self.round_in_play: int | None = None  # the round the table plays, named by a failure
-        # The last frames the oracle judged, by its frame index: a failure quotes the one that revealed it.
-        self.judged: dict[int, FrameEvent] = {}
-        self._serial = 0
-        device, baud = split_url(url)     # /dev/ttyUSB0?baud=9600: the line's speed (bench docs protocol 17)
-        self.baud = line_baud(device, baud)
-        self.link = open_link(device, baudrate=self.baud or BAUDRATE)   # first: an unreachable one leaves no journal
-        # The run's journal (as bench run writes it: hash-chained, one record
-        # per scenario here), for `bench replay` to verify and judge again.
-        # Frames reach the oracle the way they do in bench run: through the Recorder.
-        try:
-            sealer = sealer_for(key)
-            writer = JournalWriter(journal, sealer=sealer)
-            writer.append("session", seal=sealer.header if sealer else None, **session_header(
-                game=game, rules=rules, controller=url, emulated=emulated, misbehave=misbehave,
-                phases={"reply_s": reply_s}, runner="pytest features/ --controller", **adapter_fields(adapter),
-                **game_file_fields(game), **(labels or {})))
-            writer.sync()
-        except BaseException:
-            self.link.close()
-            raise
-        self.recorder = Recorder(writer, self.oracle)
-        self.session = adapter.open(self.link, game, role=BENCH, observer=self._on_frame)
-
-    # -- every frame --------------------------------------------------------
-    def _on_frame(self, event: FrameEvent) -> None:
-        if self.log is not None:
-            self.log.frame(event)
-        found, frames = len(self.oracle.violations), self.oracle.frames
-        self.recorder.on_frame(event)
-        self.recorder.catch_up()          # a scenario's verdicts are wanted as its frames pass
-        if self.oracle.frames > frames:
-            self.judged[self.oracle.frames - 1] = event
-            if len(self.judged) > JUDGED_KEPT:
-                del self.judged[next(iter(self.judged))]
-        if self.log is not None:
-            for violation in self.oracle.violations[found:]:
-                self.log.verdict(violation)
-
-    def end_scenario(self, scenario: str, round_no: int | None) -> None:
-        """Between scenarios: what version 2 holds back until the session next
-        reads (the ACK of the controller's last frames) goes out now, for the
-        link may sit idle while pytest runs other tests; then the scenario's
-        frames and verdicts become one journal record."""
-        try:
-            self.session.flush(self.reply_s)
-        except LinkError as err:
-            self.broken = self.broken or f"after {scenario}: {err}"
-        if self.recorder.unwritten:
-            self.recorder.on_round_end(round_no or 0, None, scenario=scenario)
-
-    # -- talking ------------------------------------------------------------
-    def send(self, type_: str, **fields) -> Message:
-        return self.session.send(make(type_, **fields))
-
-    def expect(self, *types: str) -> Message:
-        """The next of ``types``. One that does not come within ``reply_s``,
-        or a RESET of the controller's own instead, is a ``ControllerFailure``
-        naming the clause that orders it (or the protocol's section)."""
-        wanted = types if "RESET" in types else types + ("RESET",)
-        try:
-            message = self.session.receive(self.reply_s, expect=wanted)
-        except ResponseTimeout as err:
-            raise self.failure(awaited_clause(self.game, types), f"{err} ({doc_ref('protocol', 11)})") from None
-        if message.type == "RESET" and "RESET" not in types:
-            self.open_round = None          # it voids the round and opens the next itself
-            raise self.failure(PROTOCOL, f"the controller reset ({message.get('reason')}) in the middle of the "
-                                         f"round, which is void ({doc_ref('protocol', 5)})")
-        return message
-
-    def failure(self, clause: str, detail: str) -> ControllerFailure:
-        where = f"round {self.round_in_play}: " if self.round_in_play is not None else ""
-        return ControllerFailure(f"[{clause}] {where}{detail}", log=self.log.path if self.log else None,
-                                 controller=self.description)
-
-    def wager_id(self) -> str:
-        self._serial += 1
-        return f"b{self._serial}"
-
-    def reply_to(self, wager_id: str) -> Message:
-        return self.replies_to([wager_id])[wager_id]
-
-    def replies_to(self, wager_ids) -> dict[str, Message]:
-        try:
-            return replies_to(self.session, wager_ids, self.reply_s)
-        except ResponseTimeout as err:
-            raise self.failure(awaited_clause(self.game, ("ACCEPT",)),
-                               f"{err} ({doc_ref('protocol', 11)})") from None
-
-    def handshake(self) -> None:
-        """HELLO both ways; the controller must run the game and rules the
-        bench judges it by (its HELLO says which); then its first round opens."""
-        self.session.inbox.clear()
-        found = len(self.oracle.violations)
-        try:
-            try:
-                greet(self.session, game=self.game, rules=self.rules, software=self.software,
-                      reply_s=self.reply_s, description=self.description, window=window_for(self.baud))
-            except ProtocolViolation as err:
-                raise BenchError(str(err)) from None
-            self._take_open()
-        finally:
-            self.session_start.extend(range(found, len(self.oracle.violations)))
-
-    def _take_open(self) -> int:
-        """Wait for OPEN; what is still queued from earlier rounds (a voided
-        round's settlement) has been seen by the oracle and is dropped. After
-        a HELLO this is the OPEN that follows the controller's HELLO: the
-        table follows the controller's round number, whatever it was."""
-        self.open_round = self.expect("OPEN")["round"]
-        stale = [m for m in self.session.inbox if m.round is not None and m.round < self.open_round]
-        for message in stale:
-            self.session.inbox.remove(message)
-        return self.open_round
-
-    def betting_round(self) -> int:
-        if self.broken:
-            raise self.failure(PROTOCOL, f"the link to {self.description} was lost earlier ({self.broken}) "
-                                         f"({doc_ref('protocol', 3)})")
-        if self.open_round is None:
-            self._take_open()
-        return self.open_round
-
-    def resync(self, why: str) -> None:
-        """Void whatever round is in flight with a new HELLO (the controller
-        settles it void and opens the next; the oracle lists it as voided)."""
-        if self.log is not None:
-            self.log.line(f"# bench: resynchronising with a new HELLO: {why}")
-        try:
-            self.open_round = None
-            self.handshake()
-        except (LinkError, BenchError) as err:
-            self.broken = f"{why}; then {err}"
-
-    def close(self) -> None:
-        try:
-            self.session.flush(self.reply_s)
-        except LinkError:
-            pass                      # a controller that has gone: every frame is journalled all the same
-        try:
-            self.recorder.verdicts(self.oracle.finish())
-            self.recorder.on_session_end(protocol=self.session.version)
-        finally:
-            try:
-                journal = self.recorder.journal
-                journal.close()
-                journal.path.with_suffix(".head").write_text(journal.head + "\n")
-            finally:
-                self.link.close()
 
 
 class ControllerTable:
@@ -328,7 +91,7 @@ class ControllerTable:
         self._settled: dict[str, int] = {}
         self._settlements: dict[str, dict] | None = None
         self._script: RoundScript | None = None    # the round in play (bench.play.round_script) ...
-        self._steps = None                         # ... its steps, left where the scenario stopped
+        self._steps: Generator[Step, Reading | None, None] | None = None   # ... its steps, where the scenario stopped
         self._pending: ReadingWanted | None = None # the command awaiting a reading
         self._readings: deque[Reading] = deque()   # the scenario's readings not yet reported
         self._last: Reading | None = None          # the reading reported last, and as the scenario shows it
@@ -431,7 +194,19 @@ class ControllerTable:
             self._wire, self._unsettled, self._settled = {}, set(), {}
         elif self._phase != "betting":
             raise AssertionError(f"a wager after no more bets in round {self._round}")
+        return self._in_round()
+
+    def _in_round(self) -> int:
+        """The controller's round this table is playing (its betting began)."""
+        if self._round is None:
+            raise AssertionError("no round of the controller's is in play: no wager was placed")
         return self._round
+
+    def _in_script(self) -> RoundScript:
+        """The round script of the round in play (its CLOSE was sent)."""
+        if self._script is None:
+            raise AssertionError("no round is in play: the scenario settled none")
+        return self._script
 
     def _send_wager(self, bet: str, stake: int) -> tuple[str, Message]:
         conn = self._controller()
@@ -549,25 +324,27 @@ class ControllerTable:
         """The round from CLOSE to CLEARED (``bench.play.round_script``), the
         scenario's outcome as the plant's readings."""
         conn = self._controller()
-        round_no = self._round
+        round_no = self._in_round()
         self.rounds_played.append(round_no)
         if self.cover:
             self._cover_round()
         # One wager after no more bets: a compliant controller refuses it.
         late = LateWager(conn.wager_id(), self.wagers[0].bet if self.wagers else self.descriptor.late_bet,
                          self.wagers[0].stake if self.wagers else 100)
-        self._script = RoundScript(conn, self.descriptor, round_no, late_wager=late, accepted=self._unsettled)
-        self._steps = self._script.steps()
-        self._unsettled, self._settled, self.closing = \
-            self._script.unsettled, self._script.settled, self._script.closing
+        script = self._script = RoundScript(conn, self.descriptor, round_no, late_wager=late,
+                                            accepted=self._unsettled)
+        self._steps = script.steps()
+        self._unsettled, self._settled, self.closing = script.unsettled, script.settled, script.closing
         self._readings = deque(self._outcome_readings(outcome))
         self._phase = "closed"
         self._advance()
         if self.descriptor.outcome.throws_until_bets_resolve():
             return self._by_scenario_id("the controller's RESULT and SETTLE frames"), False
-        no_roll = self._script.no_roll
-        clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll
-                  else f"the controller's RESULT {dict(self._script.outcome.fields)}")
+        no_roll = script.no_roll
+        if not no_roll and script.outcome is None:
+            raise AssertionError(f"round {round_no} ended with neither a RESULT nor a NOROLL\nwire log: {self.log.path}")
+        clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll or script.outcome is None
+                  else f"the controller's RESULT {dict(script.outcome.fields)}")
         return self._by_scenario_id(clause), no_roll
 
     def _outcome_readings(self, outcome: dict) -> list[Reading]:
@@ -578,9 +355,12 @@ class ControllerTable:
         """Play the round script on until it needs what the scenario has not
         given (a reading, or the next roll of a sequence) or the round is cleared."""
         conn = self._controller()
+        script, steps = self._in_script(), self._steps
+        if steps is None:
+            raise AssertionError("no round is in play: the scenario settled none")
         while True:
             try:
-                step = self._steps.send(answer)
+                step = steps.send(answer)
             except StopIteration:
                 self._phase = "done"
                 conn.open_round = None
@@ -593,7 +373,7 @@ class ControllerTable:
             if isinstance(step, Pause):
                 if step.phase == "lucky":
                     self._revealed()
-                elif self._script.no_roll and self.descriptor.outcome.throws_until_bets_resolve():
+                elif script.no_roll and self.descriptor.outcome.throws_until_bets_resolve():
                     raise AssertionError(f"NOROLL for a flat reading\nwire log: {self.log.path}")
                 else:
                     self._phase = "settling"
@@ -607,10 +387,13 @@ class ControllerTable:
                     if step.attempt == 0 or self.descriptor.outcome.throws_until_bets_resolve():
                         return       # the scenario's readings are used up: the round waits for one
                     # Sic Bo after a no roll: the dice are shaken again, and land flat
-                    self._readings.append(Reading(dice=self._last.dice, flat=(True,) * len(self._last.dice)))
+                    last = self._last
+                    if last is None or last.dice is None:
+                        raise AssertionError("a reading asked again before the plant reported any")
+                    self._readings.append(Reading(dice=last.dice, flat=(True,) * len(last.dice)))
                 answer = self._carried(self._readings.popleft(), step)
             elif isinstance(step, NextRoll):
-                self._script.settles(len(self._script.unsettled) - step.result["open"])
+                script.settles(len(script.unsettled) - step.result["open"])
                 self._phase = "rolling"
                 self._check()
                 if not self._readings:
@@ -637,7 +420,7 @@ class ControllerTable:
         self._last = reading
         self._shown = self.descriptor.outcome.shown_reading(reading)
         try:
-            message = make("SENSOR", **sensor_fields(self._round, self.descriptor, reading, step.command.get("roll")))
+            message = make("SENSOR", **sensor_fields(self._in_round(), self.descriptor, reading, step.command.get("roll")))
             self._controller().session.codec.encode(message, 0)
         except ValueError as err:
             raise RulesError(f"the protocol cannot carry the reading {self._shown}: {err}",
@@ -645,7 +428,7 @@ class ControllerTable:
         return reading
 
     def _revealed(self) -> None:
-        self.lucky = self._script.lucky
+        self.lucky = self._in_script().lucky
         self.log.line(f"# bench: the controller's Lucky Numbers: "
                       f"{', '.join(f'{x.bet} at {x.pays} to 1' for x in self.lucky)}"
                       + (f"; the scenario's (not imposed): "
@@ -657,8 +440,8 @@ class ControllerTable:
         refuse, beside the scenario's: not the scenario's wagers, but settled
         in the same round and judged by the oracle like them."""
         conn = self._controller()
-        placed = [Wager(conn.wager_id(), bet, stake) for bet, stake in cover(self.game.name, self.rules, self._round)]
-        unlawful = [p.wager for p in probe_wagers(self.game.name, self.rules, self._round, placed)]
+        placed = [Wager(conn.wager_id(), bet, stake) for bet, stake in cover(self.game.name, self.rules, self._in_round())]
+        unlawful = [p.wager for p in probe_wagers(self.game.name, self.rules, self._in_round(), placed)]
         with self._breaking():
             for wager in placed + unlawful:
                 conn.send("WAGER", round=self._round, id=wager.id, bet=wager.bet, stake=wager.stake)
@@ -722,6 +505,8 @@ class ControllerTable:
             # a reading the scenario never gave, or one the controller refused: a quiet one
             quiet = self._outcome_readings(self.descriptor.outcome.quiet(self.descriptor.quiet_outcome))
             self._readings = deque(quiet)
+            if self._pending is None:
+                raise AssertionError(f"round {self._round} is released with no command awaiting a reading")
             self._advance(self._carried(self._readings.popleft(), self._pending))
         if self._phase == "rolling":
             self._readings = deque(Reading(**fields) for fields in self.descriptor.outcome.quiet_readings(MAX_EXTRA_ROLLS))
