@@ -15,16 +15,23 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 import matplotlib
+from matplotlib.artist import Artist
+from matplotlib.container import Container
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.projections.polar import PolarAxes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 OK, BAD, EXPECT, BAND, SHADE = "#3f6fb5", "#c8392f", "#111111", "#d0d0d0", "#f6d3c6"
-_RC = {"svg.fonttype": "none", "svg.hashsalt": "tablebench", "font.size": 9.5, "axes.titlesize": 10.5,
-       "axes.labelsize": 9.5, "legend.fontsize": 8.5, "font.family": "DejaVu Sans"}
+_RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "tablebench", "font.size": 9.5,
+                             "axes.titlesize": 10.5, "axes.labelsize": 9.5, "legend.fontsize": 8.5,
+                             "font.family": "DejaVu Sans"}
 
 
 def _figure(width_in: float, height_in: float, **kwargs) -> Figure:
@@ -95,6 +102,9 @@ def counts_small_multiples(panels: Sequence[tuple[str, Sequence[int], float, boo
     handles = None
     for k, (ax, (title, observed, expected, failed)) in enumerate(zip(axes, panels)):
         handles = _bars_on(ax, observed, expected, labels, title, xlabel, ylabel if k == 0 else "", failed)
+    if handles is None:
+        # Not reached today: fig.subplots refuses a figure of no panels first.
+        raise ValueError("counts_small_multiples needs at least one panel")
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), framealpha=0.92)
     return svg_of(fig)
 
@@ -137,7 +147,7 @@ def intervals(rows: Sequence[tuple[str, float, float | None, float | None]], *, 
     reference line (a ceiling, or an exact figure)."""
     fig = _figure(width_in, 0.75 + 0.42 * len(rows))
     ax = fig.add_subplot()
-    handles = []
+    handles: list[Artist] = []
     for k, (_label, value, low, high) in enumerate(rows):
         y = len(rows) - 1 - k
         if low is not None and high is not None:
@@ -256,14 +266,15 @@ def rose(angles_deg: Sequence[float], *, title: str, empty_from: float | None = 
     proportional to the count (radius as its square root, so a rose does not
     exaggerate), the circle a uniform spread gives, the widest empty arc shaded."""
     fig = _figure(4.6, 4.5)
-    ax = fig.add_subplot(projection="polar")
+    # The projection picks the class at run time; the stubs only know add_subplot returns an Axes.
+    ax = cast(PolarAxes, fig.add_subplot(projection="polar"))
     width = 360.0 / petals
     counts = [0] * petals
     for a in angles_deg:
         counts[int((a % 360.0) // width) % petals] += 1
     expected = len(angles_deg) / petals if angles_deg else 0.0
     top = math.sqrt(max(counts + [expected * 1.4, 1]))
-    handles = []
+    handles: list[Artist | Container] = []
     if empty_from is not None and empty_to is not None:
         extent = (empty_to - empty_from) % 360.0
         ax.bar([math.radians(empty_from + extent / 2)], [top], width=math.radians(extent), color=SHADE,

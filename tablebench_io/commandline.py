@@ -34,7 +34,7 @@ import traceback
 from contextlib import contextmanager
 from enum import IntEnum
 from types import ModuleType
-from typing import Callable, Sequence
+from typing import Protocol, Sequence
 
 from tablebench_io import __version__, portable_math, progress
 from tablebench_io.extras import missing_extra
@@ -228,8 +228,16 @@ def _internal_error(prog: str, err: BaseException) -> int:
     return Exit.INTERNAL
 
 
+class ConsoleMain(Protocol):
+    """What ``make_main`` returns: called with no arguments (the console
+    script), it reads the process's own; a Callable type cannot say that
+    ``argv`` may be left out."""
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int: ...
+
+
 def make_main(commands: ModuleType, prog: str, description: str,
-              user_errors: tuple[type[BaseException], ...] = ()) -> Callable[[Sequence[str] | None], int]:
+              user_errors: tuple[type[BaseException], ...] = ()) -> ConsoleMain:
     """The console script's ``main``. ``user_errors``: the error classes whose
     message is meant for a person (bad input: exit 2, one line), beside the
     twin's own."""

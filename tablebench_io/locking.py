@@ -11,6 +11,7 @@ tablebench never needs either (docs/controller-testing.md, "Windows").
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 WAIT_POLL_S = 0.05      # Windows has no blocking lock without a timeout: it is polled
@@ -42,6 +43,9 @@ def lock(fd: int) -> None:
 
 def _windows_lock(fd: int) -> bool:
     import msvcrt      # the platform's own: no fcntl means Windows here
+    if sys.platform != "win32":
+        # Not reached, msvcrt being Windows' alone; the check tells mypy, run on another platform, which stubs apply.
+        raise ImportError("msvcrt is only on Windows")
     os.lseek(fd, 0, os.SEEK_SET)
     try:
         msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)

@@ -103,7 +103,7 @@ _OTHER_FIELDS = ("name", "description", "phases", "lucky_count", "enhanced_range
 class DiceGame:
     """A Lightning Dice game's payouts: the base paytable (625b.2(f)) with a game
     file's rows, the bets it offers (None: every row) and its readings."""
-    name: str
+    name: str | None     # a game file's own: text, or None where it says ``name: null`` (read_dice_game allows it)
     base: Table
     offered: frozenset[str] | None
     options: Mapping[str, str]
@@ -242,5 +242,6 @@ def read_lucky_means(path, error: Error = LocatedError) -> LuckyMeans:
     if missing:
         raise lucky.error("odds", f"gives no payouts for {missing[0]} (nor for {ALL!r})", terms.pays_clause)
     # The positions are drawn uniformly (617c.3(d)): each weighs the same.
-    mean_odds = sum((means.get(p, means.get(ALL)) for p in positions), Fraction(0)) / len(positions)
+    # Each position has its own odds or those for ALL: the missing ones were refused above.
+    mean_odds = sum((means[p] if p in means else means[ALL] for p in positions), Fraction(0)) / len(positions)
     return LuckyMeans(float(mean_count), float(mean_odds), file)

@@ -105,22 +105,22 @@ def wheel_labels(result, ball_xyz, rotor_angle_rad: float, ball_radius_m: float,
     """The truth of a wheel frame at rest: the winning pocket, the ball's place
     in the image and the rotor's angle."""
     box, visible = mask_box(mask, ball_body)
-    centre = camera.project([ball_xyz])[0] if ball_xyz is not None else None
-    rim = None
+    ball = None           # no ball in the frame: nothing to place
     if ball_xyz is not None:
+        centre = camera.project([ball_xyz])[0]
         edge = camera.project([np.add(ball_xyz, (ball_radius_m, 0, 0))])[0]
-        rim = round(float(np.hypot(*(edge - centre))), 2)
+        ball = {"position_m": [round(float(v), 5) for v in ball_xyz],
+                "centre_px": [round(float(v), 2) for v in centre],
+                "radius_px": round(float(np.hypot(*(edge - centre))), 2),
+                "box_px": box, "visible_px": visible}
     return {"game": "wheel", "pocket": result.number, "valid": bool(result.valid), "seed": int(result.seed),
-            "rotor_angle_deg": round(math.degrees(rotor_angle_rad) % 360, 4),
-            "ball": None if ball_xyz is None else {
-                "position_m": [round(float(v), 5) for v in ball_xyz],
-                "centre_px": [round(float(v), 2) for v in centre], "radius_px": rim,
-                "box_px": box, "visible_px": visible}}
+            "rotor_angle_deg": round(math.degrees(rotor_angle_rad) % 360, 4), "ball": ball}
 
 
 def coco(frames: list[dict], info: dict) -> dict:
     """A COCO-style file of a folder's frame labels (each as written beside its image)."""
-    images, annotations = [], []
+    images: list[dict] = []
+    annotations: list[dict] = []
     for image_id, label in enumerate(frames, start=1):
         images.append({"id": image_id, "file_name": label["image"], "width": label["width_px"],
                        "height": label["height_px"], "seed": label["seed"], "moment": label["moment"]})

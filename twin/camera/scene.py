@@ -52,7 +52,7 @@ class Rendered:
 class _Scene:
     """A PyBullet client holding visual bodies, for rendering only."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.client = pb.connect(pb.DIRECT)
         self._textures: dict[str, int] = {}
 

@@ -103,9 +103,8 @@ class Camera:
         return eye + directions * t[:, None]
 
     def moved(self, position_m=None, target_m=None, fov_deg=None) -> "Camera":
-        return replace(self, position_m=tuple(float(v) for v in (position_m if position_m is not None
-                                                                  else self.position_m)),
-                       target_m=tuple(float(v) for v in (target_m if target_m is not None else self.target_m)),
+        return replace(self, position_m=_three_floats(position_m if position_m is not None else self.position_m),
+                       target_m=_three_floats(target_m if target_m is not None else self.target_m),
                        fov_deg=float(fov_deg if fov_deg is not None else self.fov_deg))
 
     def to_dict(self) -> dict:
@@ -113,6 +112,12 @@ class Camera:
                 "target_m": [round(v, 6) for v in self.target_m],
                 "up": [round(v, 6) for v in self.up], "fov_deg": round(self.fov_deg, 6),
                 "width_px": self.width_px, "height_px": self.height_px}
+
+
+def _three_floats(values) -> tuple[float, float, float]:
+    """A point or direction as the three floats a Camera holds (unpacked, so that its type says three)."""
+    x, y, z = values
+    return float(x), float(y), float(z)
 
 
 def overhead(target: tuple[float, float, float], half_width_m: float, half_depth_m: float,
@@ -149,7 +154,7 @@ def _vector(f: Fields, key: str) -> tuple[float, float, float]:
     if not isinstance(value, (list, tuple)) or len(value) != 3 or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
         raise f.error(key, f"must be three numbers [x, y, z], got {value!r}")
-    return tuple(float(v) for v in value)
+    return _three_floats(value)
 
 
 def camera_from_mapping(data: Any, file: str | None = None, prefix: str = "camera") -> Camera:

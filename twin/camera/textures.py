@@ -79,7 +79,7 @@ def _draw_die_atlas(body: tuple[int, int, int], pips: tuple[int, int, int], one:
         for u, v in places:
             x, y = cx + u * scale / 4, cy + v * scale / 4
             draw.ellipse([x - r, y - r, x + r, y + r], fill=one if face == 1 and one else pips)
-    return _saved(image.resize((3 * cell, 3 * cell), Image.LANCZOS), "die")
+    return _saved(image.resize((3 * cell, 3 * cell), Image.Resampling.LANCZOS), "die")
 
 
 def _font(size: int):
@@ -125,7 +125,7 @@ def pocket_ring(numbers: tuple[int, ...], reds: frozenset[int], inner_share: flo
         ImageDraw.Draw(tile).text((tile.width / 2, tile.height / 2), str(number), fill=(245, 240, 225),
                                   font=font, anchor="mm")
         angle = k * pitch                                     # clockwise in the image
-        tile = tile.rotate(-angle - 90, resample=Image.BICUBIC)  # its top towards the rim
+        tile = tile.rotate(-angle - 90, resample=Image.Resampling.BICUBIC)  # its top towards the rim
         x = centre + text_r * math.cos(math.radians(angle)) - tile.width / 2
         y = centre + text_r * math.sin(math.radians(angle)) - tile.height / 2
         image.paste(tile, (int(round(x)), int(round(y))), tile)
@@ -134,7 +134,7 @@ def pocket_ring(numbers: tuple[int, ...], reds: frozenset[int], inner_share: flo
         draw.line([(centre + pocket_outer * math.cos(a), centre + pocket_outer * math.sin(a)),
                    (centre + text_outer * math.cos(a), centre + text_outer * math.sin(a))],
                   fill=fret, width=max(2, big // 400))
-    return _saved(image.resize((size, size), Image.LANCZOS), "rotor")
+    return _saved(image.resize((size, size), Image.Resampling.LANCZOS), "rotor")
 
 
 def plain(colour: tuple[int, int, int]) -> str:

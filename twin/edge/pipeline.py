@@ -81,6 +81,8 @@ class EdgeOutcome:
                "predict_s": round(self.predict_s, 1), "results_file": self.results_path,
                "paytable": self.paytable, "twin": self.twin}
         if plant_kind(self.kind).watched:     # a wheel: the observer, and each payout's latest safe call
+            if self.camera is None or self.verdict is None:
+                raise RuntimeError("a wheel's edge outcome not measured yet (estimate_edge measures it)")
             out["camera"] = self.camera.to_json()
             out["invalid_spins_left_out"] = self.invalid
             out["resample_s"] = round(self.resample_s, 1)
@@ -90,6 +92,8 @@ class EdgeOutcome:
                 out["call_time_s"] = self.call_time_s
                 out["call_time_shown_safe"] = self.verdict.shows_safe(self.call_time_s)
         else:
+            if self.tower is None:
+                raise RuntimeError("a tower's edge outcome not measured yet (estimate_edge measures it)")
             out.update(self.tower.to_json())
         if self.report_path:
             out["report"] = self.report_path
@@ -309,6 +313,9 @@ def call_time_summary(path: str, records: list[dict], results: Path, workers: in
     outcome = estimate_edge(path, len(records), payouts=[VALIDATE_PAYOUT], workers=workers,
                             seed=records[0]["seed"] if records else 0, confidence=confidence,
                             results=results, progress=progress, records=records, resamples=0)
+    if outcome.camera is None:
+        # Not reached: a wheel's estimate (WheelEstimate.measure) keeps the camera that watched.
+        raise AssertionError("a wheel's edge outcome without its camera")
     rows = [r for r in outcome.rows if r.payout == VALIDATE_PAYOUT]
     base = next(p for p in outcome.payouts if p.key == VALIDATE_PAYOUT)
     return {"latest_safe_call_s": outcome.safe_call(VALIDATE_PAYOUT), "payout": f"{base.odds:g} to 1 ({base.clause})",

@@ -332,7 +332,11 @@ TOWER_PAGE = EdgePage(tower_verdict, tower_chart,
 
 
 def page_of(outcome) -> EdgePage:
-    return plant_kind(outcome.kind).part("edge_page")
+    page = plant_kind(outcome.kind).part("edge_page")
+    # PlantKind.part gives what the name names: here the page's parts, not a function as its type says.
+    if not isinstance(page, EdgePage):
+        raise TypeError(f"{outcome.kind}'s edge_page is not an EdgePage: {page!r}")
+    return page
 
 
 def write_report(outcome, folder: Path, command: str) -> Path:

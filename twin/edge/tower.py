@@ -85,7 +85,8 @@ def tower_edge(records: list[dict], confidence: float, game: DiceGame | None = N
     fit = [r for r in counted if r["seed"] % 2 == 0]
     held = [r for r in counted if r["seed"] % 2 == 1]
     table = face_table(fit)
-    returns, house, chosen = [], [], Counter()
+    returns, house = [], []
+    chosen: Counter[str] = Counter()
     for r in held:
         b = best_bet(table, r["loaded"], bets)
         wins = tower_bet_wins(bets.names[b], tuple(r["faces"]))

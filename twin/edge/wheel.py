@@ -71,7 +71,10 @@ def predict_spin(design, seed: int, cutoffs: list[float], camera: Camera, noise_
         angle = launch.rotor_angle_rad + launch.rotor_speed_rad_s * tau * (1 - fx.exp(-t / tau))
         return angle, launch.rotor_speed_rad_s * fx.exp(-t / tau)
 
-    predicted, places, speeds = [], [], []
+    # Per cutoff; None where the camera had not yet seen enough to estimate.
+    predicted: list[int | None] = []
+    places: list[float | None] = []
+    speeds: list[float | None] = []
     for c in cutoffs:
         est = observe(camera, min(c, exit_.time_s), ball, rotor, leaving.model.r, noise_rng(noise_seed, seed, c))
         if est is None:
@@ -93,7 +96,7 @@ def track_time_range(design) -> tuple[float, float]:
     launch = design.launch
     times = []
     leaving = LeavingMap(TrackModel(design))
-    for speed in np.linspace(*launch.ball_speed_rev_s, SPEED_SCAN):
+    for speed in np.linspace(launch.ball_speed_rev_s[0], launch.ball_speed_rev_s[1], SPEED_SCAN):
         for angle in np.linspace(launch.ball_angle_deg[0], launch.ball_angle_deg[1], ANGLE_SCAN, endpoint=False):
             times.append(leaving.leave(math.radians(angle), speed * 2 * math.pi * leaving.model.r)[0])
     return min(times), max(times)

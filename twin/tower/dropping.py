@@ -64,7 +64,13 @@ class DieRest:
         if not beside:
             return "nothing but the floor touches it"
         h = beside[0]
-        what = f"die {h.die + 1}" if h.kind == "die" else f"the {h.kind}"
+        if h.kind != "die":
+            what = f"the {h.kind}"
+        elif h.die is None:
+            # Not reached: a die's holder names which die it is (resting.holds, Hold.from_dict of its record).
+            raise AssertionError("a hold by a die that does not say which die")
+        else:
+            what = f"die {h.die + 1}"
         x, y, z = (1000 * v for v in h.at_m)
         text = f"held by {what} at ({x:.1f}, {y:.1f}, {z:.1f}) mm with {h.push_n:.3f} N"
         return text if self.supported else text + ", but it did not stand the tilts"
@@ -195,7 +201,13 @@ def _place(design: TowerDesign, seed: int, loaded: Sequence[int] | None):
     ys = rng.uniform(-y_room, y_room, d.count)
     random_faces = tuple(int(f) for f in rng.integers(1, 7, d.count))
     if loaded is None:
-        loaded = design.loading.faces if design.loading.mode == "faces" else random_faces
+        if design.loading.mode != "faces":
+            loaded = random_faces
+        elif design.loading.faces is None:
+            # Not reached: a design loaded with "faces" lists them (tower.design refuses one without).
+            raise AssertionError("a faces loading without its faces")
+        else:
+            loaded = design.loading.faces
     faces = _check_loaded(design, loaded)
     poses = []
     for i in range(d.count):
@@ -221,7 +233,8 @@ def _classify(design: TowerDesign, world: World, supported: Sequence[bool] | Non
         pos, orn = pb.getBasePositionAndOrientation(die, physicsClientId=client)
         face, tilt = up_face(design, orn)
         flat = _flat(design, pos, orn)
-        reason, held_at, held_by, stood = None, None, (), True
+        reason, held_at, stood = None, None, True
+        held_by: tuple[Hold, ...] = ()
         if not flat:
             held_by = holds(world, die)
             beside = [h for h in held_by if h.kind != "floor"]
@@ -392,7 +405,8 @@ class _Drop:
             self.sensor.last(self.n)
         rests = _classify(self.design, self.world, supported)
         settle_time = (self.anchor_n - self.hold_steps) * self.dt if settled else self.design.physics.max_time_s
-        faces = tuple(r.face for r in rests)
+        first, second, third = (r.face for r in rests)       # a tower drops three dice (design: dice.count)
+        faces = (first, second, third)
         no_roll = (not settled) or not all(r.flat for r in rests)     # 625b.2(d)(5)
         return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
                           settle_time_s=settle_time, seed=int(self.seed), loaded=self.faces_loaded,

@@ -265,7 +265,11 @@ def drop_gif(design: TowerDesign, result: DropResult, trace: Trace, path: str | 
     draw.text((margin, header - 2), "front view", fill=(60, 60, 60), font=small)
     draw.text((tx - top_w / 2, header + margin), "the tray from above", fill=(60, 60, 60), font=small)
     door = next(p for p in parts if p.role == "door")
-    door_outline = [to_px(x, z) for x, z in _side_outline(door)]
+    door_side = _side_outline(door)
+    if door_side is None:
+        # Not reached: the door is a box across the shaft, in the side view's plane (world.layout).
+        raise AssertionError("the tower's door has no outline in the side view")
+    door_outline = [to_px(x, z) for x, z in door_side]
 
     frames = []
     h = d.edge_m / 2

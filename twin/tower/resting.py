@@ -62,7 +62,13 @@ class Hold:
     @classmethod
     def from_dict(cls, d: dict) -> "Hold":
         return cls(str(d["kind"]), None if d.get("die") is None else int(d["die"]),
-                   tuple(float(v) for v in d["at_m"]), tuple(float(v) for v in d["force_n"]), int(d["points"]))
+                   _xyz(d["at_m"]), _xyz(d["force_n"]), int(d["points"]))
+
+
+def _xyz(values) -> tuple[float, float, float]:
+    """A point or force as the three floats a Hold keeps (unpacked, so that its type says three)."""
+    x, y, z = values
+    return float(x), float(y), float(z)
 
 
 def kind_of(world: World, body: int) -> str:
@@ -100,7 +106,7 @@ def holds(world: World, die: int) -> tuple[Hold, ...]:
         at = points.mean(axis=0) if weights.sum() <= 0 else (weights[:, None] * points).sum(axis=0) / weights.sum()
         kind = kind_of(world, body)
         found.append(Hold(kind, world.dice.index(body) if kind == "die" else None,
-                          tuple(float(v) for v in at), tuple(float(v) for v in total), len(contacts)))
+                          _xyz(at), _xyz(total), len(contacts)))
     return tuple(sorted(found, key=lambda h: -h.push_n))
 
 

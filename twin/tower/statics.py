@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 from scipy.optimize import linprog
@@ -295,7 +295,8 @@ def can_hold(scene: Scene, group: Sequence[int], contacts: Sequence[Contact], gr
     slot = {die: 6 * k for k, die in enumerate(group)}
     rows, edge = 6 * len(group), scene.design.dice.edge_m
 
-    def acting(die: int, other: int | None, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
+    def acting(die: int, other: int | None, force: np.ndarray,
+               moment: np.ndarray | Callable[[int], np.ndarray]) -> np.ndarray:
         column = np.zeros(rows)
         for body, sign in ((die, 1.0), (other, -1.0)):
             if body in slot:
@@ -303,14 +304,21 @@ def can_hold(scene: Scene, group: Sequence[int], contacts: Sequence[Contact], gr
                 column[slot[body] + 3:slot[body] + 6] = sign * moment(body) if callable(moment) else sign * moment
         return column
 
-    columns, resisting = [], {}
+    columns: list[np.ndarray] = []
+    # Per body pressing on a die (die, what, which die): one of its contacts and its pyramids' columns.
+    resisting: dict[tuple[int, str, int | None], tuple[Contact, list[int]]] = {}
     for c in contacts:
         point = np.asarray(c.point)
         for f in _pyramid(np.asarray(c.normal), c.friction):
             if c.rolling_m > 0 or c.spinning_m > 0:
                 resisting.setdefault((c.die, c.other, c.other_die), (c, []))[1].append(len(columns))
-            columns.append(acting(c.die, c.other_die, f,
-                                  lambda body, f=f, point=point: np.cross((point - scene.dice[body][0]) / edge, f)))
+
+            # The force's moment about the centre of the die it acts on (f and point bound now, not at the end
+            # of the loop).
+            def moment(body: int, f: np.ndarray = f, point: np.ndarray = point) -> np.ndarray:
+                return np.cross((point - scene.dice[body][0]) / edge, f)
+
+            columns.append(acting(c.die, c.other_die, f, moment))
     forces = len(columns)
     # Rolling and spinning resistance: three torques per body pressing on a
     # die (either sign), bounded by its coefficients times that body's push
@@ -385,7 +393,7 @@ def _patches(contacts: Sequence[Contact]) -> list[Contact]:
     return kept
 
 
-def convex_hull(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+def convex_hull(points: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
     """The corners of the convex hull of 2-D points (monotone chain),
     counter-clockwise; the points themselves when fewer than three, a
     segment's two ends when they lie in a line."""
@@ -396,7 +404,8 @@ def convex_hull(points: Sequence[tuple[float, float]]) -> list[tuple[float, floa
     def cross(o, a, b):
         return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
-    lower, upper = [], []
+    lower: list[tuple[float, float]] = []
+    upper: list[tuple[float, float]] = []
     for p in pts:
         while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 1e-14:
             lower.pop()
@@ -442,8 +451,14 @@ def check_poses(design: TowerDesign, poses, dice: Sequence[int], holding_tilt: b
         mine = own[i] + [c for (a, b), cs in pairs.items() if i in (a, b) for c in cs]
         gaps: dict[str, float] = {}
         for c in mine:
-            other = c.other_die if c.die == i else c.die
-            name = f"die {other + 1}" if c.other == "die" else c.other
+            if c.other == "die":
+                other = c.other_die if c.die == i else c.die
+                if other is None:
+                    # Not reached: a contact between two dice names both (Scene.pair_contacts).
+                    raise AssertionError("a contact with a die that does not say which die")
+                name = f"die {other + 1}"
+            else:
+                name = c.other
             gaps[name] = min(gaps.get(name, math.inf), c.gap_m)
         touching = tuple(sorted(gaps, key=lambda k: (k == "floor", gaps[k])))
         verdicts.append(Verdict(i, level, tilts, group, touching, tuple(mine), holding))

@@ -215,6 +215,9 @@ def build(client: int, design: TowerDesign) -> World:
     die_shape = pb.createCollisionShape(pb.GEOM_MESH, vertices=die_core(d.edge_m, d.corner_radius_m),
                                         physicsClientId=client)
     (door,), (floor,) = roles["door"], roles["floor"]
+    if door_pose is None:
+        # Not reached: the one door body was made in the loop that keeps its pose.
+        raise AssertionError("the tower's layout has a door body but no door pose")
     return World(client, [], die_shape, door, door_pose, roles["obstacle"], roles["wall"], floor, d.edge_m)
 
 

@@ -18,10 +18,13 @@ import socket
 import multiprocessing as mp
 import os
 import signal
-from typing import Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Iterable, Iterator, Protocol
 
 from twin.errors import TwinError
 from twin.validate.runs import run_chunk
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 
 ENGINES = ("local", "ray")
 
@@ -48,7 +51,7 @@ def worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _pool_task(job: tuple[str, str, str, list[int]]) -> list[dict]:
+def _pool_task(job: tuple[str, str, str | None, list[int]]) -> list[dict]:
     kind, path, text, seeds = job
     return run_chunk(kind, path, seeds, text)
 
@@ -62,7 +65,7 @@ class LocalEngine:
         if workers < 1:
             raise EngineError(f"workers must be at least 1, got {workers}")
         self.workers = workers
-        self._pool = None
+        self._pool: Pool | None = None
 
     def run(self, kind: str, path: str, text: str, chunks: Iterable[list[int]]) -> Iterator[list[dict]]:
         jobs = [(kind, path, None, list(c)) for c in chunks]   # same machine: the file itself

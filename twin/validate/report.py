@@ -311,4 +311,8 @@ WHEEL_PAGE = ValidationPage(_wheel_charts, _wheel_examples, _wheel_counts)
 
 
 def page_of(outcome) -> ValidationPage:
-    return plant_kind(outcome.kind).part("validation_page")
+    page = plant_kind(outcome.kind).part("validation_page")
+    # PlantKind.part gives what the name names: here the page's parts, not a function as its type says.
+    if not isinstance(page, ValidationPage):
+        raise TypeError(f"{outcome.kind}'s validation_page is not a ValidationPage: {page!r}")
+    return page

@@ -59,8 +59,9 @@ def _number(x: float | None):
 def judge(checks: list[Check], confidence: float) -> list[Check]:
     """Fill in each tested check's Holm-adjusted p-value over the family."""
     family = [c for c in checks if c.tested]
+    results = [c.result for c in family if c.result is not None]     # each of the family's: tested, it has one
     # A test with too few runs to compute (a NaN p-value) cannot reject.
-    p_values = [c.result.p_value if math.isfinite(c.result.p_value) else 1.0 for c in family]
+    p_values = [r.p_value if math.isfinite(r.p_value) else 1.0 for r in results]
     for check, adjusted in zip(family, holm_adjusted(p_values)):
         check.adjusted_p = adjusted
     for c in checks:

@@ -130,8 +130,9 @@ def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
     exit_, solution = model.ride(launch.ball_angle_rad, launch.ball_speed_m_s)
     leave_deg = exit_.angle_deg
     rotor_angle, rotor_speed = (handed_over(x) for x in rotor_at(design, launch, exit_.time_s))
-    under = {"rotor_speed_rev_s": round(abs(rotor_speed) / TWO_PI, 6),
-             "leave_pocket": pocket_under(math.cos(exit_.angle_rad), math.sin(exit_.angle_rad), rotor_angle)}
+    # The rotor when the ball left the track, in the result of either ending.
+    rotor_speed_rev_s = round(abs(rotor_speed) / TWO_PI, 6)
+    leave_pocket = pocket_under(math.cos(exit_.angle_rad), math.sin(exit_.angle_rad), rotor_angle)
     if not exit_.left:
         angle = rotor_angle
         result = SpinResult(seed=seed, valid=False, number=None,
@@ -140,7 +141,7 @@ def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
                             spin_time_s=round(exit_.time_s, 6),
                             ball_revolutions=round(exit_.revolutions, 6),
                             rotor_revolutions=round(abs(angle - launch.rotor_angle_rad) / TWO_PI, 6),
-                            settled=False, **under)
+                            settled=False, rotor_speed_rev_s=rotor_speed_rev_s, leave_pocket=leave_pocket)
         return Trace(result, launch, solution, exit_.time_s, ())
     world = world_for(design)    # restored to its state as built: the same as a new world
     descent = world.descend(handed_over(exit_.angle_rad), handed_over(exit_.speed_m_s), rotor_angle, rotor_speed,
@@ -152,11 +153,17 @@ def _run(design: WheelDesign, seed: int, record_every_s: float | None) -> Trace:
         reason = "the ball escaped the wheel"
     elif not descent.settled:
         reason = f"the ball did not settle within {design.simulation.max_descent_time_s:g} s of leaving the track"
-    number = design.pockets[descent.pocket_index] if descent.settled else None
+    number = None
+    if descent.settled:
+        if descent.pocket_index is None:
+            # Not reached: World.descend ends every settled descent with the pocket it settled in.
+            raise AssertionError("a settled descent without its pocket")
+        number = design.pockets[descent.pocket_index]
     result = SpinResult(seed=seed, valid=descent.settled, number=number, invalid_reason=reason,
                         leave_angle_deg=round(leave_deg, 6), track_time_s=round(exit_.time_s, 6),
                         spin_time_s=round(total, 6), ball_revolutions=round(exit_.revolutions, 6),
-                        rotor_revolutions=round(rotor_turns, 6), settled=descent.settled, **under,
+                        rotor_revolutions=round(rotor_turns, 6), settled=descent.settled,
+                        rotor_speed_rev_s=rotor_speed_rev_s, leave_pocket=leave_pocket,
                         hit_pocket=descent.first_hit_pocket,
                         hit_time_s=None if descent.first_hit_s is None else round(exit_.time_s + descent.first_hit_s, 6))
     return Trace(result, launch, solution, exit_.time_s, descent.frames)
