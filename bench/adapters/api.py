@@ -74,6 +74,13 @@ class StreamDecoder(Protocol):
     def expire(self, now: float) -> list[Decoded | Rejected]: ...
 
 
+class MessageEncoder(Protocol):
+    """What a session's ``codec`` is asked for: a message as it would go on the
+    wire (a ``FrameCodec`` is one; so is the bench's own ``bench.protocol.Codec``)."""
+
+    def encode(self, message: Message, seq: int) -> bytes: ...
+
+
 @runtime_checkable
 class MessageSession(Protocol):
     """What the bench needs from one end of a link (``bench.protocol.Session``
@@ -96,7 +103,11 @@ class MessageSession(Protocol):
     on_idle: Callable[[], None] | None
     version: int
     protocol_versions: tuple[int, ...]
-    codec: FrameCodec
+
+    # A session's codec only has to encode (``bench.protocol.Session``'s makes no ACK or NAK frames). Read-only
+    # here: a settable member would have to be of exactly this type in every session.
+    @property
+    def codec(self) -> MessageEncoder: ...
 
     def send(self, message: Message) -> Message: ...
     def receive(self, timeout: float, *, expect: str | tuple[str, ...] | None = None) -> Message: ...

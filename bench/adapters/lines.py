@@ -102,6 +102,7 @@ class LineDecoder:
         return Decoded(message, raw, key)
 
     def _drop(self, reason: str, detail: str) -> Rejected:
+        assert self._line is not None, "expire drops a line only while one is in progress"
         raw = bytes(self._line)
         self._line = None
         self._overflow = False

@@ -29,7 +29,7 @@ class NativeCodec(Codec):
 
 
 class NativeSession(Session):
-    protocol_versions = PROTOCOL_VERSIONS
+    protocol_versions: tuple[int, ...] = PROTOCOL_VERSIONS
 
 
 class Native(Adapter):
@@ -54,6 +54,6 @@ class Native(Adapter):
                                      modulus=SEQ_MODULUS) for sender in (BENCH, CONTROLLER))
 
     def open(self, port, game: str, *, role: str, observer: Observer | None = None,
-             timeouts: Timeouts | None = None, clock=time.monotonic, wall=time.time) -> Session:
+             timeouts: Timeouts | None = None, clock=time.monotonic, wall=time.time) -> NativeSession:
         return NativeSession(port, game, role=role, timeouts=timeouts or self.timeouts, observer=observer,
                              clock=clock, wall=wall)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
+from typing import Callable
 
 from bench.protocol import FrameEvent, LinkTimeout, Message, ResponseTimeout, Timeouts
 from bench.protocol.codec import Rejected
@@ -33,7 +34,7 @@ from bench.protocol.timeouts import Deadline
 
 
 class StopAndWaitSession:
-    protocol_versions = (1,)     # the bench's message set, version 1: HELLO without a window
+    protocol_versions: tuple[int, ...] = (1,)     # the bench's message set, version 1: HELLO without a window
 
     def __init__(self, port, codec, decoder, *, role: str, timeouts: Timeouts, observer=None,
                  clock=time.monotonic, wall=time.time):
@@ -46,7 +47,7 @@ class StopAndWaitSession:
         self.peer = CONTROLLER if role == BENCH else BENCH
         self.timeouts = timeouts
         self.observers = [observer] if observer else []
-        self.on_idle = None
+        self.on_idle: Callable[[], None] | None = None
         self.clock, self.wall = clock, wall
         self.inbox: deque[Message] = deque()
         self.stats: Counter[str] = Counter()

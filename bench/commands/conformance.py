@@ -91,8 +91,8 @@ def run(args) -> int:
     if args.list:
         for check in checks:
             kind = "optional" if check.optional else "required"
-            versions = (",".join(f"v{v}" for v in check.versions) if is_native(adapter) else "") or "once"
-            print(f"{check.name:<40} {versions:<6} {kind:<9} {check.section}: {check.summary}")
+            played_in = (",".join(f"v{v}" for v in check.versions) if is_native(adapter) else "") or "once"
+            print(f"{check.name:<40} {played_in:<6} {kind:<9} {check.section}: {check.summary}")
         return Exit.OK
     if not args.controller:
         print("bench conformance: --controller: say which controller to check (a device path, a pyserial URL "
@@ -139,7 +139,7 @@ def run(args) -> int:
                                 None if args.submission else (args.paytable or describe(args.game).default_paytable),
                                 timeouts, versions, command=command_line(), line=speed,
                                 adapter=None if is_native(adapter) else f"{adapter.name} {adapter.version}")
-    hello_told = []
+    hello_told: list[dict] = []
     lines = JsonLines("conformance") if args.json else None
 
     def show(result) -> None:

@@ -86,11 +86,13 @@ def run(args) -> int:
     said = outcome.to_json() if args.json else None
     if said is not None:
         said["replayed_at"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert facts is not None, "--json reads the session's facts"
         summary = facts.summary.to_json()
     else:
         print(describe(outcome))
     if args.report:
         from bench.report.page import write_facts_report
+        assert facts is not None, "--report reads the session's facts"
         try:
             written = write_facts_report(facts, args.report)
         except OSError as err:

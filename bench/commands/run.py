@@ -248,6 +248,7 @@ def run(args) -> int:
         lines.write("summary", **summary)
         print(seal_line(outcome.seal).strip(), file=sys.stderr)
     else:
+        assert outcome.summary is not None, "run_session's outcome comes with its summary"
         print(format_summary(outcome.summary, str(outcome.journal), outcome.head, ending=outcome.ending,
                              reason=outcome.reason))
         print(f"  seed {outcome.seed}; {outcome.sim_seconds:.0f} s of table time in {outcome.wall_seconds:.1f} s")

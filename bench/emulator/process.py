@@ -52,6 +52,7 @@ def emulator_process(args: Sequence[str], *, listen: str | None = None,
     errors = open(stderr_path, "ab") if stderr_path else tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL,
                             preexec_fn=_die_with_parent(os.getpid()))
+    assert proc.stdout is not None, "started with stdout=PIPE"
     try:
         line = _announcement(proc, errors)
         if not line.startswith("listening "):
@@ -117,7 +118,9 @@ def _announcement(proc: subprocess.Popen, errors) -> str:
     """The child's first line, waited for at most ANNOUNCE_TIMEOUT_S. Read on a
     thread: a pipe cannot be waited on with select() everywhere (Windows)."""
     lines: list[bytes] = []
-    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline(MAX_ANNOUNCEMENT)), daemon=True)
+    stdout = proc.stdout
+    assert stdout is not None, "emulator_process starts the child with stdout=PIPE"
+    reader = threading.Thread(target=lambda: lines.append(stdout.readline(MAX_ANNOUNCEMENT)), daemon=True)
     reader.start()
     reader.join(ANNOUNCE_TIMEOUT_S)
     if reader.is_alive():          # the caller's clean-up stops the child, which ends the read

@@ -322,6 +322,7 @@ class StreamDecoder:
         self._frame_size += max(0, stop - i)
         if self._overflow or stop <= i:
             return
+        assert self._frame is not None, "feed passes bytes inside a frame only while one is open"
         room = MAX_FRAME - len(self._frame)
         if stop - i > room:
             self._frame += data[i:i + room]
@@ -330,6 +331,7 @@ class StreamDecoder:
             self._frame += data[i:stop]
 
     def _complete(self) -> Item:
+        assert self._frame is not None, "feed completes a frame only while one is open"
         frame, overflow = bytes(self._frame), self._overflow
         self._frame = None
         if overflow:
@@ -348,6 +350,7 @@ class StreamDecoder:
                                          f"frame limit ({how})")
 
     def _abandon(self, reason: str, detail: str) -> Rejected:
+        assert self._frame is not None, "expire and feed abandon a frame only while one is open"
         frame = bytes(self._frame)
         self._frame = None
         return Rejected(reason, detail, frame, self._frame_size if self._overflow else None)

@@ -85,7 +85,9 @@ def split(line: bytes) -> RawFrame:
     if head is None:
         return _split_checking(line)
     seq, type_, fields, crc = head
-    pairs = tuple(tuple(part.split("=", 1)) for part in fields.split(" ")[1:]) if fields else ()
+    # _FRAME matched: every field is name=value, so partition always finds its "=".
+    pairs = tuple((name, value) for name, _, value in (part.partition("=") for part in fields.split(" ")[1:])) \
+        if fields else ()
     return RawFrame(seq, type_, pairs, crc)
 
 

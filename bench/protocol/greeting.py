@@ -115,7 +115,8 @@ def replies_to(session: Session, wager_ids, reply_s: float) -> dict[str, Message
     """The controller's ACCEPT or REFUSE of each of these wagers, in whatever
     order they come (others stay judged and are passed over); each wait is
     bounded by ``reply_s``."""
-    waiting, replies = Counter(wager_ids), {}   # an id placed twice (a probe) is answered twice
+    waiting = Counter(wager_ids)   # an id placed twice (a probe) is answered twice
+    replies: dict[str, Message] = {}
     while waiting:
         reply = session.receive(reply_s, expect=("ACCEPT", "REFUSE"))
         left = waiting.get(reply["id"], 0)

@@ -61,7 +61,7 @@ class Link:
     ``Link.from_fd`` or ``Link.from_socket``."""
 
     def __init__(self, *, port: serial.SerialBase | None = None, fd: int | None = None,
-                 owner: object = None, description: str):
+                 owner: socket.socket | None = None, description: str):
         self._port = port
         self._fd = fd
         self._owner = owner          # keeps a socket object alive while we use its fd
@@ -111,11 +111,14 @@ class Link:
                 if not data:
                     raise LinkClosed(f"{self.description}: closed by the other end")
                 return data
+            port = self._port
+            # Without a file descriptor of its own, a link reads its pyserial port: __init__ set one of them.
+            assert port is not None, "a link has a file descriptor or a port"
             if self._select_fd is not None:
                 if not select.select([self._select_fd], [], [], timeout)[0]:
                     return b""
-                return self._port.read(_CHUNK)
-            return self._read_polling(timeout)
+                return port.read(_CHUNK)
+            return self._read_polling(port, timeout)
         except BlockingIOError:
             return b""
         except _SERIAL_ERRORS as err:     # (a subclass of OSError: caught first)
@@ -127,17 +130,17 @@ class Link:
                 raise LinkClosed(f"{self.description}: closed by the other end") from None
             raise LinkError(f"{self.description}: read failed: {err}") from None
 
-    def _read_polling(self, timeout: float) -> bytes:
+    def _read_polling(self, port: serial.SerialBase, timeout: float) -> bytes:
         waited = 0.0
         while True:
-            waiting = self._port.in_waiting
+            waiting = port.in_waiting
             if waiting:
-                return self._port.read(waiting)
+                return port.read(waiting)
             if timeout <= 0:
                 return b""      # a look at what has arrived, without waiting
-            data = self._port.read(1)          # waits at most _POLL
+            data = port.read(1)          # waits at most _POLL
             if data:
-                return data + self._port.read(self._port.in_waiting)
+                return data + port.read(port.in_waiting)
             waited += _POLL
             if waited >= timeout:
                 return b""
@@ -145,6 +148,8 @@ class Link:
     def write(self, data: bytes) -> None:
         try:
             if self._fd is None:
+                # Without a file descriptor of its own, a link writes to its pyserial port: __init__ set one of them.
+                assert self._port is not None, "a link has a file descriptor or a port"
                 written = self._port.write(data)
                 if written is not None and written != len(data):
                     raise LinkError(f"{self.description}: wrote {written} of {len(data)} bytes")

@@ -83,14 +83,16 @@ def scenario_name(item: pytest.Item) -> str | None:
         from pytest_bdd.scenario import scenario_wrapper_template_registry
     except ImportError:          # pytest-bdd absent or reorganised: keep pytest's own name
         return None
-    template = scenario_wrapper_template_registry.get(getattr(item, "obj", None)) \
-        if getattr(item, "obj", None) is not None else None
+    obj = getattr(item, "obj", None)
+    template = scenario_wrapper_template_registry.get(obj) if obj is not None else None
     if template is None:
         return None
-    example = getattr(getattr(item, "callspec", None), "params", {}).get("_pytest_bdd_example")
+    callspec = getattr(item, "callspec", None)      # a parametrized test's: an outline's example
+    example = getattr(callspec, "params", {}).get("_pytest_bdd_example")
     name = template.render(example).name if example else template.name
-    if example and name == template.name:       # an outline whose name does not show its examples
-        name += f" [{item.callspec.id}]"
+    # An outline whose name does not show its examples (an example comes only with a callspec).
+    if example and callspec is not None and name == template.name:
+        name += f" [{callspec.id}]"
     return name
 
 

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import pytest
 
 from bench.errors import RulesError
 from bench.rules import game_titled
+
+if TYPE_CHECKING:
+    from bench.rules.submission import Rules
 
 # Each scenario's wire logs, kept on its pytest item: the plugin writes them,
 # the run's report links them.
@@ -68,7 +71,7 @@ class Target:
     url: str | None = None
     misbehave: str | None = None
     game: str | None = None
-    rules: object = None
+    rules: Rules | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ def plan(steps: Iterable[tuple[str, str]], readings: Mapping, target: Target,
 
 
 def _on_target(p: Plan, target: Target) -> Plan:
+    assert p.game is not None, "plan() puts on a target only a scenario with a table"
     if target.mode == "emulated":
         if target.misbehave:
             from bench.emulator.misbehaviours import policy_for
@@ -131,6 +135,8 @@ def _on_target(p: Plan, target: Target) -> Plan:
                 return Plan("misbehaviour-elsewhere", str(err), p.game, p.paytable, p.options)
         return p
     from bench.rules import describe
+    assert target.game is not None and target.rules is not None, \
+        "a device's target names the game and rules it runs (bench.scenarios.plugin.target)"
     if p.game != describe(target.game).built_in:     # a game file's variant plays its base game's scenarios
         return Plan("other-game", f"{p.game}, the controller runs {target.game}", p.game)
     rules = target.rules

@@ -226,7 +226,8 @@ def check_key(config: pytest.Config) -> None:
 
 def _steps(item: pytest.Item) -> list[tuple[str, str]] | None:
     from pytest_bdd.scenario import scenario_wrapper_template_registry
-    template = scenario_wrapper_template_registry.get(getattr(item, "function", None))
+    function = getattr(item, "function", None)     # (every test item played on a controller has one)
+    template = scenario_wrapper_template_registry.get(function) if function is not None else None
     if template is None:
         return None
     example = item.callspec.params.get("_pytest_bdd_example", {}) if hasattr(item, "callspec") else {}
@@ -240,7 +241,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     adapter(config)
     check_key(config)
     readings = _readings(config)
-    keep, deselected, reasons = [], [], Counter()
+    keep, deselected = [], []
+    reasons: Counter[str | None] = Counter()      # the deselected, by their plan's reason
     for item in items:
         if not played_on_controller(item):
             keep.append(item)
@@ -301,7 +303,7 @@ class ControllerPool:
         self.report = config.pluginmanager.get_plugin(REPORT)     # told of each journal, if a report is asked for
 
     def connect(self, game: str, rules, log: WireLog) -> ControllerConnection:
-        key = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
+        key: tuple = (game, str(rules.paytable), tuple(sorted(dict(rules.options).items())))
         if self.target.mode == "device":
             key = ("device",)
         if key in self.failed:
@@ -328,9 +330,12 @@ class ControllerPool:
         return path
 
     def _open(self, game: str, rules, log: WireLog) -> ControllerConnection:
-        if self.target.mode == "device":
-            conn = ControllerConnection(self.target.url, self.target.game, self.target.rules,
-                                        journal=self._journal(self.target.game), key=self.key, adapter=self.adapter,
+        target = self.target
+        if target.mode == "device":
+            assert target.url is not None and target.game is not None and target.rules is not None, \
+                "a device's target names its URL, game and rules (target())"
+            conn = ControllerConnection(target.url, target.game, target.rules,
+                                        journal=self._journal(target.game), key=self.key, adapter=self.adapter,
                                         labels=self.labels)
         else:
             conn = self._emulated(game, rules)

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -29,6 +30,9 @@ from bench.scenarios.controller_scope import PLAN, REASONS, WIRE_LOGS, played_on
 from bench.report.message_text import message_text
 from tablebench_io.report_page import (CAUTION, FAIL, PASS, Input, Provenance, Verdict, code, esc, file_input,
                                        report_page, utc, version_of)
+
+if TYPE_CHECKING:
+    from bench.report.session_facts import SessionFacts
 
 EXCERPT = 6                 # wire log lines shown either side of the frame a violation names
 FAILURES_IN_VERDICT = 3    # named in the verdict box; every one has its card below
@@ -78,7 +82,7 @@ def read_wire_log(path: str) -> Faulted:
             violations.append((m["clause"], m["round"], m["message"]))
             first = k if first is None else first
     at = first if first is not None else len(lines)
-    frame = None
+    frame: dict | None = None
     for k in range(at - 1, -1, -1):                 # the frame just before the first verdict (or the last one)
         m = FRAME_LINE.match(lines[k])
         if m and m["kind"] != "ack" and not m["raw"].split(" ", 2)[1:2] == ["ACK"]:
@@ -184,11 +188,15 @@ _WRITTEN = pytest.StashKey[str]()
 def _feature_of(item: pytest.Item) -> tuple[str, str]:
     try:
         from pytest_bdd.scenario import scenario_wrapper_template_registry
-        template = scenario_wrapper_template_registry.get(getattr(item, "obj", None))
-        feature = template.feature
-        return feature.name, Path(feature.filename).name
+        obj = getattr(item, "obj", None)
+        template = scenario_wrapper_template_registry.get(obj) if obj is not None else None
+        if template is not None:
+            feature = template.feature
+            return feature.name, Path(feature.filename).name
     except (ImportError, AttributeError, TypeError):
-        return Path(str(item.path)).stem, Path(str(item.path)).name
+        pass
+    # Not a pytest-bdd scenario (or pytest-bdd not there): named by its file.
+    return Path(str(item.path)).stem, Path(str(item.path)).name
 
 
 def _shortened(text: str, lines: int = 14) -> str:
@@ -216,7 +224,7 @@ def _skip_reason(report) -> str:
 @dataclass
 class _Journal:
     path: Path
-    facts: object | None            # bench.report.session_facts.SessionFacts, None if unreadable
+    facts: SessionFacts | None      # None if unreadable
     problem: str = ""
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 import simpy.rt
 
@@ -31,15 +31,15 @@ from bench.protocol.greeting import greet, replies_to, reply_to
 from bench.play.coverage import CoveragePlan
 from bench.play.plant import Reading
 from bench.play.plant_worker import PlantWorker
-from bench.play.players import CoveringPlayers, PlayerMix
+from bench.play.players import CoveringPlayers
 from bench.oracle.clauses import PROTOCOL, awaited_clause
 from bench.play.probe_wagers import probe_wagers
 from bench.protocol import Message, Session, make
 from bench.protocol.errors import LinkClosed, LinkError, ResponseTimeout
-from bench.protocol.session import WINDOW
+from bench.protocol.session import WINDOW, Port
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.play.round_script import LateWager, NoResult, Pause, ReadingWanted, RoundScript
-from bench.rules import describe
+from bench.rules import Wager, describe
 
 
 
@@ -51,6 +51,19 @@ class Phases:
     result_s: float = 3.0        # the outcome is announced
     clear_s: float = 5.0         # (d)(6): the dice go back to the compartment
     reply_s: float = DEFAULT_REPLY_S   # wall seconds to wait for each controller reply
+
+
+class Players(Protocol):
+    """What the cycle asks of its players: ``bench.play.players.PlayerMix`` and
+    ``CoveringPlayers``, or a line's slice of them (``bench.session.line_budget.SlicedPlayers``)."""
+
+    @property
+    def covers_layout(self) -> bool: ...
+    @property
+    def bets(self) -> tuple[tuple[str, int], ...]: ...
+    @property
+    def stakes(self) -> tuple[int, ...]: ...
+    def wagers(self, session_seed: int, round_no: int) -> list[Wager]: ...
 
 
 class RoundFailed(Exception):
@@ -77,14 +90,14 @@ class RoundVoided(RoundFailed):
 
 
 class RoundCycle:
-    def __init__(self, env, session: Session, *, game: str, rules, plant, players: PlayerMix, phases: Phases,
+    def __init__(self, env, session: Session, *, game: str, rules, plant, players: Players, phases: Phases,
                  session_seed: int, on_plant: Callable[[int, int, Reading], None] = lambda *a: None,
                  on_round_end: Callable[..., None] = lambda *a, **k: None,
                  software: str = "tablebench", probe_late_wager: bool = True,
                  plan: CoveragePlan | None = None, probe_unlawful: bool = True,
                  stop: Callable[[], bool] = lambda: False, window: int = WINDOW,
-                 on_greeted: Callable[[int], PlayerMix | None] = lambda version: None,
-                 reconnect: Callable[[LinkClosed], object | None] | None = None):
+                 on_greeted: Callable[[int], Players | None] = lambda version: None,
+                 reconnect: Callable[[LinkClosed], Port | None] | None = None):
         self.env = env
         self.session = session
         self.game = game
@@ -194,8 +207,9 @@ class RoundCycle:
             if failure is not None and self.plan is not None:
                 self.plan.interrupted()        # a round that did not finish shows nothing, breaks any run
             # A staged round says so in its record: a report keeps its staged outcome out of the return.
-            staged = {"probe": self.staged} if self.staged and self.current_round is not None else {}
-            if staged:
+            staged: dict[str, str] = {}
+            if self.staged and self.current_round is not None:
+                staged = {"probe": self.staged}
                 self.probed[self.current_round] = self.staged
             if voided:
                 self._after_void(self.current_round or 0)
@@ -215,6 +229,7 @@ class RoundCycle:
         if not hasattr(self.session, "reattach"):
             raise LinkError(f"{lost}; --reconnect needs the bench's own protocol (this adapter's session "
                             "cannot take a new link)") from None
+        assert self.reconnect is not None, "run comes back from a lost link only with --reconnect"
         started = time.monotonic()
         port = self.reconnect(lost)
         if port is None:

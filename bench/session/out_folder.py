@@ -63,6 +63,7 @@ def claimed(folder: str | os.PathLike[str], *, force: bool = False) -> Iterator[
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise BenchError(f"{folder}: --out: not a folder")
+    fd: int | None      # the folder's lock; None while the folder is moved aside and not yet locked again
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd = _lock(folder)
@@ -108,7 +109,7 @@ class Reserve:
     too full to hold it at the start goes without."""
 
     def __init__(self, folder: Path):
-        self.path = Path(folder) / RESERVE
+        self.path: Path | None = Path(folder) / RESERVE     # None: no reserve (none made, or released)
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         except OSError:

@@ -1,6 +1,10 @@
 """A bench session: open the link to the controller (starting the emulated one
 in its own process when no URL is given), journal every frame, judge every
 frame with the oracle, and drive the rounds with the simpy cycle.
+
+What the session is asked to play and where (``SessionConfig``, its rules,
+the controller and the line to it) is worked out in ``bench.session.config``;
+``SessionConfig`` and ``session_rules`` are imported from here as well.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import sys
 import time
 import traceback
 from contextlib import ExitStack
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -22,21 +27,19 @@ from tqdm import tqdm
 from tablebench_io.commandline import interrupt_name, is_disk_full
 
 import bench
-from bench.emulator.process import emulated_controller
-from bench.session.cycle import Phases, RoundCycle
+from bench.session.config import SessionConfig, _controller_url, _link, _Link, _reopen, session_rules
+from bench.session.cycle import RoundCycle
 from bench.errors import BenchError
-from bench.protocol.line_speed import Line, LineError, line_baud, split_url
+from bench.protocol.line_speed import LineError
 from bench.protocol.link import BAUDRATE, open_link
 from bench.protocol.session import WINDOW
-from bench.session import line_budget
-from bench.session.line_budget import SlicedPlayers
 from bench.oracle import Oracle
 from bench.play.plant import make_plant
-from bench.play.players import CoveringPlayers, PlayerMix
+from bench.play.players import CoveringPlayers
 from bench.play.coverage import CoveragePlan
-from bench.protocol import BENCH, Timeouts
+from bench.protocol import BENCH
 from bench.protocol.messages import MAX_INT
-from bench.adapters.registry import adapter_args, get_adapter, is_native
+from bench.adapters.registry import get_adapter
 from bench.journal.ending import (COMPLETED, CRASHED, DISK_FULL, INTERRUPTED, LINK_LOST, REFUSED, verdict,
                                   write_durably)
 from bench.session.out_folder import Reserve, claimed
@@ -44,56 +47,13 @@ from bench.protocol.errors import LinkError, ProtocolViolation
 from bench.report.live_facts import LiveFacts, LiveJournal
 from bench.report.summary import Summary, ordinary_stakes, summarise, write_junit
 from bench.journal.recorder import Recorder, adapter_fields, game_file_fields, session_header
-from bench.rules import DEFAULT_GAME, describe
-from bench.rules.submission import default_rules, load_submission
 from bench.journal.seal import sealer_for
-from bench.journal.wire_budget import (CEILING_FRAMES, DEFAULT_MAX_FRAMES, DEFAULT_MAX_JOURNAL_BYTES, MAX_WAGERS,
-                                      SessionCeiling)
+from bench.journal.wire_budget import CEILING_FRAMES, MAX_WAGERS, SessionCeiling
 
 if TYPE_CHECKING:
     from bench.report.session_facts import SessionFacts
 
 KEPT_PER_CLAUSE = 100          # violations of a clause kept in memory for the summary, JUnit and the report
-
-
-REOPEN_POLL_S = 0.25       # --reconnect: how often the device is looked for
-
-
-@dataclass
-class SessionConfig:
-    game: str = DEFAULT_GAME
-    game_file: str | None = None           # the game file ``game`` was loaded from (a variant)
-    controller: str | None = None          # a device path or pyserial URL; None: the emulated controller
-    adapter: str | None = None             # the controller's wire format (bench.adapters); None: the bench's own
-    rounds: int = 20
-    submission: str | None = None
-    design: str | None = None              # tower / wheel design, or recorded outcomes with plant="recorded"
-    plant: str = "physics"
-    realtime: bool = False
-    out: str = "out/session"
-    seed: int | None = None
-    misbehave: str | None = None           # for the emulated controller only
-    # further ``bench emulate`` options for the emulated controller, e.g.
-    # ("--protocol", "1") for a version-1-only controller, ("--fault", "delay=0.5:0.2")
-    emulator_args: tuple[str, ...] = ()
-    phases: Phases = field(default_factory=Phases)
-    players: PlayerMix | None = None       # default: CoveringPlayers (the layout covered every round)
-    probes: bool = True                    # stage the game's outcome classes (bench.play.coverage) from round 2
-    probe_wagers: bool = True              # place the wagers of bench.play.probe_wagers every round
-    stop_at_first_finding: bool = False    # end the session after the first round with a violation or failure
-    progress: bool = True
-    force: bool = False                    # move a session already in ``out`` aside instead of refusing
-    key: str | None = None                 # the bench key state (bench.key) that seals the journal; None: unsealed
-    seal_every: int = 10                   # rounds an epoch of seals (bench.journal.seal)
-    # The session's ceilings (bench.journal.wire_budget): past either it ends as a link fault with every file.
-    max_frames: int = DEFAULT_MAX_FRAMES            # frames judged (sent and received messages)
-    max_journal_bytes: int = DEFAULT_MAX_JOURNAL_BYTES
-    camera: object | None = None           # bench.play.camera.CameraOptions: the result as a camera sees it
-    # The line's baud rate (else the controller URL's ?baud=, else 115200 for a device, none over TCP);
-    # with the emulated controller, it is put behind a serial line of that speed (bench.emulator.line).
-    baud: int | None = None
-    reconnect_s: float = 0.0               # a device that goes away: seconds to wait for it to come back (0: end link-lost)
-    labels: dict[str, str] = field(default_factory=dict)   # its table, dealer, dice set, wheel (bench.archive.labels)
 
 
 @dataclass
@@ -125,6 +85,7 @@ class SessionOutcome:
 
     def to_json(self) -> dict:
         """summary.json: the summary, how the session ended and its exit status."""
+        assert self.summary is not None, "_Play.finish gives the outcome its summary before anything asks for it"
         return {"tablebench": bench.__version__, **self.summary.to_json(), "ending": self.ending,
                 "status": self.status, "reason": self.reason, "passed": self.status == 0, "seed": self.seed,
                 "journal": str(self.journal), "head": self.head, "sim_seconds": round(self.sim_seconds, 1),
@@ -132,17 +93,6 @@ class SessionOutcome:
                 "twin": self.twin, "staging": self.staging,
                 **({"camera": self.camera} if self.camera is not None else {}),
                 **({"not_written": self.missing} if self.missing else {})}
-
-
-def session_rules(config: SessionConfig):
-    """The rules a session plays by: its submission, checked to be for its game, or the game's default."""
-    if config.submission:
-        rules = load_submission(config.submission)
-        if rules.game != config.game:
-            raise BenchError(f"{config.submission}: game: the submission is for {rules.game}, "
-                                          f"not {config.game}")
-        return rules
-    return default_rules(config.game, describe(config.game).default_paytable)
 
 
 class _LastWrites:
@@ -205,83 +155,6 @@ def run_session(config: SessionConfig) -> SessionOutcome:
             getattr(plant, "close", lambda: None)()
         outcome.moved_aside = moved
     return outcome
-
-
-@dataclass(frozen=True)
-class _Link:
-    url: str | None                        # None: the emulated controller, started by the session
-    baud: int | None                       # the line's speed, None if it has none (TCP, a bare pty)
-    adapter: object                        # the controller's wire format: the bytes the budget counts
-    budget: object = None                  # bench.session.line_budget.Budget for the version offered
-
-    def in_version(self, config: SessionConfig, rules, seed: int, version: int):
-        """``(players, budget)``: the players the line allows once the protocol
-        version is agreed (version 1 carries both directions' bytes in turn),
-        and the budget, None without a line speed. LineError if none fit."""
-        players = config.players or CoveringPlayers(config.game, rules)
-        if self.baud is None:
-            return players, None
-        budget = self.plan(config, rules, players, seed, version)
-        return (SlicedPlayers(players, budget.wagers_per_round) if budget.sized else players), budget
-
-    def plan(self, config: SessionConfig, rules, players, seed: int, version: int):
-        return line_budget.plan(Line(self.baud, Timeouts()), game=config.game, rules=rules, players=players,
-                                phases=config.phases, version=version, probe_wagers_on=config.probe_wagers,
-                                session_seed=seed, adapter=self.adapter)
-
-
-def _link(config: SessionConfig, rules, seed: int, adapter) -> _Link:
-    """Where the controller is and the speed of the line to it; with a speed,
-    the budget of the session's rounds (BenchError if they cannot fit)."""
-    url, baud = config.controller, config.baud
-    try:
-        if url is not None:
-            url, in_url = split_url(url)
-            if baud is not None and in_url is not None and baud != in_url:
-                raise LineError(f"--baud {baud} and the controller URL's baud={in_url} disagree")
-            baud = line_baud(url, baud if baud is not None else in_url)
-        if baud is None:
-            return _Link(url, None, adapter)
-        link = _Link(url, baud, adapter)
-        players = config.players or CoveringPlayers(config.game, rules)
-        offered = 2 if is_native(adapter) else 1     # an adapter carries version 1 of the bench's messages
-        return _Link(url, baud, adapter, link.plan(config, rules, players, seed, offered))
-    except LineError as err:
-        raise BenchError(f"line budget: {err}") from None
-
-
-def _reopen(url: str, baud: int | None, within_s: float, old, stack: ExitStack):
-    """The link to ``url`` again, once its device is back (polled every
-    ``REOPEN_POLL_S``), or None after ``within_s`` seconds."""
-    old.close()
-    deadline = time.monotonic() + within_s
-    while True:
-        try:
-            link = open_link(url, baudrate=baud or BAUDRATE)
-        except LinkError:
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(min(REOPEN_POLL_S, max(0.0, deadline - time.monotonic())))
-            continue
-        stack.callback(link.close)
-        return link
-
-
-def _controller_url(config: SessionConfig, seed: int, line: _Link, adapter, out: Path, stack: ExitStack) -> str:
-    """The URL of the controller: the user's, or that of the emulated one,
-    started for the session (behind a serial line of the session's speed,
-    if it has one)."""
-    if line.url is not None:
-        return line.url
-    cable = None
-    if line.baud is not None:
-        from bench.emulator.line import SerialLine
-        cable = stack.enter_context(SerialLine(out / "line.tty", line.baud))
-    announced = stack.enter_context(emulated_controller(
-        config.game_file or config.game, seed=seed, submission=config.submission,
-        misbehave=config.misbehave, extra=tuple(config.emulator_args) + adapter_args(adapter),
-        listen=cable.controller_path if cable else None, stderr_path=str(out / "emulator.log")))
-    return str(cable.device) if cable else announced
 
 
 def _twin_field(plant) -> dict:
@@ -475,7 +348,7 @@ class _Play:
         except KeyboardInterrupt as err:
             self.stopped, self.reason = INTERRUPTED, f"session interrupted ({interrupt_name(err)})"
         except Exception as err:     # a failure of the bench itself: the files are still written
-            if is_disk_full(err):
+            if isinstance(err, OSError) and is_disk_full(err):     # (is_disk_full is only ever true of an OSError)
                 self.stopped, self.reason = DISK_FULL, _disk_full(self.out, err, self.recorded_rounds)
             else:
                 self.stopped, self.reason = CRASHED, f"the bench failed: {err!r}"
@@ -509,7 +382,7 @@ class _Play:
         # session ends before it, so that round is closed here as abandoned.
         for round_no in oracle.incomplete_rounds:
             if round_no not in self.recorded_rounds:
-                writes(f"round {round_no}'s record", lambda round_no=round_no: recorder.on_round_end(round_no, None, abandoned=True))
+                writes(f"round {round_no}'s record", partial(recorder.on_round_end, round_no, None, abandoned=True))
 
     def _stop_for_a_full_disk(self, err: OSError) -> None:
         self.stopped, self.reason = DISK_FULL, _disk_full(self.out, err, self.recorded_rounds, self.reason)
@@ -530,6 +403,7 @@ class _Play:
             # The frames since the last record do not fit: the end is written without them,
             # saying how many were lost (replay then does not hold the verdicts to them).
             if self.stopped != DISK_FULL:
+                assert writes.full is not None, "a last write fails only for a full disk, which it notes"
                 self._stop_for_a_full_disk(writes.full)
                 self.ending, self.status = verdict(self.stopped, oracle.violation_count, len(self.failures))
                 end.update(ending=self.ending, status=self.status, reason=self.reason)
@@ -559,15 +433,15 @@ class _Play:
                                  camera={**self.plant.header(), "scores": oracle.camera.to_json()}
                                  if config.camera is not None else None,
                                  report_facts=self.report_facts(head))
-        outcome.summary = summarise(config.game, self.rules, oracle, self.failures,
-                                    ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
-                                                    self.cycle.probed),
-                                    ignore_incomplete=set(oracle.incomplete_rounds) - set(self.failures),
-                                    probe_rounds=self.cycle.probed, staged=self.plan is not None)
-        if self.plan is not None and outcome.summary.coverage is not None:
+        outcome.summary = summary = summarise(config.game, self.rules, oracle, self.failures,
+                                              ordinary_stakes(recorder.stakes_by_bet, recorder.stakes_by_round,
+                                                              self.cycle.probed),
+                                              ignore_incomplete=set(oracle.incomplete_rounds) - set(self.failures),
+                                              probe_rounds=self.cycle.probed, staged=self.plan is not None)
+        if self.plan is not None and summary.coverage is not None:
             # Only the plan knows which staged rounds failed: the classes it could not stage, and why.
-            outcome.summary.coverage.unstaged.update(self.plan.unstaged())
-        writes("junit.xml", lambda: write_junit(out / "junit.xml", outcome.summary, f"bench run {config.game}",
+            summary.coverage.unstaged.update(self.plan.unstaged())
+        writes("junit.xml", lambda: write_junit(out / "junit.xml", summary, f"bench run {config.game}",
                                                 ending=ending, reason=reason))
         writes("summary.json", lambda: write_durably(out / "summary.json", json.dumps(outcome.to_json(), indent=2)))
         return outcome

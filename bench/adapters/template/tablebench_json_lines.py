@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from typing import Any
 
 from bench.adapters.api import Adapter
 from bench.adapters.fields import checked, plain
@@ -101,7 +102,8 @@ class JsonLinesCodec:
             raise FrameError("unknown-type", f"unknown event {frame['event']!r}")
         if not isinstance(frame["data"], dict):
             raise FrameError("bad-syntax", "data must be an object")
-        values = {BENCH_NAMES.get(name, name): value for name, value in frame["data"].items()}
+        data: dict[str, Any] = frame["data"]         # a JSON object: its names are strings
+        values = {BENCH_NAMES.get(name, name): value for name, value in data.items()}
         return checked(type_, self.game, values, seq, role), int(said, 16)
 
 
