@@ -113,7 +113,8 @@ def timing(out: Path, count: int, level: str = "default") -> dict:
     PyBullet's ``getCameraImage`` within it: issue 42's ratio) and the
     reference recogniser's reading, over the first ``count`` frames of each
     folder, at ``level``."""
-    from bench.vision.reference import Calibration, read_image
+    from bench.vision.calibration import Calibration
+    from bench.vision.reference import read_image
     from twin.camera.frames import Studio, read_labels
     from twin.physics_engine import pybullet as pb
     from twin.shipped import shipped_design

@@ -53,7 +53,8 @@ from bench.journal.recorder import adapter_fields, session_header  # noqa: E402
 from bench.monitor.hourly import Hourly  # noqa: E402
 from bench.monitor.series import Series  # noqa: E402
 from bench.monitor.sources import CONTROLLER, HOST, Chunk, Event  # noqa: E402
-from bench.monitor.watch import Limits, Watch  # noqa: E402
+from bench.monitor.run_records import Limits  # noqa: E402
+from bench.monitor.watch import Watch  # noqa: E402
 from bench.play.players import PlayerMix  # noqa: E402
 from bench.protocol import Message  # noqa: E402
 from bench.protocol.frame import SEQ_MODULUS  # noqa: E402

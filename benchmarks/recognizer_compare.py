@@ -51,7 +51,7 @@ def settled_faces(label: dict, reading: dict) -> str:
     """What a roll frame's reading does to its wagers, as the loop calls it (``dice_call``):
     'no roll' (called), 'unread' (an error, not the tray's dice, a flat die with no face: the
     recogniser's policy's re-read, then a void), 'right', or 'wrong'."""
-    from bench.vision.recognizer import dice_call
+    from bench.vision.reading_calls import dice_call
     truth = label["truth"]
     faces, flat, unread = dice_call(reading, len(truth["dice"]))
     if unread is not None:
@@ -65,7 +65,7 @@ def score_folder(folder: Path, readers: dict, count: int | None = None) -> dict:
     """Each reader's figures over a folder's frames at rest. ``readers``: name -> (read, digest);
     the readings are kept in FOLDER/readings/NAME-DIGEST.json (the digest of the reader's code
     and model), so a reader run before is not run again."""
-    from bench.vision.reference import Calibration
+    from bench.vision.calibration import Calibration
     from bench.vision.scoring import Score
     from twin.camera.frames import read_labels
     cal = Calibration.load(str(folder / "calibration.json"))
@@ -138,17 +138,18 @@ def main(argv: list[str] | None = None) -> int:
     if 1000 <= args.seed <= 1599 or args.seed >= 200000:
         print(f"recognizer_compare: --seed {args.seed}: a tuning or training seed, not held out", file=sys.stderr)
         return 2
-    from bench.vision import learned, reference
+    from bench.vision import learned, learned_model, learned_view, reference, reference_wheel
     model = learned.Model.load(args.model) if args.model else learned.Model.load() if "learned" in args.recognizers else None
     def digest(*paths) -> str:
         return hashlib.sha256(b"".join(Path(p).read_bytes() for p in paths)).hexdigest()
     model_path = args.model or learned.MODEL
     readers = {}
     if "reference" in args.recognizers:
-        readers["reference"] = (reference.read_image, digest(reference.__file__))
+        # The reader's code is its modules': the reference's dice and wheel, the learned one's model and view.
+        readers["reference"] = (reference.read_image, digest(reference.__file__, reference_wheel.__file__))
     if "learned" in args.recognizers:
         readers["learned"] = (lambda data, cal: learned.read_image(data, cal, model),
-                              digest(learned.__file__, model_path))
+                              digest(learned.__file__, learned_model.__file__, learned_view.__file__, model_path))
     results = {}
     for level in args.levels:
         for design, count in (("standard", args.standard), ("narrow", args.narrow)):

@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.certify.matrix import NOT_EXERCISED, UNEXPLAINED, Row, counts
 from bench.certify.plan import Plan
-from bench.certify.steps import CAUTION, FAIL, PASS
+from bench.certify.step_records import CAUTION, FAIL, PASS
 from tablebench_io.json_lines import JsonLines
 from tablebench_io.report_page import Input, Provenance, Verdict, code, esc, report_page, utc
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from bench.certify import features
 from bench.certify.features import Scenario, shipped_scenarios
 from bench.certify.plan import Plan, _sections_of_game, section_of
-from bench.certify.steps import VALIDATE_CLAUSES, Evidence, row_state
+from bench.certify.judge_design import VALIDATE_CLAUSES
+from bench.certify.step_records import Evidence, row_state
 from bench.rules import describe, game_names
 from bench.rules.regulation_text import CLAUSE_TEXT
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from bench.certify.plan import Plan, PlanError
-from bench.certify.steps import Evidence, Outcome, Step, argument
+from bench.certify.step_records import Evidence, Outcome, Step, argument
 from bench.journal.ending import fsync_folder
 from tablebench_io import progress
 from tablebench_io.locking import try_lock

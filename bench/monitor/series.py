@@ -85,6 +85,8 @@ class Series:
     def due(self) -> bool:
         """Past its size or its age: the next round boundary starts a new file."""
         part = self.part
+        if part is None:
+            raise RuntimeError("the monitor has no journal part open")
         return part.size() >= self.rotate_bytes or self.clock() - part.opened >= self.rotate_s
 
     def close(self) -> str:
@@ -92,6 +94,8 @@ class Series:
         head goes beside it. A part whose final seal or fsync failed (a full
         disk) still gets its head, the head of what it holds, and the error."""
         part, self.part = self.part, None
+        if part is None:
+            raise RuntimeError("the monitor has no journal part open")
         error = None
         try:
             part.writer.close()

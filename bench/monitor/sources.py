@@ -237,10 +237,12 @@ class Relay:
                 master, _ = self._pty
                 self._relay(Link.from_fd(os.dup(master), f"pty {self.address}"), self.address)
                 return
+            server = self._server
+            assert server is not None       # __init__ opened a pty or a server, or raised
             while not self.stop_event.is_set():
-                if not select.select([self._server], [], [], READ_S)[0]:
+                if not select.select([server], [], [], READ_S)[0]:
                     continue
-                conn, peer = self._server.accept()
+                conn, peer = server.accept()
                 self._relay(Link.from_socket(conn, f"host {peer[0]}:{peer[1]}"), f"{peer[0]}:{peer[1]}")
         except OSError as err:
             if not self.stop_event.is_set():

@@ -1,4 +1,14 @@
-"""``bench monitor``'s work: what a tap hears, decoded, judged and journalled
+"""Why this module is over 500 lines: it is one state machine, ``Watch``.
+Nearly all of its methods read and change the same state (synced or not,
+the round, the journal part open, sight lost and why, the judge failed or
+not, the notes and counts of the interval) in an order that matters: a
+frame taken may end a round, rotate the journal, resume judging or start a
+new part. Split into modules, following one frame would take several files.
+What stands apart is apart: the run's records (``Limits``,
+``MonitorOutcome``) in ``bench.monitor.run_records``, and the faults, the
+merge, the journal series, the intervals and the sources in their modules.
+
+``bench monitor``'s work: what a tap hears, decoded, judged and journalled
 exactly as ``bench run`` judges and journals what it says and hears.
 
 The bytes of each direction go through the adapter's passive listener
@@ -35,7 +45,6 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.adapters.tap import UNHEARD, Pair
@@ -46,6 +55,7 @@ from bench.monitor.faults import (COPY_DROPPED, JUDGE_FAILED, LAGGING_LINE, NOIS
 from bench.monitor.faults import UNHEARD as UNHEARD_FAULT
 from bench.monitor.hourly import Hourly, line
 from bench.monitor.merge import COPY_GAP, COPY_GAP_END, HOLD_S, OTHER, SIDE, CausalMerge
+from bench.monitor.run_records import Limits, MonitorOutcome
 from bench.monitor.series import Part, Series
 from bench.monitor.sources import CONTROLLER, HOST, Chunk
 from bench.protocol import FrameEvent, Message
@@ -64,30 +74,6 @@ NOISE_BYTES = 4096               # rejected bytes in a row on one line said as n
 LAG_S = 0.25                     # a line this far behind the other is said as lagging
 DRAIN_S = 5.0                    # at a stop, the longest spent judging what was handed over before it
 DRAIN_SLICE = 32                 # items judged between two looks at that deadline
-
-
-@dataclass
-class Limits:
-    """When a monitor stops by itself (otherwise: a signal, or a line lost)."""
-    seconds: float | None = None
-    rounds: int | None = None
-    connections: int | None = None     # relay: stop when this many host connections have ended
-
-
-@dataclass
-class MonitorOutcome:
-    ending: str
-    status: int
-    reason: str | None
-    rounds: int
-    voided: int
-    violations: dict[str, int]
-    journals: list[tuple[Path, str]]       # (file, head) of every part
-    reports: int                           # interval reports written
-    dropped: dict[str, int] = field(default_factory=dict)
-    faults: dict[str, int] = field(default_factory=dict)     # monitoring faults by kind
-    unjudged_rounds: int = 0               # rounds the tap lost sight of: journalled, not judged
-    missing: list[str] = field(default_factory=list)          # files that could not be written
 
 
 class Watch:
@@ -542,7 +528,7 @@ class Watch:
         closed (its head beside it). ``finish_mono``: when the oracle's
         overdue replies are judged (where sight was lost, for a part that
         ends there: what came later was not heard)."""
-        part = self.series.part
+        part = self.part
         recorder, oracle = part.recorder, part.oracle
         judge = stopped != CRASHED
         recorder.catch_up(judge=judge)

@@ -74,10 +74,15 @@ class MjpegServer:
                 try:
                     while not server.closed:
                         with server.changed:
-                            server.changed.wait_for(lambda seen=seen: server.count > seen or server.closed, timeout=1.0)
+                            def ready(seen: int = seen) -> bool:
+                                return server.count > seen or server.closed
+                            server.changed.wait_for(ready, timeout=1.0)
                             if server.count == seen:
                                 continue
                             seen, frame = server.count, server.latest
+                        # The count moved past seen (>= 0) only in publish(), which set latest with it under
+                        # the same lock: a frame is there.
+                        assert frame is not None
                         self.wfile.write(f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
                                          f"Content-Length: {len(frame)}\r\n\r\n".encode() + frame + b"\r\n")
                         self.wfile.flush()
@@ -89,7 +94,11 @@ class MjpegServer:
         except OSError as err:
             raise ValueError(f"--camera-stream {address}: cannot listen: {err.strerror or err}") from None
         self.http.daemon_threads = True
-        self.address = "%s:%d" % self.http.server_address[:2]
+        # server_address is the bound socket's getsockname(): its host a str for AF_INET and AF_INET6
+        # (typeshed types it as any address one may pass in, bytes too).
+        bound_host, bound_port = self.http.server_address[:2]
+        assert isinstance(bound_host, str)
+        self.address = "%s:%d" % (bound_host, bound_port)
         self.thread = threading.Thread(target=self.http.serve_forever, name="mjpeg", daemon=True)
         self.thread.start()
 

@@ -17,8 +17,9 @@ arguments (replaced by the path) and in ``$TABLEBENCH_CALIBRATION``.
 The plumbing survives any recogniser (docs/camera.md, "Plumbing"): every
 call has one deadline for the whole call (``timeout_s``), after which a
 command's whole process group is killed; a reply is read at most
-``MAX_REPLY`` bytes, the limit applied while reading; a reply is checked
-strictly (``check_reading``): anything malformed costs its own frame, as
+``MAX_REPLY`` bytes, the limit applied while reading (an HTTP response by
+``bench.vision.recognizer_http``); a reply is checked strictly
+(``bench.vision.reply_check``): anything malformed costs its own frame, as
 ``{"error": ...}`` naming the reason. A streaming reply that names another
 frame (``"frame"``), or a line more than one a frame, is a desynchronised
 stream: the frame is lost and the recogniser started afresh.
@@ -27,8 +28,6 @@ stream: the frame is lost and the recogniser started afresh.
 from __future__ import annotations
 
 import importlib.util
-import json
-import math
 import os
 import selectors
 import shlex
@@ -41,14 +40,13 @@ import tempfile
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any
 
-MAX_REPLY = 1 << 20
+# dice_call and pocket_call are imported from here by bench.play.camera: kept importable here.
+from bench.vision.reading_calls import dice_call as dice_call, pocket_call as pocket_call
+from bench.vision.recognizer_http import _HttpError, _HttpReply
+from bench.vision.reply_check import MAX_REPLY, parse_reading
+
 ENDED_GRACE_S = 0.2        # after a run-once recogniser ends, how long its pipes are still read
-MAX_HEADER_LINE = 8192           # an HTTP status or header line longer than this is the frame's error
-MAX_HEADERS = 100
-MAX_DIGITS = 18                  # a number in a reading with more digits than this is malformed
-MAX_DEPTH = 8                    # a reading nests lists and objects no deeper than this
 DEFAULT_TIMEOUT_S = 30.0
 
 # The shipped recognisers: a name -> its module, run as ``python -m MODULE --stream --calibration FILE``.
@@ -58,151 +56,6 @@ SHIPPED = {"reference": "bench.vision.reference", "learned": "bench.vision.learn
 def shipped() -> dict[str, bool]:
     """Each shipped recogniser's name, and whether its module is installed here."""
     return {name: importlib.util.find_spec(module) is not None for name, module in SHIPPED.items()}
-
-
-# -- a reading, checked ------------------------------------------------------------
-class Malformed(ValueError):
-    """What is wrong with a reply, in words (``check_reading``)."""
-
-
-def _number(text: str) -> float | int:
-    digits = sum(c.isdigit() for c in text)
-    if digits > MAX_DIGITS:
-        raise Malformed(f"a number of {digits} digits")
-    value = float(text) if any(c in text for c in ".eE") else int(text)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise Malformed(f"the number {text[:20]} is out of range")
-    return value
-
-
-def _constant(text: str):
-    raise Malformed(f"{text} is not a JSON number")
-
-
-def _depth(value: Any, level: int = 1) -> int:
-    if level > MAX_DEPTH:
-        return level
-    if isinstance(value, dict):
-        return max([_depth(v, level + 1) for v in value.values()], default=level)
-    if isinstance(value, list):
-        return max([_depth(v, level + 1) for v in value], default=level)
-    return level
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_die(i: int, die) -> None:
-    where = f"dice[{i}]"
-    if not isinstance(die, dict):
-        raise Malformed(f"{where} is {type(die).__name__}, not an object")
-    face = die.get("face")
-    if face is not None and not (_is_int(face) and 1 <= face <= 6):
-        raise Malformed(f"{where}.face is {json.dumps(face)[:20]}, not 1 to 6 or null")
-    if "flat" in die and not isinstance(die["flat"], bool):
-        raise Malformed(f"{where}.flat is {json.dumps(die['flat'])[:20]}, not true or false")
-    for key, size in (("box_px", 4), ("centre_px", 2)):
-        if key in die and die[key] is not None:
-            place = die[key]
-            if not isinstance(place, list) or len(place) != size or not all(_is_number(v) for v in place):
-                shown = f"{len(place)} values" if isinstance(place, list) else type(place).__name__
-                raise Malformed(f"{where}.{key} is {shown}, not {size} numbers")
-    if die.get("box_px") is None and die.get("centre_px") is None:
-        raise Malformed(f"{where} has no place (box_px or centre_px)")
-
-
-def check_reading(value: Any) -> None:
-    """Raise ``Malformed`` naming what is wrong with a decoded reading."""
-    if not isinstance(value, dict):
-        raise Malformed(f"not a JSON object: {type(value).__name__}")
-    if _depth(value) > MAX_DEPTH:
-        raise Malformed(f"nested deeper than {MAX_DEPTH}")
-    if "error" in value:
-        raise Malformed(f"the recogniser's own error: {str(value['error'])[:200]}")
-    if "frame" in value and not isinstance(value["frame"], str):
-        raise Malformed(f"frame is {type(value['frame']).__name__}, not the frame's name")
-    if "no_roll" in value and not isinstance(value["no_roll"], bool):
-        raise Malformed(f"no_roll is {json.dumps(value['no_roll'])[:20]}, not true or false")
-    if "pocket" in value and value["pocket"] is not None and not (_is_int(value["pocket"])
-                                                                  and 0 <= value["pocket"] <= 36):
-        raise Malformed(f"pocket is {json.dumps(value['pocket'])[:20]}, not 0 to 36 or null")
-    if "dice" in value:
-        dice = value["dice"]
-        if not isinstance(dice, list):
-            raise Malformed(f"dice is {type(dice).__name__}, not a list")
-        for i, die in enumerate(dice):
-            _check_die(i, die)
-
-
-def parse_reading(raw: bytes | str) -> dict:
-    """A reply as a reading: a JSON object of the reading's types, or
-    ``{"error": ...}`` saying why not (the frame is lost, never the bench)."""
-    if isinstance(raw, bytes):
-        if len(raw) > MAX_REPLY:
-            return {"error": f"a reply of more than {MAX_REPLY} bytes"}
-        raw = raw.decode("utf-8", errors="replace")
-    text = raw.strip()
-    if not text:
-        return {"error": "an empty reply"}
-    try:
-        value = json.loads(text, parse_int=_number, parse_float=_number, parse_constant=_constant)
-        check_reading(value)
-    except Malformed as err:
-        return {"error": f"malformed: {err}"}
-    except RecursionError:
-        return {"error": "malformed: nested too deep"}
-    except ValueError as err:
-        msg = getattr(err, "msg", str(err))
-        return {"error": f"not JSON: {msg} (reply starts {text[:60]!r})"}
-    return value
-
-
-# -- what a reading calls, for the round ------------------------------------------
-def dice_call(reading: dict, count: int) -> tuple[tuple[int, ...], tuple[bool, ...], str | None]:
-    """``(faces, flat, unread)``: the dice a checked reading gives, left to
-    right in the image. A reading that calls a no roll (its ``no_roll``, else
-    any die not flat) gives each die's flatness as read when it read the
-    round's dice, else every die not flat; ``unread`` says why a reading
-    gives no result (an error; not ``count`` dice; a flat die with no face;
-    ``no_roll: false`` beside a die not flat), None when it does."""
-    if "error" in reading:
-        return (1,) * count, (False,) * count, str(reading["error"])
-    found = list(reading.get("dice") or [])
-
-    def x_of(die: dict) -> float:
-        place = die.get("centre_px") or die.get("box_px")
-        return float(place[0]) if place else 0.0
-
-    found.sort(key=x_of)
-    faces = [d.get("face") for d in found]
-    said = reading.get("no_roll")
-    cocked = any(d.get("flat") is False for d in found)
-    shown = tuple((faces + [1] * count)[:count])
-    shown = tuple(f if isinstance(f, int) else 1 for f in shown)
-    if said is False and cocked:
-        return shown, (False,) * count, "no_roll false, yet a die read not flat"
-    if cocked and len(found) == count:          # a no roll, each die as read
-        return shown, tuple(d.get("flat") is not False for d in found), None
-    if said or cocked:
-        return shown, (False,) * count, None
-    if len(found) != count:
-        return shown, (False,) * count, f"{len(found)} dice read, {count} in the tray"
-    if any(f is None for f in faces):
-        return shown, (False,) * count, "a die's face not read"
-    return tuple(faces), (True,) * count, None
-
-
-def pocket_call(reading: dict) -> tuple[int | None, str | None]:
-    """``(pocket, unread)`` of a checked wheel reading."""
-    if "error" in reading:
-        return None, str(reading["error"])
-    pocket = reading.get("pocket")
-    return (pocket, None) if pocket is not None else (None, "no pocket read")
 
 
 # -- the recogniser --------------------------------------------------------------
@@ -484,103 +337,3 @@ class Recognizer:
         self.close()
 
 
-class _HttpError(Exception):
-    pass
-
-
-class _HttpReply:
-    """An HTTP/1.1 response read from a socket by a deadline, each part with its limit."""
-
-    def __init__(self, sock, deadline: float, timeout_s: float):
-        self.sock, self.deadline, self.timeout_s = sock, deadline, timeout_s
-        self.buffer = b""
-
-    def _more(self) -> None:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise _HttpError(f"no reply within {self.timeout_s:g} s")
-        self.sock.settimeout(left)
-        try:
-            chunk = self.sock.recv(65536)
-        except socket.timeout:
-            raise _HttpError(f"no reply within {self.timeout_s:g} s") from None
-        if not chunk:
-            raise EOFError
-        self.buffer += chunk
-
-    def _line(self, what: str) -> bytes:
-        while b"\r\n" not in self.buffer[:MAX_HEADER_LINE + 2]:
-            if len(self.buffer) > MAX_HEADER_LINE:
-                raise _HttpError(f"an HTTP {what} line longer than {MAX_HEADER_LINE} bytes")
-            try:
-                self._more()
-            except EOFError:
-                raise _HttpError(f"the connection closed in the {what}") from None
-        line, _, self.buffer = self.buffer.partition(b"\r\n")
-        return line
-
-    def _exactly(self, size: int) -> bytes:
-        while len(self.buffer) < size:
-            try:
-                self._more()
-            except EOFError:
-                raise _HttpError(f"the connection closed after {len(self.buffer)} of {size} bytes") from None
-        data, self.buffer = self.buffer[:size], self.buffer[size:]
-        return data
-
-    def reading(self) -> dict:
-        status_line = self._line("status")
-        words = status_line.split(None, 2)
-        if len(words) < 2 or not words[0].startswith(b"HTTP/1.") or not words[1].isdigit() or len(words[1]) != 3:
-            raise _HttpError(f"not an HTTP status line: {status_line[:60]!r}")
-        status = int(words[1])
-        headers: dict[str, str] = {}
-        for _ in range(MAX_HEADERS + 1):
-            line = self._line("header")
-            if not line:
-                break
-            key, colon, value = line.decode("latin-1").partition(":")
-            if not colon:
-                raise _HttpError(f"not an HTTP header line: {line[:60]!r}")
-            headers[key.strip().lower()] = value.strip()
-        else:
-            raise _HttpError(f"more than {MAX_HEADERS} header lines")
-        if not 200 <= status < 300:
-            return {"error": f"HTTP {status} {words[2][:60].decode('latin-1') if len(words) > 2 else ''}".strip()}
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            body = self._chunked()
-        elif "content-length" in headers:
-            length = headers["content-length"]
-            if not length.isdigit() or len(length) > 12:
-                raise _HttpError(f"Content-Length {length[:20]!r} is not a size")
-            if int(length) > MAX_REPLY:
-                return {"error": f"a reply of more than {MAX_REPLY} bytes (Content-Length {length})"}
-            body = self._exactly(int(length))
-        else:
-            body = self._to_close()
-        return parse_reading(body)
-
-    def _chunked(self) -> bytes:
-        body = b""
-        while True:
-            size_text = self._line("chunk size").split(b";")[0].strip()
-            try:
-                size = int(size_text, 16) if size_text and len(size_text) <= 8 else -1
-            except ValueError:
-                size = -1
-            if size < 0:
-                raise _HttpError(f"not a chunk size: {size_text[:20]!r}")
-            if size == 0:
-                return body
-            if len(body) + size > MAX_REPLY:
-                raise _HttpError(f"a reply of more than {MAX_REPLY} bytes")
-            body += self._exactly(size)
-            self._exactly(2)
-
-    def _to_close(self) -> bytes:
-        while len(self.buffer) <= MAX_REPLY:
-            try:
-                self._more()
-            except EOFError:
-                return self.buffer
-        raise _HttpError(f"a reply of more than {MAX_REPLY} bytes")

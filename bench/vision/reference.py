@@ -33,30 +33,32 @@ Dice, per frame:
    cocked die showing two sides; with no more faces than dice they are dice
    leaning on one another.
 
-Wheel, per frame: the ball is the largest bright, round blob in the pocket
-ring; the green zero pocket gives the rotor's angle; the ball's angle from
-the zero, in pockets, indexes the calibrated pocket order.
+Wheel, per frame (``bench.vision.reference_wheel``): the ball is the
+largest bright, round blob in the pocket ring; the green zero pocket gives
+the rotor's angle; the ball's angle from the zero, in pockets, indexes the
+calibrated pocket order.
 
 Run as a command: ``python -m bench.vision.reference --calibration FILE
 IMAGE`` prints one JSON reading; ``--stream`` reads one image path a line
-on stdin and answers one JSON line each (``bench recognize`` uses it).
+on stdin and answers one JSON line each (``bench recognize`` uses it; the
+command line is every shipped recogniser's, ``bench.vision.shipped_command``).
+The calibration is ``bench.vision.calibration``'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import io
-import json
 import math
 import sys
-from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 from PIL import Image, ImageDraw
 from scipy import ndimage
 from scipy.spatial import ConvexHull
 
+from bench.vision.calibration import Calibration
+from bench.vision.reference_wheel import read_wheel
+from bench.vision.shipped_command import answer_frames, load_calibration, recogniser_parser
 from twin.camera.spec import Camera
 
 FACE_SHARE = 0.8            # the flat part of a die's face (the rest is its rounded edges)
@@ -74,26 +76,6 @@ PIP_SCALE = (0.97, 1.03)    # the pip pattern's size against a flat die's there
 PIP_SQUARENESS_MIN = 0.96   # the pip pattern's squareness against its own
 PIP_ROUNDNESS_PX = 0.6      # the pips' median ratio of axes below 1 - this / (pip radius in pixels): tilted
 PIP_SIZE_MAX = 1.08         # a lone pip this much wider than a flat die's there: lifted
-
-
-@dataclass(frozen=True)
-class Calibration:
-    scene: str
-    camera: Camera
-    data: dict
-    cache: dict = field(default_factory=dict, compare=False, repr=False)   # what depends on it alone
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Calibration":
-        c = data["camera"]
-        camera = Camera(tuple(c["position_m"]), tuple(c["target_m"]), tuple(c.get("up", (0, 1, 0))),
-                        float(c["fov_deg"]), int(c["width_px"]), int(c["height_px"]))
-        return cls(data["scene"], camera, data)
-
-    @classmethod
-    def load(cls, path: str) -> "Calibration":
-        with open(path, encoding="utf-8") as handle:
-            return cls.from_dict(json.load(handle))
 
 
 def _luminance(rgb: np.ndarray) -> np.ndarray:
@@ -226,10 +208,11 @@ def _cut_long(window: np.ndarray, region: np.ndarray, index: int, new_label: int
     return 1
 
 
-def _pip_scale(pips: list[tuple[float, float]], camera: Camera, edge: float) -> tuple[float, float] | None:
+def _pip_scale(pips: list[tuple[float, float]], camera: Camera, edge: float) -> tuple[float, float | None] | None:
     """From the pips of a face with at least two: how large its pip pattern
     is against a flat die's (1 when flat on the floor) and how square (the
-    ratio of its principal spreads against the pattern's own; 1 when flat)."""
+    ratio of its principal spreads against the pattern's own; 1 when flat;
+    None for a pattern whose own spreads have no ratio: 2 and 3 lie on a line)."""
     n = len(pips)
     if n < 2 or n > 6:
         return None
@@ -302,11 +285,11 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
         holes, n = ndimage.label(region & (lum[where] < PIP_SHARE * top))
         pips, pip_sizes, roundness = [], [], []
         for k, spot in enumerate(ndimage.find_objects(holes), start=1):
-            size = int((holes[spot] == k).sum())
-            if size >= pip_area / 3:
+            hole_size = int((holes[spot] == k).sum())
+            if hole_size >= pip_area / 3:
                 py, px = np.nonzero(holes[spot] == k)
                 pips.append((px.mean() + spot[1].start + where[1].start, py.mean() + spot[0].start + where[0].start))
-                pip_sizes.append(math.sqrt(size / pip_area))
+                pip_sizes.append(math.sqrt(hole_size / pip_area))
                 long, short = _spreads(py, px)
                 roundness.append(short / long if long else 1.0)
         yaw, _, short_side = _min_rectangle(xs, ys)
@@ -318,14 +301,15 @@ def read_dice(rgb: np.ndarray, cal: Calibration) -> dict:
         outline = _flat_die(camera, edge, ground, yaw)
         shadow = ndimage.binary_dilation(_polygon_mask(dice.shape, outline),
                                          iterations=max(2, int(0.04 * edge * px_per_m)))
-        checks = {"squareness": round(squareness, 3), "size": round(size, 3)}
+        checks: dict[str, float | None] = {"squareness": round(squareness, 3), "size": round(size, 3)}
         flat = squareness >= SQUARENESS_MIN and size >= SIZE_MIN
         if roundness:
             # A pip is a disc: seen tilted by t it is an ellipse, its axes in the ratio cos t.
             # Small pips are rounded off by the pixels: the least a flat die's may show falls with their size.
-            checks["pip_roundness"] = round(float(np.median(roundness)), 3)
+            pip_roundness = round(float(np.median(roundness)), 3)
+            checks["pip_roundness"] = pip_roundness
             least = 1 - PIP_ROUNDNESS_PX / (PIP_RADIUS * edge * px_per_m)
-            flat = flat and checks["pip_roundness"] >= least
+            flat = flat and pip_roundness >= least
         if len(pips) < 2:
             # No pattern to measure: the face's own size, and its pip's, say how near the camera it is.
             checks["pip_size"] = round(pip_sizes[0], 3) if pip_sizes else None
@@ -399,54 +383,6 @@ def _one_face_a_die(found: list[dict], edge: float, camera: Camera, count: int) 
     return sorted(found, key=lambda f: -f["_area"])
 
 
-def read_wheel(rgb: np.ndarray, cal: Calibration) -> dict:
-    """The pocket the ball lies in, from the ball and the green zero."""
-    camera, data = cal.camera, cal.data
-    pockets = data["pockets"]
-    r_in, r_out, ball_r = data["pocket_inner_radius_m"], data["pocket_outer_radius_m"], data["ball_radius_m"]
-    if "ring" not in cal.cache:        # the pocket ring in the image: the same for every frame
-        h, w = rgb.shape[:2]
-        yy, xx = np.mgrid[0:h, 0:w]
-        ground = camera.on_plane(np.column_stack([xx.ravel(), yy.ravel()]), ball_r).reshape(h, w, 3)
-        radius = np.hypot(ground[..., 0], ground[..., 1])
-        cal.cache["ring"] = (radius > r_in - ball_r) & (radius < r_out + 0.5 * ball_r)
-    ring = cal.cache["ring"]
-    image = rgb.astype(float)
-    low = image.min(axis=2)
-    high = image.max(axis=2)
-    px_per_m = camera.width_px / 2 / (math.tan(math.radians(camera.fov_deg) / 2) * camera.width_px
-                                      / camera.height_px * (camera.position_m[2] - ball_r))
-    ball_px = ball_r * px_per_m
-    bright = ring & (low > 150) & (high - low < 60)
-    bright = ndimage.binary_opening(bright, structure=_disc(max(1, int(ball_px * 0.45))))
-    blobs, n = ndimage.label(bright)
-    reading: dict = {"pocket": None}
-    if n == 0:
-        return reading | {"why": "no ball in the pocket ring"}
-    sizes = ndimage.sum(bright, blobs, range(1, n + 1))
-    best = int(np.argmax(sizes)) + 1
-    if sizes[best - 1] < 0.3 * math.pi * ball_px ** 2:
-        return reading | {"why": "no ball-sized blob in the pocket ring"}
-    by, bx = ndimage.center_of_mass(blobs == best)
-    ball = camera.on_plane([(bx, by)], ball_r)[0]
-    green = ring & (image[..., 1] > image[..., 0] + 30) & (image[..., 1] > image[..., 2] + 15)
-    green = ndimage.binary_opening(green, iterations=1)
-    if green.sum() < 20:
-        return reading | {"why": "the zero's green pocket is not seen"}
-    gy, gx = ndimage.center_of_mass(green)
-    zero = camera.on_plane([(gx, gy)], 0.0)[0]
-    pitch = 2 * math.pi / len(pockets)
-    zero_angle, ball_angle = math.atan2(zero[1], zero[0]), math.atan2(ball[1], ball[0])
-    rotor = zero_angle + pockets.index(0) * pitch          # pocket k is centred at rotor - k * pitch
-    k = int(round((rotor - ball_angle) / pitch)) % len(pockets)
-    return {"pocket": pockets[k], "ball_px": [round(bx, 1), round(by, 1)]}
-
-
-def _disc(r: int) -> np.ndarray:
-    y, x = np.mgrid[-r:r + 1, -r:r + 1]
-    return x * x + y * y <= r * r
-
-
 def read_image(data: bytes, cal: Calibration) -> dict:
     """The reading of one encoded frame (PNG or JPEG)."""
     rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
@@ -454,45 +390,6 @@ def read_image(data: bytes, cal: Calibration) -> dict:
         raise ValueError(f"the frame is {rgb.shape[1]}x{rgb.shape[0]}, the calibrated camera "
                          f"{cal.camera.width_px}x{cal.camera.height_px}")
     return read_dice(rgb, cal) if cal.scene == "tower" else read_wheel(rgb, cal)
-
-
-def recogniser_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The command line every shipped recogniser takes (the bench runs each the same way)."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--calibration", required=True, metavar="FILE",
-                        help="the camera's calibration.json (written by twin frames or bench run --camera)")
-    parser.add_argument("--stream", action="store_true",
-                        help="read one image path a line on stdin, answer one JSON line each")
-    parser.add_argument("images", nargs="*", help="image files (PNG or JPEG)")
-    return parser
-
-
-def load_calibration(path: str, who: str) -> Calibration | None:
-    """The camera's calibration, or None after one line naming the file (exit 2 for the caller)."""
-    try:
-        return Calibration.load(path)
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        print(f"{who}: {path}: not a calibration file: {err}", file=sys.stderr)
-        return None
-
-
-def answer_frames(args: argparse.Namespace, read: Callable[[bytes], dict]) -> int:
-    """Read each frame named (on stdin with --stream, else the arguments) and
-    print one JSON reading a frame; 1 if a frame could not be read."""
-    paths = (line.strip() for line in sys.stdin) if args.stream else iter(args.images)
-    status = 0
-    for path in paths:
-        if not path:
-            continue
-        try:
-            with open(path, "rb") as handle:
-                reading = read(handle.read())
-        except (OSError, ValueError) as err:          # a frame it cannot read is answered, not fatal
-            reading, status = {"error": f"{path}: {err}"}, 1
-        if args.stream:       # a streaming reply names its frame (docs/camera.md): the bench checks it
-            reading["frame"] = path.replace("\\", "/").rsplit("/", 1)[-1]
-        print(json.dumps(reading, sort_keys=True), flush=True)
-    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,7 @@ match only inside that box grown by half its size). Then:
 - a confusion table of flat dice: true face against the face read
   ("missed" when no die was found there; "cocked" when it was called not flat);
 - the two figures a studio lives by, per frame as the loop would send it
-  (``bench.vision.recognizer.dice_call``): of the frames that are rolls
+  (``bench.vision.reading_calls.dice_call``): of the frames that are rolls
   (``roll_frames``), those called a no roll (``roll_frames_called_no_roll``:
   a round voided that should settle) and those whose faces, called a roll,
   would settle wagers on other faces than at rest (``rolls_settled_wrong``);
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from bench.vision.recognizer import dice_call
+from bench.vision.reading_calls import dice_call
 
 FACES = (1, 2, 3, 4, 5, 6)
 HIDDEN_SHARE = 0.25      # a die the camera sees less than a quarter of (under others) is hidden from it

@@ -11,7 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bench.vision.reference import Calibration, read_image
+from bench.vision.calibration import Calibration
+from bench.vision.reference import read_image
 from bench.vision.scoring import Score
 from twin.camera.frames import Studio, read_labels, write_folder
 from twin.tower import drop, load_design

@@ -15,7 +15,9 @@ import time
 
 import pytest
 
-from bench.vision.recognizer import MAX_REPLY, Recognizer, dice_call, parse_reading
+from bench.vision.reading_calls import dice_call
+from bench.vision.recognizer import Recognizer
+from bench.vision.reply_check import MAX_REPLY, parse_reading
 from bench.vision.scoring import Score
 
 GOOD = {"dice": [{"face": 2, "flat": True, "centre_px": [10, 5]}, {"face": 3, "flat": True, "centre_px": [30, 5]},

@@ -73,7 +73,7 @@ def test_a_step_that_could_not_do_its_job_is_run_again_and_a_verdict_is_kept(tmp
     import sys
 
     from bench.certify.runner import run_plan
-    from bench.certify.steps import FAIL, Outcome, Step
+    from bench.certify.step_records import FAIL, Outcome, Step
 
     said = iter(["error", FAIL])
 

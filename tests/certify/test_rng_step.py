@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 
-from bench.certify.steps import CAUTION, FAIL, PASS, _judge_rng, plan_steps
+from bench.certify.judge_rng import _judge_rng
+from bench.certify.step_records import CAUTION, FAIL, PASS
+from bench.certify.steps import plan_steps
 
 
 def _line(**fields) -> str:

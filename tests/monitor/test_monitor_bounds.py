@@ -22,7 +22,8 @@ from bench.journal.recorder import adapter_fields, session_header
 from bench.monitor.hourly import Hourly
 from bench.monitor.series import Series
 from bench.monitor.sources import CONTROLLER, HOST, Handover, TwoLines
-from bench.monitor.watch import Limits, Watch
+from bench.monitor.run_records import Limits
+from bench.monitor.watch import Watch
 from bench.protocol.link import open_pty_pair
 from bench.rules.submission import default_rules
 

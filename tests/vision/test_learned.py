@@ -12,8 +12,11 @@ import pytest
 from PIL import Image
 
 from bench.vision import learned
-from bench.vision.recognizer import Recognizer, dice_call
-from bench.vision.reference import Calibration
+from bench.vision.calibration import Calibration
+from bench.vision.learned_model import SCHEMA
+from bench.vision.learned_training import UNREAD_GRID
+from bench.vision.reading_calls import dice_call
+from bench.vision.recognizer import Recognizer
 from twin.camera.frames import Studio, read_labels, write_folder
 from twin.camera.variation import SHIPPED
 from twin.tower import load_design
@@ -56,7 +59,7 @@ def narrow_hard(tmp_path_factory):
 def test_the_shipped_model_is_small_numpy_data_without_pickle():
     assert learned.MODEL.is_file() and learned.MODEL.stat().st_size < 2_000_000
     model = learned.Model.load()               # np.load(allow_pickle=False): arrays and a JSON header only
-    assert model.meta["schema"] == learned.SCHEMA and model.meta["seed"] >= 0
+    assert model.meta["schema"] == SCHEMA and model.meta["seed"] >= 0
 
 
 @pytest.mark.parametrize("level", ["standard_hard", "standard_studio"])
@@ -119,7 +122,7 @@ def test_training_is_a_seeded_command_giving_the_same_bytes(standard_hard, narro
     meta = learned.Model.load(tmp_path / "a.npz").meta
     # one drop in five (by seed: 70000 here) is the validation split the threshold is chosen on
     assert meta["seed"] == 5 and meta["frames"] == len(STANDARD_SEEDS) + len(NARROW_SEEDS) - 1
-    assert meta["validation"]["frames"] == 1 and meta["face_unread_below"] in learned.UNREAD_GRID
+    assert meta["validation"]["frames"] == 1 and meta["face_unread_below"] in UNREAD_GRID
 
 
 def test_training_refuses_a_folder_without_calibration_in_one_line(tmp_path):
