@@ -55,7 +55,7 @@ def versions() -> dict[str, str]:
     return found
 
 
-def session_header(*, game: str, rules, controller: str, emulated: bool, misbehave: str | None,
+def session_header(*, game: str, rules, controller: str | None, emulated: bool, misbehave: str | None,
                    phases: dict, design: str | None = None, **more: Any) -> dict[str, Any]:
     """The journal's first record: what the session played and what it is
     judged by (replay rebuilds its oracle from this), with the full text of
@@ -146,7 +146,7 @@ class Recorder:
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),
                          message.as_dict() if message is not None else None, note])
             pending.popleft()      # journalled: an interruption from here on loses nothing of it
-            if judge and judged(direction, kind, message):
+            if judge and message is not None and judged(direction, kind, message):
                 self._count_stake(message)
                 self.frame_places.append((self.journal.seq, len(wire) - 1))
                 found = observe(direction, message, mono)
@@ -238,8 +238,9 @@ class Recorder:
             write(*kept)
         except BaseException:
             if self.journal.seq == records:
-                self._wire, self._plants, self._verdicts = (a + b for a, b in
-                                                             zip(kept, (self._wire, self._plants, self._verdicts)))
+                wire, plants, verdicts = kept
+                self._wire, self._plants, self._verdicts = (wire + self._wire, plants + self._plants,
+                                                             verdicts + self._verdicts)
             raise
         self._places_from += len(self.frame_places)      # their record is written: no verdict names them now
         self.frame_places = []

@@ -12,6 +12,8 @@ verdict must stand on the bytes that crossed the wire), or for every frame
 with ``redecode=True`` (``bench replay --redecode``: slower, and it also
 catches a decoder that has changed since the session). Schema-1 journals are
 always decoded again frame by frame.
+
+The outcome in words, for a person, is ``bench.journal.replay_text``.
 """
 
 from __future__ import annotations
@@ -37,13 +39,14 @@ from bench.oracle.feed import judged_camera, judged_record, judged_rows
 from bench.protocol.timeouts import DEFAULT_REPLY_S
 from bench.rules.registry import game_names
 from bench.rules.submission import default_rules, load_submission
-from bench.journal.seal import SealCheck, SealReport, rounds_text
+from bench.journal.seal import SealCheck, SealReport
+# The outcome in words, in a module of its own; named here too, where bench replay finds it.
+from bench.journal.replay_text import describe, describe_seals  # noqa: F401
 
 
 CUT_OFF = "cut-off"     # no session-end record: the bench was killed, or the machine stopped
 KEPT_PER_CLAUSE = 100    # violations of a clause kept for the report (every one is counted)
 SCHEMA1_INDEX = -1       # the wire index of a schema-1 frame (a record a frame) in ``ReplayOutcome.undecoded``
-LISTED = 20              # failed rounds, problems of a kind, listed one by one; the rest are counted
 
 
 @dataclass
@@ -186,6 +189,8 @@ class _Recorded(dict):
     of each cost a tenth of replay."""
 
     __slots__ = ("type", "seq")
+    type: str
+    seq: int | None
 
     @property
     def fields(self) -> dict:
@@ -334,8 +339,14 @@ class _Judge:
         elif record.get("kind") == "frame":
             self._schema1_frame(number, record)
 
+    def _judging(self) -> tuple[Oracle, Codec]:
+        """The oracle and codec the header set up (``_start``): every record after it is judged by them."""
+        if self.oracle is None or self.codec is None:
+            raise RuntimeError("a journal's frames judged before its session header")
+        return self.oracle, self.codec
+
     def _wire(self, number: int, wire) -> None:
-        observe = self.oracle.observe
+        observe = self._judging()[0].observe
         if not isinstance(wire, list):
             self.decode_problems.append(f"line {number}: wire is {type(wire).__name__}, not a list of frames")
             return
@@ -346,6 +357,7 @@ class _Judge:
             if problem is not None:
                 self.decode_problems.append(f"line {number}, frame {index}: {problem}")
                 continue
+            message: Message | _Recorded | None
             if redecode or recorded.get("type") not in SPECS:
                 message = self._decode(number, index, raw, recorded)
             else:
@@ -365,7 +377,7 @@ class _Judge:
         self.redecoded += 1
         where = f"line {number}" if index == SCHEMA1_INDEX else f"line {number}, frame {index}"
         try:
-            message, _ = self.codec.decode_line(raw_bytes(raw).rstrip(b"\r\n"))
+            message, _ = self._judging()[1].decode_line(raw_bytes(raw).rstrip(b"\r\n"))
         except FrameError as err:
             self.decode_problems.append(f"{where}: recorded frame does not decode: {err}")
             self.undecoded.add((number, index))
@@ -389,7 +401,7 @@ class _Judge:
         if message is None:
             return
         self.last_mono = frame.mono
-        self.oracle.observe(frame.direction, message, frame.mono)
+        self._judging()[0].observe(frame.direction, message, frame.mono)
 
 
 @contextmanager
@@ -434,7 +446,7 @@ def replay(path: str | Path, expected_head: str | None = None, *, redecode: bool
         seals.finish()
         judge.notes.append("the hash chain is broken: every frame was decoded again from its raw bytes and "
                            "judged on them (as --redecode does), not on the message recorded beside them")
-    if judge.header is None:
+    if judge.header is None or judge.oracle is None:     # the header sets the oracle up
         raise BenchError(f"{path}: the journal is empty")
     end = judge.end
     # The bench judged overdue replies at the moment it finished; so does replay.
@@ -460,6 +472,8 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
                                  "(the round in flight, if any, is lost)")
         outcome.ending, outcome.status = CUT_OFF, Exit.VIOLATION
         return
+    if oracle is None:      # replay, and a live session's report, judge a journal that has an end with one
+        raise RuntimeError("a session's ending worked out without its oracle")
     stopped = end.get("ending") if end.get("ending") in STOPPED_STATUS else None
     outcome.ending, outcome.status = verdict(stopped, oracle.violation_count, len(outcome.failed_rounds))
     if end.get("reason"):
@@ -478,92 +492,5 @@ def _verdict(outcome: ReplayOutcome, judge: _Judge) -> None:
                 f"the bench journalled verdicts {_by_clause(live)}; replay finds {_by_clause(replayed)}")
 
 
-def _more(problems, what: str) -> list[str]:
-    more = getattr(problems, "more", 0)
-    return [f"  … and {more} more {what}"] if more else []
-
-
 def _by_clause(counts: Counter) -> str:
     return "{" + ", ".join(f"{clause}: {count}" for clause, count in sorted(counts.items())) + "}"
-
-
-def describe(outcome: ReplayOutcome) -> str:
-    lines = []
-    chain = outcome.chain
-    lines.append(f"hash chain: {chain.records} records, " + ("intact" if chain.ok else "BROKEN"))
-    for problem in chain.problems:
-        epoch = outcome.seals.epoch_at(problem.line)
-        lines.append(f"  line {problem.line}" + (f" (epoch {epoch})" if epoch is not None else "")
-                     + f": {problem.what}")
-    lines.extend(_more(chain.problems, "problems with the chain"))
-    if chain.torn_tail:
-        if chain.incomplete_rounds:
-            lines.append("  the last line was cut off mid-write (a crash): that round is lost")
-        else:
-            after = (f"the round after round {chain.torn_after_round}" if chain.torn_after_round is not None
-                     else "the first round")
-            lines.append(f"  the last line was cut off mid-write (a crash) before it named its round: {after} "
-                         "(or the session's end) is lost")
-    if chain.incomplete_rounds:
-        lines.append(f"  incomplete rounds: {', '.join(map(str, chain.incomplete_rounds))}")
-    for problem in outcome.decode_problems:
-        lines.append(f"  {problem}")
-    lines.extend(_more(outcome.decode_problems, "frames that are not as recorded"))
-    for problem in outcome.structure_problems:
-        lines.append(f"  structure: {problem}")
-    lines.extend(_more(outcome.structure_problems, "records out of place"))
-    for note in outcome.notes:
-        lines.append(f"  note: {note}")
-    lines.extend(describe_seals(outcome.seals, outcome.chain))
-    oracle = outcome.oracle
-    if oracle is not None:
-        lines.append(f"oracle: {len(oracle.rounds)} rounds re-verified, {oracle.violation_count} violations")
-        lines.append(f"  frames decoded again from their raw bytes: {outcome.redecoded}")
-        for violation in oracle.violations[:20]:
-            lines.append(f"  round {violation.round}, frame {violation.frame}: {violation.clause}: {violation.message}")
-        if oracle.violation_count > 20:
-            lines.append(f"  … and {oracle.violation_count - 20} more: "
-                         + ", ".join(f"{clause} {count}" for clause, count in
-                                     sorted(oracle.violations_by_clause.items())))
-    failed = sorted(outcome.failed_rounds.items())
-    for round_no, failure in failed[:LISTED]:
-        lines.append(f"  round {round_no} failed: {failure}")
-    if len(failed) > LISTED:
-        lines.append(f"  … and {len(failed) - LISTED} more failed rounds")
-    lines.append(f"session: {outcome.ending}, exit status {outcome.status} as the run had"
-                 + ("" if outcome.intact else "; the journal is not as the bench wrote it: exit status 1"))
-    if outcome.passed and not outcome.anchors:
-        lines.append("PASS, NOT ANCHORED: nothing kept apart vouches for this journal (no --head HASH; no seal "
-                     "checked with --pubkey)")
-    else:
-        lines.append("PASS" if outcome.passed else "FAIL")
-    return "\n".join(lines)
-
-
-def describe_seals(seals: SealReport, chain: VerifyReport | None = None) -> list[str]:
-    """The seals in words; with ``chain`` broken, what they then do not vouch for."""
-    lines = _seal_lines(seals)
-    if chain is not None and not chain.ok and seals.checked and seals.epochs:
-        lines.append("  the seals sign the chain's recorded hashes, and the chain is BROKEN: they do not vouch "
-                     "for the records that fail their hash, nor for anything after a cut")
-    return lines
-
-
-def _seal_lines(seals: SealReport) -> list[str]:
-    if seals.sealed is False:
-        return ["seals: none: the journal is unsealed (recorded without a key)"] + [f"  {p}" for p in seals.problems]
-    if not seals.checked:
-        return [f"seals: not checked (no --pubkey); the journal names key {seals.fingerprint}, "
-                f"session {seals.session}: anyone can write that into a forged journal"]
-    lines = [f"seals: key {seals.expected}, session {seals.session}: {seals.epochs} epochs verified, "
-             + ("BROKEN" if seals.problems else "sealed to the end" if seals.final else "no final seal")]
-    lines.extend(f"  {problem}" for problem in seals.problems)
-    if seals.unsealed_records and seals.epochs:
-        first, last = seals.sealed_rounds or (None, None)
-        covered = f" (rounds {first}–{last})" if first is not None else ""
-        rounds = seals.unsealed_rounds
-        lines.append(f"  lines 1–{seals.sealed_records} verified{covered}; lines {seals.sealed_records + 1}–"
-                     f"{seals.sealed_records + seals.unsealed_records} UNVERIFIED"
-                     + (f" ({rounds_text(rounds)})" if rounds else "")
-                     + ": not evidence, the journal has no final seal")
-    return lines

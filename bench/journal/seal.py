@@ -72,7 +72,8 @@ class Sealer:
         self.finished = False
         self._rounds = 0
         self._key: Ed25519PrivateKey | None = Ed25519PrivateKey.generate()
-        self._pending = None           # (the next epoch's key, final) of a seal not yet written
+        # (the next epoch's key, final) of a seal not yet written
+        self._pending: tuple[Ed25519PrivateKey | None, bool] | None = None
         epoch_key = raw_public(self._key.public_key()).hex()
         self.fingerprint = fingerprint(session_key.public_key)
         self.session = session_key.index
@@ -115,6 +116,8 @@ class Sealer:
         return {"epoch": self.epoch, "next": next_key, "wall": wall, "signature": signature.hex()}
 
     def commit(self) -> None:
+        if self._pending is None:       # JournalWriter.seal commits only the seal it just made
+            raise RuntimeError("no seal is waiting to be committed")
         following, final = self._pending
         self._pending = None
         self._key = following          # epoch's key dropped here

@@ -130,7 +130,7 @@ class WireBudget:
                            f"(rejected, duplicate or stray) in one round; the ceilings are {CEILING_FRAMES} "
                            f"frames and {CEILING_BYTES} bytes")
 
-    def close_round(self) -> dict[str, int]:
+    def close_round(self) -> dict[str, dict[str, int]]:
         """What the round's record says of the noise left out (nothing if none), and a fresh count."""
         left_out = ({"left_out": {"frames": self.dropped_frames, "bytes": self.dropped_bytes}}
                     if self.dropped_frames or self.dropped_bytes else {})

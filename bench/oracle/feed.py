@@ -63,7 +63,9 @@ class JudgedRow(NamedTuple):
     """A journalled frame the oracle judges: ``recorded`` is the message the
     bench decoded (a dict); ``problem`` says why no bench wrote it, if so (then
     it is not judged)."""
-    index: int            # its place in the record's wire (0 for a schema-1 record)
+    # The field shadows tuple.index on purpose (nothing calls that method on a row); mypy
+    # takes any field over a tuple method for a bad override.
+    index: int  # type: ignore[assignment]  # its place in the record's wire (0 for a schema-1 record)
     direction: Any
     mono: Any
     wall: Any             # the wall-clock time the bench recorded (unchecked: the oracle does not read it)

@@ -196,7 +196,7 @@ def _odds_tests(distribution, odds: dict[str, Counter], clause: str) -> list[Dra
         support = [(pays, float(p)) for pays, p in dist if p > 0]
         if len(support) < 2:
             continue
-        pooled = Counter()
+        pooled: Counter[int] = Counter()     # pays N (of "N to 1") -> how often drawn
         for bet in bets:
             pooled.update(odds.get(bet, Counter()))
         total = sum(pooled.values())
@@ -276,7 +276,7 @@ class DrawLog:
     """What the oracle keeps of the Lucky draws: each lawful draw, and how the
     round before the next one ended."""
 
-    def __init__(self, rules, clauses):
+    def __init__(self, rules, clauses) -> None:
         self.distribution = getattr(rules, "lucky", None)
         self.clauses = clauses
         self.draws: list[tuple[Lucky, ...]] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 from bench.errors import RulesError
 from bench.rules import Lucky, Round, Settlement, Wager, get_game
@@ -44,15 +44,14 @@ class Recompute:
     def bet_problem(self, bet: object) -> RulesError | None:
         # The rules do not change within a session and players repeat their
         # bets: each bet name is checked once.
-        cacheable = isinstance(bet, str)
-        if cacheable and bet in self._bet_problems:
+        if isinstance(bet, str) and bet in self._bet_problems:
             return self._bet_problems[bet]
         try:
             self.game.check_bet(bet, self.rules)
             problem = None
         except RulesError as err:
             problem = err
-        if cacheable:
+        if isinstance(bet, str):
             self._bet_problems[bet] = problem
         return problem
 
@@ -127,5 +126,8 @@ class Recompute:
     def over_rolls(self, wager: Wager, rolls: Sequence[tuple[int, int]]) -> Settlement | None:
         """The wager after ``rolls`` (``open`` set while it is unresolved), or None."""
         paytable = None if self.rules.paytable is None else str(self.rules.paytable)
-        round_ = Round(self.game_name, rolls=tuple(tuple(r) for r in rolls), paytable=paytable)
+        # cast: the rolls are the controller's, unchecked; Dice-Ology's settle (check_rolls) makes sure
+        # that each is two dice before it reads one.
+        round_ = Round(self.game_name, rolls=cast("tuple[tuple[int, int], ...]", tuple(tuple(r) for r in rolls)),
+                       paytable=paytable)
         return self._settle_one(round_, wager)

@@ -150,6 +150,8 @@ class CameraPlant:
 
     def _wheel_frame(self, truth: Reading, round_no: int, attempt: int, respin: int):
         from twin.wheel import trace
+        if truth.seed is None:      # the wheel plant's every reading names the seed it spun
+            raise ValueError(f"round {round_no}: the wheel's reading names no seed to draw its frame from")
         spun = trace(self.inner.design, truth.seed, record_every_s=float("inf"))
         suffix = f"-{respin}" if respin else ""
         return self.studio.rest_of_spin(spun, name=f"round-{round_no:05d}-{attempt}{suffix}")

@@ -157,7 +157,7 @@ class PhysicsPlant:
         """The session is ending: a sweep in progress stops (a staged throw then falls back to an ordinary one)."""
         self._cancelled.set()
 
-    def staged_seed(self, key: str) -> tuple[int, object] | None:
+    def staged_seed(self, key: str) -> tuple[int, Any] | None:      # the result as ``simulate`` gives it
         """A seed that shows ``key`` and its result, from the catalogue (swept
         on as far as needed, on this thread), simulated again before use;
         None when the sweep's budget runs out without it."""
@@ -268,7 +268,12 @@ class TowerPlant(PhysicsPlant):
         from twin.tower import drop
         staged = None
         if throw is not None:
-            key = self._cocked_drop(throw.pick) if throw.cocked else "faces:" + "-".join(map(str, throw.faces))
+            if throw.cocked:
+                key = self._cocked_drop(throw.pick)
+            elif throw.faces is None:       # a staged flat throw always names its faces (bench.rules.coverage)
+                raise TypeError("a staged flat throw without its faces")
+            else:
+                key = "faces:" + "-".join(map(str, throw.faces))
             found = self.staged_seed(key)
             staged = throw.describe() if found else f"{throw.describe()}: {NOT_FOUND}"
         if throw is not None and found:

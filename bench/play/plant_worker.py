@@ -30,7 +30,7 @@ PUMP_S = 0.001         # one servicing: what has arrived is read and acknowledge
 
 
 class PlantWorker:
-    def __init__(self, plant):
+    def __init__(self, plant) -> None:
         self.plant = plant
         self._jobs: queue.Queue = queue.Queue()
         self._thread = threading.Thread(target=self._run, name=f"plant-{plant.name}", daemon=True)

@@ -53,9 +53,8 @@ class SeedMemo:
     def __init__(self, path: str | Path | None = None, shipped: Path | None | bool = True):
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         self.path = Path(path) if path else Path(base) / "tablebench" / "staged-seeds.json"
-        if shipped is True:
-            shipped = tablebench_fixtures.staged_seeds()
-        self.shipped = shipped or None
+        found = tablebench_fixtures.staged_seeds() if shipped is True else shipped
+        self.shipped = found or None
 
     @staticmethod
     def _read(path: Path | None) -> dict:
@@ -148,11 +147,12 @@ class Catalogue:
         shows fills the first of ``name:0``, ``name:1``... still wanted (the
         catalogue keeps several drops of one outcome: a die cocked)."""
         seed = self.next
-        for key in self.shows(seed):
-            if key.endswith(":*"):
-                key = next((k for k in (f"{key[:-1]}{i}" for i in range(len(self.wanted)))
+        for shown in self.shows(seed):
+            key: str | None = shown
+            if shown.endswith(":*"):
+                key = next((k for k in (f"{shown[:-1]}{i}" for i in range(len(self.wanted)))
                             if k in self.wanted and k not in self.found), None)
-            if key in self.wanted:
+            if key is not None and key in self.wanted:
                 self.found.setdefault(key, seed)
         self.next += 1
         self._unsaved += 1

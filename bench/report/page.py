@@ -15,29 +15,27 @@ broken the same way for every wager of a round is one finding with a count,
 decoded and a picture of the round's outcome; the rounds that failed, were
 voided or were no rolls, and the probe rounds whose outcome the bench staged;
 the observed return of the ordinary rounds against the exact RTP of their
-wagers; the controller's reply latencies; every round in a table.
+wagers; the controller's reply latencies; every round in a table. Those
+figures (the return, the outcome classes, the latencies) are drawn in
+``bench.report.page_figures``.
 """
 
 from __future__ import annotations
 
 import os
-import statistics
 import logging
 from pathlib import Path
 from typing import Callable
 
-from bench.errors import RulesError
 from bench.oracle import phase_clause
 from bench.report.findings import findings
 from bench.report.message_text import message_text
 from bench.report.outcome_picture import outcome_picture, reading_words, why_no_picture
-from bench.report.summary import return_interval
-from bench.rules import get_game
+from bench.report.page_figures import _coverage, _latencies, _return
 from bench.rules.regulation_text import clause_text, source_of
-from bench.report.session_facts import LATENCIES_KEPT, SessionFacts, no_roll_rounds, read_session
-from bench.report.session_head import (ROUNDS_OF_A_KIND, rounds_listed, percent, session_provenance, game_title, session_verdict,
+from bench.report.session_facts import SessionFacts, no_roll_rounds, read_session
+from bench.report.session_head import (ROUNDS_OF_A_KIND, rounds_listed, session_provenance, game_title, session_verdict,
                                        sealed_before_cut, verify_command)
-from tablebench_io import charts
 from tablebench_io.report_page import (FAIL, PASS, Input, Provenance, Verdict, code, esc, figure,
                                        picture_of, report_page, utc)
 
@@ -50,7 +48,6 @@ PICTURES_SHOWN = 24            # outcome pictures in one report
 # with a violation; the rounds left out are counted where they would be.
 ROUNDS_FIRST = ROUNDS_LAST = 250
 ROUNDS_MARKED = 250            # rounds with a violation listed between the first and the last
-CONFIDENCE = 0.95
 MARKED = ' style="background:#fde7e4"'     # the frame a violation names, among its round's frames
 
 
@@ -118,7 +115,9 @@ def _frame_html(frame) -> str:
 
 def _round_frames(facts: SessionFacts, round_no: int | None, highlight: int | None, listed: set[int]) -> str:
     """Every frame of the round, once a round (at its first violation)."""
-    frames = facts.round_frames.get(round_no) if round_no is not None else None
+    if round_no is None:       # a frame outside any round: no round's frames to show
+        return ""
+    frames = facts.round_frames.get(round_no)
     if not frames or round_no in listed:
         return ""
     listed.add(round_no)
@@ -250,124 +249,6 @@ def _more_rounds(count: int, what: str) -> list[str]:
             if count > ROUNDS_OF_A_KIND else [])
 
 
-def _probe_words(facts: SessionFacts) -> str:
-    probes = facts.summary.probe_rounds
-    played = {r.round: r for r in facts.summary.played if r.round in probes}
-    items = "".join(
-        f"<li>round {n}: {esc(name)}" + (f" (staked {played[n].staked:,}, returned {played[n].returned:,})"
-                                         if n in played else "") + "</li>"
-        for n, name in sorted(probes.items()))
-    return ("<p>Left out: the probe rounds, whose outcome the bench staged to see how the controller settles a "
-            "rare case (bench.play.coverage); their return says nothing of the game's.</p>"
-            f"<ul>{items}</ul>") if probes else ""
-
-
-def _return(facts: SessionFacts) -> str:
-    s = facts.summary
-    observed, exact = s.observed_rtp, s.expected_rtp
-    # The ordinary rounds as they are read, never all made at once (a session may have 20,000)
-    interval = return_interval((r for r in s.played if r.round not in s.probe_rounds), CONFIDENCE)
-    if observed is None:
-        return ("<h2>Return to player</h2><p>No ordinary round was staked: there is no return to measure.</p>"
-                + _probe_words(facts))
-    ordinary, staked, returned = s.ordinary_totals()
-    text = (f"<p>Over the {ordinary:,} ordinary round{'s' * (ordinary != 1)}: staked {staked:,} and returned "
-            f"{returned:,} (minor units), an observed return of {percent(observed)}")
-    if not interval:
-        text += " (no interval: it needs at least two ordinary rounds with stakes)"
-    if interval:
-        inside = exact is not None and interval[0] <= float(exact) <= interval[1]
-        text += (f" ({100 * CONFIDENCE:g}% interval {percent(interval[0])} to {percent(interval[1])}, rounds as the "
-                 f"independent units)")
-    text += f"; the exact return of the wagers played in them, weighted by stake, is {percent(exact)}"
-    if interval and exact is not None:
-        text += (": inside the interval, as chance allows." if inside else
-                 ": OUTSIDE the interval. Over a long session that points at settlement or the outcomes; "
-                 "over a few rounds it can be chance.")
-    text += "</p>"
-    chart = figure(picture_of(charts.intervals(
-        [("observed return", float(observed), *(interval or (None, None)))],
-        title="return to player, ordinary rounds", xlabel="returned / staked",
-        reference=float(exact) if exact is not None else None, reference_label="exact RTP of the wagers played"),
-        "The observed return of the ordinary rounds "
-        + (f"with its {100 * CONFIDENCE:g}% interval" if interval else
-           "(a dot alone: no interval, fewer than two ordinary rounds were staked)")
-        + ("" if exact is None else ", against the exact return of their wagers")
-        + " (probe rounds left out)."))
-    game, rules = get_game(s.game), facts.oracle.rules
-    stakes = facts.stakes_by_bet
-    rows = "".join(f"<tr><td>{esc(bet)}</td><td class=num>{stake:,}</td>"
-                   f"<td class=num>{_bet_rtp(game, bet, rules)}</td></tr>"
-                   for bet, stake in sorted(stakes.items(), key=lambda kv: -kv[1]))
-    table = (f"<details><summary>stakes by bet, ordinary rounds ({len(stakes)} bets)</summary><table><tr>"
-             f"<th>bet</th><th>staked</th><th>exact RTP</th></tr>{rows}</table></details>") if stakes else ""
-    return "<h2>Return to player</h2>" + text + chart + table + _probe_words(facts)
-
-
-def _bet_rtp(game, bet: str, rules) -> str:
-    """A bet's exact return; a bet the game does not offer (accepted all the
-    same: a violation, shown above) has none."""
-    try:
-        return percent(game.rtp(bet, rules))
-    except RulesError:
-        return "not offered: no return to expect"
-def _coverage(facts: SessionFacts) -> str:
-    """The outcome classes the rounds showed (bench.rules.coverage) and the
-    verdict on the Lucky draws (bench.oracle.lucky_draw)."""
-    s = facts.summary
-    if s.coverage is None and s.lucky_draw is None:
-        return ""
-    out = ["<h2>Outcome classes and the Lucky draw</h2>"]
-    if s.coverage is not None:
-        covered = [f"{esc(c.title)} (round {s.coverage.covered[c.id]})" for c in s.coverage.classes
-                   if c.id in s.coverage.covered]
-        missing = s.coverage.missing()
-        total = len(s.coverage.classes)
-        out.append(f"<p>Outcome classes covered: {total - len(missing)} of {total}"
-                   + (f"; {len(missing)} not covered, by why:" if missing else ".")
-                   + "</p>")
-        if covered:
-            out.append(f"<details><summary>covered</summary><p>{'; '.join(covered)}</p></details>")
-        # One line a reason (a 6-round roulette session: 'too few rounds' for 30 pockets is one line, not 30).
-        by_reason: dict[str, list[str]] = {}
-        for c, why in missing:
-            by_reason.setdefault(why, []).append(c.title)
-        if by_reason:
-            out.append("<ul>" + "".join(f"<li>{esc(', '.join(titles))}: {esc(why)}</li>"
-                                        for why, titles in by_reason.items()) + "</ul>")
-    if s.lucky_draw is not None:
-        verdict = s.lucky_draw
-        style = {"fail": "fail", "pass": "pass"}.get(verdict.verdict, "caution")     # too-short: a caution
-        out.append(f'<p class="{style}">{esc(verdict.line())}</p>')
-    return "".join(out)
-
-
-def _latencies(facts: SessionFacts) -> str:
-    lat = facts.latencies
-    if not lat:
-        return "<h2>Reply latencies</h2><p>No request of the bench was answered.</p>"
-    deadline = (facts.header.get("phases") or {}).get("reply_s")
-    rows, sampled = "", False
-    for kind, values in lat.items():
-        ms = sorted(v * 1000 for v in values)
-        p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-        count = facts.latency_counts.get(kind, len(ms))
-        sampled |= count > len(ms)
-        longest = 1000 * facts.latency_longest.get(kind, ms[-1] / 1000)
-        rows += (f"<tr><td>{esc(kind)}</td><td class=num>{count}</td><td class=num>{statistics.median(ms):.2f}</td>"
-                 f"<td class=num>{p95:.2f}</td><td class=num>{longest:.2f}</td></tr>")
-    chart = figure(picture_of(charts.histograms(lat, xlabel="reply latency (ms)", ylabel="replies", scale=1000),
-                              "How long the controller took to answer each kind of request, on the bench's clock "
-                              "(from the request's first sending to the answer's arrival)."))
-    return ("<h2>Reply latencies</h2>"
-            + (f"<p>The bench waits at most {deadline:g} s for a reply (docs/protocol.md).</p>" if deadline else "")
-            + "<table><tr><th>request → answer</th><th>count</th><th>median (ms)</th><th>95th percentile (ms)</th>"
-            f"<th>longest (ms)</th></tr>{rows}</table>"
-            + (f"<p class=info>Of a kind with more than {LATENCIES_KEPT:,} replies, the median, the 95th percentile "
-               f"and the histogram are of a uniform sample of {LATENCIES_KEPT:,} (the same for the same journal); "
-               "the count and the longest are of every reply.</p>" if sampled else "") + chart)
-
-
 def _outcome_text(outcome) -> str:
     if outcome is None:
         return "-"
@@ -452,9 +333,9 @@ def _scenarios(facts: SessionFacts) -> str:
             by_scenario.setdefault(name, []).append(round_no)
     found: dict[str, int] = {}
     for v in facts.summary.violations:
-        name = facts.scenario_of(v.frame, v.round)
-        if name:
-            found[name] = found.get(name, 0) + 1
+        scenario = facts.scenario_of(v.frame, v.round)
+        if scenario:
+            found[scenario] = found.get(scenario, 0) + 1
     features: dict[str, list[str]] = {}
     for name in by_scenario:
         features.setdefault(name.split("::", 1)[0], []).append(name)

@@ -16,6 +16,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import AbstractSet
 
 from bench.journal.chain import WIRE_COLUMNS, iter_records
 from bench.journal.replay import SCHEMA1_INDEX, ReplayOutcome, replay
@@ -84,7 +85,7 @@ class SessionFacts:
         frame = self.frames.get(frame_index) if frame_index is not None else None
         if frame is not None and frame.record in self.scenarios:
             return self.scenarios[frame.record]
-        played = self.round_scenarios.get(round_no) or []
+        played = (self.round_scenarios.get(round_no) if round_no is not None else None) or []
         return played[0] if len(played) == 1 else None
 
     @property
@@ -121,7 +122,7 @@ class _Reader:
     few records it wants, having tallied every one as it was written)."""
 
     def __init__(self, wanted_frames: set[int], wanted_rounds: set[int], pictured: set[int],
-                 probe_ordinals: set[int] = frozenset(), *, tally: bool = True,
+                 probe_ordinals: AbstractSet[int] = frozenset(), *, tally: bool = True,
                  undecoded: frozenset[tuple[int, int]] = frozenset()):
         self.wanted_frames, self.wanted_rounds = wanted_frames, wanted_rounds
         self.undecoded = undecoded    # (line, wire index) of frames the replay could not decode: the oracle skipped them
@@ -161,9 +162,9 @@ class _Reader:
         if kind == "frame":            # schema 1: a record a frame
             if self.tally:
                 self._walls((record.get("wall"),))
-            frame = judged_record(record)
-            if frame is not None and frame.problem is None and (line, SCHEMA1_INDEX) not in self.undecoded:
-                self.frame(seq, frame, record.get("round"))
+            row = judged_record(record)
+            if row is not None and row.problem is None and (line, SCHEMA1_INDEX) not in self.undecoded:
+                self.frame(seq, row, record.get("round"))
 
     def _tally(self, record: dict, kind, round_no) -> None:
         """What a record adds to the session's figures: its end, the rounds in order, probes and scenarios."""
@@ -311,6 +312,8 @@ class Wanted:
 def facts_of(journal: str | Path, replayed: ReplayOutcome, expected_head: str | None, reader: _Reader) -> SessionFacts:
     """The report's facts from the journal judged (``replayed``) and read (``reader``)."""
     oracle = replayed.oracle
+    if oracle is None:      # replay raises on a journal it cannot judge; a live session has its own
+        raise ValueError("the journal was judged by no oracle")
     facts = reader.facts
     if not facts["probes"]:
         facts["probes"] = probes_by_header(replayed.header, reader.ordinals)

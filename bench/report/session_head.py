@@ -9,7 +9,7 @@ own. The game's title, percentages and round lists are here for both."""
 from __future__ import annotations
 
 from bench.errors import RulesError
-from bench.journal.replay import describe_seals
+from bench.journal.replay_text import describe_seals
 from bench.report.findings import findings
 from bench.report.message_text import message_text
 from bench.report.session_facts import ROUNDS_SHOWN, SessionFacts

@@ -23,12 +23,15 @@ from xml.sax.saxutils import quoteattr
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from typing import TYPE_CHECKING, AbstractSet, Sequence
 
 from bench.errors import RulesError
 from tablebench_io.commandline import doc_ref
 from bench.rules import get_game
 from bench.rules.coverage import Coverage, coverage
+
+if TYPE_CHECKING:
+    from bench.oracle.lucky_draw import DrawVerdict
 
 FAILURES_LISTED = 20        # failed rounds in the printed summary; the rest are counted
 JUNIT_PER_CLAUSE = 10       # violations of a clause written out in one JUnit case; the rest are counted
@@ -53,7 +56,7 @@ class Summary:
     played: Sequence = field(default_factory=list)    # the oracle's RoundSummary of each round settled (a RoundLog)
     clauses_by_round: dict = field(default_factory=dict)   # round (None: outside any) -> its violations by clause
     coverage: Coverage | None = None                  # the outcome classes the rounds showed
-    lucky_draw: object = None                         # bench.oracle.lucky_draw.DrawVerdict (lightning games)
+    lucky_draw: DrawVerdict | None = None             # the verdict on the Lucky draws (lightning games)
     probe_rounds: dict[int, str] = field(default_factory=dict)   # round -> the outcome staged in it
     # ``ordinary_totals`` as last counted, with the counts of rounds it was counted over: the
     # summary, summary.json and the report ask for it eight times, each a pass over every round.
@@ -128,7 +131,7 @@ def ordinary_stakes(stakes_by_bet: dict[str, int], stakes_by_round: dict, leave_
 
 
 def summarise(game: str, rules, oracle, failures: dict[int, str], stakes_by_bet: dict[str, int], *,
-              ignore_incomplete: set[int] = frozenset(), probe_rounds: dict[int, str] | None = None,
+              ignore_incomplete: AbstractSet[int] = frozenset(), probe_rounds: dict[int, str] | None = None,
               staged: bool = True) -> Summary:
     """``stakes_by_bet``: the ordinary rounds' (``ordinary_stakes``), for the
     exact return of the wagers the observed return is measured on; ``staged``:
@@ -362,7 +365,8 @@ def _junit_text(summary: Summary, suite_name: str, ending: str | None, reason: s
 def _failure_text(listed, clauses: Counter) -> str:
     """The violations of one case: the first JUNIT_PER_CLAUSE of each clause
     (of those the oracle kept), then how many more."""
-    lines, shown = [], Counter()
+    lines: list[str] = []
+    shown: Counter[str] = Counter()
     for v in listed:
         if shown[v.clause] < JUNIT_PER_CLAUSE:
             shown[v.clause] += 1

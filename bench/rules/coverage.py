@@ -105,7 +105,8 @@ class ClassCoverage:
 
     def perishable(self, cls: OutcomeClass) -> bool:
         """Only some rounds can show it: take the chance when it comes."""
-        return self.availability(cls) < 1 or cls.kind == LUCKY_WIN_AFTER or (cls.kind == NO_ROLL and cls.value > 1)
+        return (self.availability(cls) < 1 or cls.kind == LUCKY_WIN_AFTER
+                or (cls.kind == NO_ROLL and isinstance(cls.value, int) and cls.value > 1))   # value: no rolls in a row
 
     def rounds_needed(self, cls: OutcomeClass, first_staged: int = 2) -> int | None:
         """The session length within which a round shows ``cls`` with 99%
@@ -178,6 +179,8 @@ class ClassCoverage:
             if any(bet == f"straight:{seen.pocket}" for bet, _ in lucky):
                 yield f"{LUCKY_POCKET}:{seen.pocket}"
             return
+        if seen.dice is None:       # a dice game's SENSOR always carries the faces (its required field)
+            raise TypeError("a flat throw of dice read without its faces")
         dice = tuple(sorted(seen.dice))
         if len(set(dice)) == 1:
             yield f"triple:{dice[0]}"
@@ -218,6 +221,8 @@ class ClassCoverage:
             elif throw.cocked:
                 flat = tuple(i != throw.pick % count for i in range(count))
                 out.append(Seen(dice=tuple(range(1, count + 1)), flat=flat))
+            elif throw.faces is None:       # ``stages`` gives every flat throw its faces
+                raise TypeError("a staged flat throw without its faces")
             else:
                 out.append(Seen(dice=tuple(throw.faces), flat=(True,) * count))
         return tuple(out)
@@ -231,7 +236,7 @@ class ClassCoverage:
             return _sequences(rng, cocked[rng.randrange(COCKED_PICKS)])
         flat = [Throw(faces=m) for m in MULTISETS]
         if self.voids:        # a no roll ends the round (Lightning Dice): one throw a round
-            return [(t,) for t in flat] + [(c,) for c in cocked]
+            return [(t,) for t in flat + cocked]
         # the dice are thrown again after a no roll (Sic Bo): one or two no rolls, then an outcome
         return ([(t,) for t in flat] + [(c, t) for c in cocked for t in flat]
                 + [(c, cocked[(c.pick + 1) % COCKED_PICKS], t) for c in cocked for t in flat])
@@ -342,7 +347,7 @@ def coverage(game: str, rules, rounds: Iterable[tuple[int, Sequence, Sequence]],
         account.needed[cls.id] = judge.rounds_needed(cls)
         if cls.kind == LUCKY_WIN_AFTER:
             account.after[cls.id] = "a no roll" if cls.value == NO_ROLL else "a Lucky win"
-        elif cls.kind == NO_ROLL and cls.value > 1:
+        elif cls.kind == NO_ROLL and isinstance(cls.value, int) and cls.value > 1:
             account.after[cls.id] = "a no roll"
     return account
 

@@ -9,16 +9,20 @@ clause that decided it).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from bench.rules.errors import RulesError
 from bench.rules.base import Round, Settlement, Wager
 from bench.rules.dice_bets import ALL_ROLLS, check_dice
 from bench.rules.wagers import check_wagers, paid
 
+if TYPE_CHECKING:
+    from bench.rules.descriptor import GameDescriptor
+
 
 class DiceGame:
     name: str
+    descriptor: GameDescriptor      # set by each game's module once the class is made (bench.rules.descriptor)
     regulation: str
     dice_clause: str
     paytables: tuple[str, ...] = ()
@@ -55,6 +59,8 @@ class DiceGame:
 
     def settle(self, round_: Round, wagers: Iterable[Wager], rules) -> list[Settlement]:
         wagers, dice = self._checked(round_, wagers, rules)
+        if dice is None:    # a no roll: only a game that has one (its own ``settle`` returns the stakes) gets here
+            raise RulesError(f"{self.name} settles no 'no roll'", field="no_roll", clause=self.dice_clause)
         return [paid(w, *self.decide(w.bet, dice, rules)) for w in wagers]
 
     def win_probability(self, bet: str, rules) -> Fraction:

@@ -80,6 +80,7 @@ def check_rolls(rolls: object) -> tuple[tuple[int, int], ...]:
 
 class DiceOlogy:
     name = "dice-ology"
+    descriptor: GameDescriptor      # set below, once the class is made
     regulation = "S.D. Admin. R. 20:18:33:14"
     paytables = ("1", "2")
     paytable_clause = PAY_TABLE_CLAUSE

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TypeVar
 
 from bench.rules.errors import RulesError
+
+_T = TypeVar("_T")
 
 
 def parse_probability(value: object, *, file: str | None, field: str) -> Fraction:
@@ -47,7 +50,7 @@ def parse_int(value: object, *, file: str | None, field: str, what: str = "an in
     raise RulesError(f"expected {what}, got {value!r}", file=file, field=field)
 
 
-def draw(weights: tuple[tuple[object, Fraction], ...], rng) -> object:
+def draw(weights: tuple[tuple[_T, Fraction], ...], rng) -> _T:
     """One value drawn exactly from ``((value, probability), ...)``: an integer
     uniform on the common denominator, so no float rounding biases the draw."""
     denominator = math.lcm(*(p.denominator for _, p in weights))

@@ -106,6 +106,7 @@ def _check_pocket(pocket: object) -> int:
 
 class LightningRoulette:
     name = "lightning-roulette"
+    descriptor: GameDescriptor      # set below, once the class is made
     regulation = "58 Pa. Code § 617c.3"
     paytables: tuple[str, ...] = ()
     paytable_clause = STRAIGHT_CLAUSE

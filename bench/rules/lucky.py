@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Protocol
+from typing import Mapping, Protocol, Sequence
 
 from bench.rules.errors import RulesError
 from tablebench_io.fields import refuse_unknown
@@ -28,12 +28,13 @@ from bench.rules.exact import draw, parse_int, parse_probability
 
 class LuckyLimits(Protocol):
     """What a lightning game's regulation allows for its Lucky Numbers."""
+    name: str
     lucky_count_range: tuple[int, int]
     lucky_count_clause: str
     lucky_position_clause: str
     lucky_pays_clause: str
 
-    def lucky_positions(self, options: Mapping[str, str]) -> list[str]: ...
+    def lucky_positions(self, options: Mapping[str, str]) -> Sequence[str]: ...
     # Optional ``lucky_pays_required``: payouts the submission must give a positive
     # probability somewhere (617c.3(g): "all of which shall be included").
     def check_lucky_pays(self, bet: str, pays: int) -> None: ...
@@ -156,8 +157,8 @@ def parse_lucky(raw: object, game: LuckyLimits, options: Mapping[str, str], *,
     required = set(getattr(game, "lucky_pays_required", ()))
     offered = {pays for _, dist in odds for pays, p in dist if p > 0}
     if required - offered:
-        missing = ", ".join(f"{n} to 1" for n in sorted(required - offered, reverse=True))
-        raise RulesError(f"every possible payout must be included in the submission; missing {missing}",
+        absent = ", ".join(f"{n} to 1" for n in sorted(required - offered, reverse=True))
+        raise RulesError(f"every possible payout must be included in the submission; missing {absent}",
                          file=file, field=f"{field}.odds", clause=game.lucky_pays_clause)
     return LuckyDistribution(count=count, positions=positions, odds=tuple(odds))
 

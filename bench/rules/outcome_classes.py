@@ -76,7 +76,7 @@ class OutcomeClass:
         """A short stable name: ``triple:4``, ``double:3``, ``total:17``, ``no-roll:2``,
         ``lucky-win:4``, ``pocket:17``, ``lucky-pocket:0``, ``sequence:all-win``."""
         if self.kind == FACES:
-            faces = tuple(self.value)
+            faces = self._faces()
             if len(set(faces)) == 1:
                 return f"triple:{faces[0]}"
             return "faces:" + "-".join(map(str, faces))
@@ -87,14 +87,15 @@ class OutcomeClass:
         """The class in words, for a report."""
         kind, value = self.kind, self.value
         if kind == FACES:
-            return ("triple " if len(set(value)) == 1 else "faces ") + "-".join(map(str, value))
+            faces = self._faces()
+            return ("triple " if len(set(faces)) == 1 else "faces ") + "-".join(map(str, faces))
         if kind == DOUBLE:
             return f"a double of {value}s"
         if kind == TOTAL:
             return f"total {value}"
         if kind == NO_ROLL:
             return "a no roll" if value == 1 else f"{value} no rolls in a row"
-        if kind == LUCKY_WIN:
+        if kind == LUCKY_WIN and isinstance(value, int):     # its value is the listed position
             return f"a Lucky win on the Lucky Number listed {_ordinal(value)}"
         if kind == LUCKY_WIN_AFTER:
             return f"a Lucky win right after {'a no roll' if value == NO_ROLL else 'a Lucky win'}"
@@ -102,7 +103,14 @@ class OutcomeClass:
             return f"pocket {value}"
         if kind == LUCKY_POCKET:
             return f"Lucky {'zero' if value == 0 else value} wins"
-        return SEQUENCES.get(value, str(value))
+        # A sequence's value is its name (a key of SEQUENCES); any other value reads as itself.
+        return SEQUENCES.get(value, value) if isinstance(value, str) else str(value)
+
+    def _faces(self) -> tuple[int, ...]:
+        """A FACES class's value: the sorted faces, a tuple as ``triples`` builds it."""
+        if not isinstance(self.value, tuple):
+            raise TypeError(f"a {FACES} class's value is a tuple of faces, not {self.value!r}")
+        return self.value
 
 
 def _ordinal(n: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 
+from bench.rules.base import Game
 from bench.rules.errors import RulesError
 
 # Modules imported on first lookup; each calls ``register`` at import time.
@@ -15,7 +16,7 @@ GAME_MODULES = (
     "bench.rules.dice_ology",
 )
 
-_GAMES: dict[str, object] = {}
+_GAMES: dict[str, Game] = {}
 
 # The game a session plays when none is named (the bench's command-line default).
 DEFAULT_GAME = "lightning-dice"

@@ -163,7 +163,7 @@ def default_rules(game: str, paytable: object = None) -> Rules:
     for the lightning games, the Lucky distribution shipped as the game's default
     (the same as fixtures/submissions/<game>.yaml)."""
     spec = get_game(game)
-    raw = {"game": game}
+    raw: dict[str, object] = {"game": game}
     if paytable is not None:
         raw["paytable"] = paytable
     if spec.lucky_count_range:

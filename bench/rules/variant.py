@@ -31,7 +31,9 @@ import hashlib
 import re
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Protocol
 
+from bench.rules.base import Game
 from bench.rules.errors import RulesError
 from bench.rules.registry import game_names, get_game, register, unregister
 from tablebench_io.fields import Fields, suggestion
@@ -50,6 +52,12 @@ _SIC_BO_ROWS = ("triple", "double", "any-triple", "combo", "small", "big")
 _VARIANTS: dict[str, str] = {}     # variant name -> the digest of the text it was loaded from
 
 
+class VariantGame(Game, Protocol):
+    """A game a game file made: its base's, with what ``_Offered`` adds."""
+    offered: frozenset[str] | None
+    description: str | None
+
+
 def is_game_file(value: str) -> bool:
     """Whether a ``--game`` value names a file rather than a built-in game."""
     return value.endswith((".yaml", ".yml")) or "/" in value
@@ -66,19 +74,19 @@ def resolve_game(value: str) -> str:
     return value
 
 
-def load_game_file(path) -> object:
+def load_game_file(path) -> VariantGame:
     """Read, validate and register the game file at ``path``; the variant game."""
     file = str(path)
     raw = read_yaml(path, RulesError)         # refuses a missing, large or hostile file first
     return parse_game_file(raw, text=Path(path).read_text(encoding="utf-8"), file=file)
 
 
-def game_from_text(text: str, file: str) -> object:
+def game_from_text(text: str, file: str) -> VariantGame:
     """The variant a journal recorded (its game file's text), registered."""
     return parse_game_file(parse_yaml(text, file, RulesError), text=text, file=file)
 
 
-def parse_game_file(raw: object, *, text: str, file: str) -> object:
+def parse_game_file(raw: object, *, text: str, file: str) -> VariantGame:
     f = Fields(raw, "", file, error=RulesError)
     base_name = f.raw("base")
     if base_name not in VARIES:
@@ -98,7 +106,7 @@ def parse_game_file(raw: object, *, text: str, file: str) -> object:
     if name in game_names():
         raise f.error("name", f"{name!r} is a built-in game; a variant needs a name of its own")
     description = f.text("description", None)
-    for key in raw:
+    for key in f.data:          # ``raw`` as Fields checked it: a mapping
         if key not in VARIES[base_name] and key not in ("name", "base", "description"):
             allowed = ", ".join(("name", "base", "description") + VARIES[base_name])
             raise f.error(str(key), f"is not a field a {base_name} game file may set ({allowed})"
@@ -132,7 +140,15 @@ def parse_game_file(raw: object, *, text: str, file: str) -> object:
     return variant
 
 
-class _Offered:
+# The mixin is only ever put before a DiceGame (every base in VARIES is one): said
+# so to the type checker, so that its ``super()`` calls and attributes resolve.
+if TYPE_CHECKING:
+    from bench.rules.dice_game import DiceGame as _OfferedBase
+else:
+    _OfferedBase = object
+
+
+class _Offered(_OfferedBase):
     """A variant's bets: the base's, less those the game file does not offer."""
     offered: frozenset[str] | None = None
     description: str | None = None
@@ -178,9 +194,9 @@ def _paytable(f: Fields, base, variant) -> None:
     if not isinstance(rows, dict) or not rows:
         raise f.error("paytable", "must be a mapping of bet to 'N to 1' odds", base.paytable_clause)
     if base.lucky_count_range:             # Lightning Dice: the base paytable of (f), as twin edge reads it too
-        table = changed_rows(Table(base.paytable_clause, base.base_paytable), rows, game=base.name, file=f.file,
-                             error=RulesError)
-        variant.base_paytable = table.rows
+        changed = changed_rows(Table(base.paytable_clause, base.base_paytable), rows, game=base.name, file=f.file,
+                               error=RulesError)
+        variant.base_paytable = changed.rows
         return
     # Sic Bo: rows of paytable A, the variant's only paytable.
     a = base.paytable_tables["A"]

@@ -20,7 +20,8 @@ from bench.journal.chain import JournalWriter
 from bench.journal.keys import (KeyFileError, audit_path, load_sessions, load_state, new_key, next_seed, path_leads_to,
                         public_of, take_session, trusted_fingerprint, tree_root)
 from bench.protocol import Codec, make
-from bench.journal.replay import describe, replay
+from bench.journal.replay import replay
+from bench.journal.replay_text import describe
 from bench.session.runner import SessionConfig, run_session
 from bench.journal.seal import Sealer
 

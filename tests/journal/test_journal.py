@@ -180,7 +180,8 @@ def test_a_power_cut_anywhere_in_a_round_record_names_the_round(tmp_path):
     by its number once the record has shown it (a few dozen bytes in), else
     as the round after the one before it."""
     import random
-    from bench.journal.replay import describe, replay
+    from bench.journal.replay import replay
+    from bench.journal.replay_text import describe
     from bench.session.runner import SessionConfig, run_session
     outcome = run_session(SessionConfig(rounds=3, seed=5, out=str(tmp_path / "s"), progress=False, probes=False))
     lines = lines_of(outcome.journal)
