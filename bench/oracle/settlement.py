@@ -44,15 +44,16 @@ class Recompute:
     def bet_problem(self, bet: object) -> RulesError | None:
         # The rules do not change within a session and players repeat their
         # bets: each bet name is checked once.
-        if isinstance(bet, str) and bet in self._bet_problems:
-            return self._bet_problems[bet]
+        key = bet if isinstance(bet, str) else None     # only a name is cached
+        if key is not None and key in self._bet_problems:
+            return self._bet_problems[key]
         try:
             self.game.check_bet(bet, self.rules)
             problem = None
         except RulesError as err:
             problem = err
-        if isinstance(bet, str):
-            self._bet_problems[bet] = problem
+        if key is not None:
+            self._bet_problems[key] = problem
         return problem
 
     def is_no_roll(self, flat: Sequence[bool]) -> bool:

@@ -341,10 +341,12 @@ class ControllerTable:
         if self.descriptor.outcome.throws_until_bets_resolve():
             return self._by_scenario_id("the controller's RESULT and SETTLE frames"), False
         no_roll = script.no_roll
-        if not no_roll and script.outcome is None:
+        if no_roll:
+            clause = "625b.2(d)(5): the controller called NOROLL"
+        elif script.outcome is None:
             raise AssertionError(f"round {round_no} ended with neither a RESULT nor a NOROLL\nwire log: {self.log.path}")
-        clause = ("625b.2(d)(5): the controller called NOROLL" if no_roll or script.outcome is None
-                  else f"the controller's RESULT {dict(script.outcome.fields)}")
+        else:
+            clause = f"the controller's RESULT {dict(script.outcome.fields)}"
         return self._by_scenario_id(clause), no_roll
 
     def _outcome_readings(self, outcome: dict) -> list[Reading]:
