@@ -130,15 +130,18 @@ def run(design_name: str, drops: int, start: int, check: bool = True) -> dict:
     design = load_design(ROOT / "fixtures" / "towers" / f"{design_name}.yaml")
     trials: list[dict] = []
     seed_now = [start]
-    original = dropping.try_rest
+    # The rest's decision: decide_rest (the check where it is clear, issue
+    # 39.2), or in a twin before it (--twin) the engine's trial, try_rest.
+    name = "decide_rest" if hasattr(dropping, "decide_rest") else "try_rest"
+    original = getattr(dropping, name)
 
-    def recorded(world, timestep_s, is_flat, keep_rest=False):
+    def recorded(world, *args, **kwargs):
         poses = [pb.getBasePositionAndOrientation(die, physicsClientId=world.client) for die in world.dice]
-        gave, steps = original(world, timestep_s, is_flat, keep_rest)
+        gave, steps = original(world, *args, **kwargs)
         trials.append({"seed": seed_now[0], "poses": poses, "kept": gave is None})
         return gave, steps
 
-    dropping.try_rest = recorded
+    setattr(dropping, name, recorded)
     dropping.drop(design, start)                 # the engine built outside the timing
     trials.clear()
     results, cpu = [], 0.0
@@ -176,6 +179,8 @@ def run(design_name: str, drops: int, start: int, check: bool = True) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tablebench_io.portable_math import restart_pinned
+    restart_pinned()       # the libm the commands run: the figures are theirs (docs/reproducibility.md)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--design", default="narrow-tray")
     parser.add_argument("--drops", type=int, default=1000)
@@ -184,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE")
     parser.add_argument("--spin", choices=("shipped", "corner", "by-contact"), default="shipped",
                         help="the felt's spinning friction (issue 39 item 3; see the module's text)")
+    parser.add_argument("--moved-mm", type=float, default=0.0, metavar="MM",
+                        help="how far a point of a die may move in the rest trial before the rest gave way "
+                             "(0: twin.tower.resting.MOVED_M as shipped)")
+    parser.add_argument("--trial", choices=("shipped", "engine"), default="shipped",
+                        help="engine: the engine's tilt trial alone decides every rest, as before issue 39.2 "
+                             "(twin.tower.statics.trial_verdict always 'either')")
     parser.add_argument("--no-check", action="store_true",
                         help="leave out the static check of the rests tried (most of the CPU on the narrow tray)")
     parser.add_argument("--rest-iterations", type=int, default=0, metavar="N",
@@ -195,8 +206,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(args.twin.resolve()))
     use_spin(args.spin)
     use_rest_solver(args.rest_iterations, args.rest_substeps)
+    if args.trial == "engine":
+        from twin.tower import statics
+        statics.trial_verdict = lambda *_: "either"
+    if args.moved_mm:
+        from twin.tower import resting
+        resting.MOVED_M = args.moved_mm / 1000
     out = run(args.design, args.drops, args.start, check=not args.no_check)
-    summary = {"spin": args.spin, "rest_iterations": args.rest_iterations, "rest_substeps": args.rest_substeps, **{k: v for k, v in out.items() if k != "trial_rows"}}
+    summary = {"spin": args.spin, "rest_iterations": args.rest_iterations, "rest_substeps": args.rest_substeps,
+               "moved_mm": args.moved_mm, "trial": args.trial, **{k: v for k, v in out.items() if k != "trial_rows"}}
     print(json.dumps(summary))
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")

@@ -93,11 +93,14 @@ def holds(world: World, die: int) -> tuple[Hold, ...]:
     against a wall or the floor, made before the dice, the friction on the
     die is minus the reported one; against a die made later, plus."""
     client = world.client
+    # PyBullet gives a contact's force as the impulse of the last internal
+    # step over the whole step: solved in n substeps (the rest's), 1/n of it.
+    per_step = world.substeps
     grouped: dict[int, list] = {}
     for c in pb.getContactPoints(bodyA=die, physicsClientId=client):
         friction = c[10] * np.asarray(c[11]) + c[12] * np.asarray(c[13])
-        force = c[9] * np.asarray(c[7]) + (friction if c[2] > die else -friction)
-        grouped.setdefault(c[2], []).append((np.asarray(c[5]), force, c[9]))
+        force = per_step * (c[9] * np.asarray(c[7]) + (friction if c[2] > die else -friction))
+        grouped.setdefault(c[2], []).append((np.asarray(c[5]), force, per_step * c[9]))
     found = []
     for body, contacts in grouped.items():
         total = sum(f for _, f, _ in contacts)
@@ -110,10 +113,10 @@ def holds(world: World, die: int) -> tuple[Hold, ...]:
     return tuple(sorted(found, key=lambda h: -h.push_n))
 
 
-def gravity_tilted(direction: int, g: float = GRAVITY) -> tuple[float, float, float]:
-    """Gravity tilted ``TILT_DEG`` towards the ``direction``-th of
+def gravity_tilted(direction: int, g: float = GRAVITY, tilt_deg: float = TILT_DEG) -> tuple[float, float, float]:
+    """Gravity tilted ``tilt_deg`` towards the ``direction``-th of
     ``TILT_DIRECTIONS`` compass directions (0 is +x, counter-clockwise)."""
-    tilt, heading = math.radians(TILT_DEG), 2 * math.pi * direction / TILT_DIRECTIONS
+    tilt, heading = math.radians(tilt_deg), 2 * math.pi * direction / TILT_DIRECTIONS
     return (g * math.sin(tilt) * math.cos(heading), g * math.sin(tilt) * math.sin(heading), -g * math.cos(tilt))
 
 
@@ -130,9 +133,9 @@ def moved(before, after, corners: np.ndarray) -> list[bool]:
 
 
 def try_rest(world: World, timestep_s: float, is_flat: Callable[[tuple], bool],
-             keep_rest: bool = False) -> tuple[list[bool] | None, int]:
-    """Disturb the dice's rest as it lies: gravity tilted towards each of
-    ``TILT_DIRECTIONS`` in turn, each from the rest (a saved state), for
+             keep_rest: bool = False, tilt_deg: float = TILT_DEG) -> tuple[list[bool] | None, int]:
+    """Disturb the dice's rest as it lies: gravity tilted ``tilt_deg`` towards
+    each of ``TILT_DIRECTIONS`` in turn, each from the rest (a saved state), for
     ``TILT_S``. Returns ``(None, 0)`` when the rest stood every tilt, the
     world put back exactly as it lay, so that a rest that holds is reported
     unchanged. Otherwise, per die whether it gave way (a point of it moved
@@ -151,7 +154,7 @@ def try_rest(world: World, timestep_s: float, is_flat: Callable[[tuple], bool],
         for direction in range(TILT_DIRECTIONS):
             if direction:
                 pb.restoreState(stateId=state, physicsClientId=client)
-            pb.setGravity(*gravity_tilted(direction), physicsClientId=client)
+            pb.setGravity(*gravity_tilted(direction, tilt_deg=tilt_deg), physicsClientId=client)
             for k in range(1, tilt_steps + 1):
                 pb.stepSimulation(physicsClientId=client)
                 if k % CHECK_EVERY_STEPS and k != tilt_steps:

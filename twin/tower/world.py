@@ -20,21 +20,35 @@ from twin.tower.design import Material, TowerDesign
 
 DOOR_PARKED = (0.0, 0.0, -5.0)    # where the compartment's door goes on release
 CONTACT_ERP = 0.1                 # see build
-# Once the dice have all but stopped, the solver removes all of a contact's
-# overlap each step (issue 39): at 0.1 a die wedged in the narrow tray rested
-# up to 0.43 mm inside a glass wall (53 dice of 200 drops more than 0.1 mm
-# inside something), the solver's push out of the overlap holding rests that
-# true geometry does not. At 1.0 from the moment the dice are nearly still,
-# the worst over 150 narrow drops was 0.06 mm. 1.0 throughout the fall is
-# no answer: the chute's dice, landing flat, are thrown by it (12 of 120 kept
-# their face at 0.8, against 119 at 0.1), and PyBullet's split impulse, which
-# would take the push out of the velocity, does not act on multibody dice.
-REST_ERP = 1.0
+# Once the dice have all but stopped, the solver works off what overlap is
+# left as a rest needs (issue 39): at the fall's 0.1 a die wedged in the
+# narrow tray rested up to 0.43 mm inside a glass wall (53 dice of 200 drops
+# more than 0.1 mm inside something), the solver's push out of the overlap
+# holding rests that true geometry does not. At 1.0 a step from the moment
+# the dice are nearly still, a die cocked on a flat one across the tray's
+# 50 mm still pressed it 0.16 mm into its glass wall (a chain wall-die-die-
+# wall that 10 solver iterations do not work through in a step): 7 dice of
+# 1,000 narrow drops over 0.1 mm. So each step of the rest is solved in 4
+# substeps (second round): none over 0.1 mm, where 50 or 100 solver
+# iterations still left 2-3. The ERP is then 0.25 a substep, not 1.0: the
+# push out of an overlap is erp * depth / dt, and 1.0 over a quarter of the
+# step pushed four times as hard, flipping dice that had landed flat (the
+# straight chute kept 92.9% of its loaded faces, against 98.7% unsplit;
+# 0.25 keeps 99.3%, the push of the unsplit 1.0). 1.0 throughout the fall
+# is no answer either: the chute's dice are thrown by it (12 of 120 kept
+# their face at 0.8, against 119 at 0.1), and PyBullet's split impulse,
+# which would take the push out of the velocity, does not act on multibody
+# dice. The fall is as before: only the steps from the rest's ERP on are split.
+REST_ERP = 0.25
+REST_SUBSTEPS = 4
 
 
 def set_rest_erp(world: "World", resting: bool) -> None:
-    """The contact ERP of the fall (``CONTACT_ERP``) or of the rest (``REST_ERP``)."""
-    pb.setPhysicsEngineParameter(contactERP=REST_ERP if resting else CONTACT_ERP, physicsClientId=world.client)
+    """The contact ERP and substeps of the fall (``CONTACT_ERP``, none) or of
+    the rest (``REST_ERP``, ``REST_SUBSTEPS``)."""
+    pb.setPhysicsEngineParameter(contactERP=REST_ERP if resting else CONTACT_ERP,
+                                 numSubSteps=REST_SUBSTEPS if resting else 0, physicsClientId=world.client)
+    world.substeps = REST_SUBSTEPS if resting else 1
 
 
 @dataclass
@@ -49,6 +63,7 @@ class World:
     walls: set[int]            # shaft, compartment and tray walls, tray lid
     floor: int                 # the tray's floor
     edge_m: float = 0.0        # a die's edge
+    substeps: int = 1          # internal steps a step is solved in now (set_rest_erp)
 
 
 def rounded_cube_points(edge: float, radius: float, per_corner: int = 4) -> np.ndarray:
