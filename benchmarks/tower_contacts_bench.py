@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(0: twin.tower.resting.MOVED_M as shipped)")
     parser.add_argument("--trial", choices=("shipped", "engine"), default="shipped",
                         help="engine: the engine's tilt trial alone decides every rest, as before issue 39.2 "
-                             "(twin.tower.statics.trial_verdict always 'either')")
+                             "(twin.tower.rest_decision.trial_verdict always 'either')")
     parser.add_argument("--no-check", action="store_true",
                         help="leave out the static check of the rests tried (most of the CPU on the narrow tray)")
     parser.add_argument("--rest-iterations", type=int, default=0, metavar="N",
@@ -207,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     use_spin(args.spin)
     use_rest_solver(args.rest_iterations, args.rest_substeps)
     if args.trial == "engine":
-        from twin.tower import statics
-        statics.trial_verdict = lambda *_: "either"
+        from twin.tower import rest_decision
+        rest_decision.trial_verdict = lambda *_: "either"
     if args.moved_mm:
         from twin.tower import resting
         resting.MOVED_M = args.moved_mm / 1000

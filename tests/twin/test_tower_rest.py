@@ -234,8 +234,8 @@ def test_a_rest_the_static_check_holds_clearly_is_kept_though_the_engine_trial_w
     assert kept.no_roll and kept.gave_way == 0
     assert _holding_tilt(narrow, kept) >= 2.5
     # ... where the engine's trial alone (the check's verdict taken away) knocks it over.
-    from twin.tower import statics
-    monkeypatch.setattr(statics, "trial_verdict", lambda *args: "either")
+    from twin.tower import rest_decision
+    monkeypatch.setattr(rest_decision, "trial_verdict", lambda *args: "either")
     assert drop(narrow, CHECK_HOLDS).gave_way >= 1
 
 
@@ -243,10 +243,10 @@ def test_a_rest_the_static_check_cannot_hold_gives_way_though_the_engine_holds_i
     # No drop of seeds 0-999 has such a rest now; the check's verdict is stood in for on a rest
     # the engine holds at 2 deg (HELD[0], a die leaning on another): it is tried again at 4, 8
     # and 12 deg until it gives way.
-    from twin.tower import statics
-    monkeypatch.setattr(statics, "trial_verdict", lambda *args: "either")
+    from twin.tower import rest_decision
+    monkeypatch.setattr(rest_decision, "trial_verdict", lambda *args: "either")
     assert drop(narrow, HELD[0]).gave_way == 0
-    monkeypatch.setattr(statics, "trial_verdict", lambda *args: "fails")
+    monkeypatch.setattr(rest_decision, "trial_verdict", lambda *args: "fails")
     assert drop(narrow, HELD[0]).gave_way >= 1
 
 

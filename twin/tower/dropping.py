@@ -36,11 +36,11 @@ from twin.physics_engine import pybullet as pb
 
 from twin.errors import DesignError
 from twin.tower.design import TowerDesign
-from twin.tower.resting import Hold, holds, try_rest
+from twin.tower.rest_decision import decide_rest
+from twin.tower.resting import Hold, holds
 from twin.tower.world import DOOR_PARKED, World, build, place_dice, set_rest_erp
 
 CHECK_EVERY_STEPS = 4        # rest is checked every 4 steps (1/60 s at 240 Hz)
-KNOCK_TILTS_DEG = (4.0, 8.0, 12.0)   # a rest the check cannot hold, which the engine held at 2 deg, is tried at these
 MAX_TRIALS = 4               # a drop whose rests keep giving way is reported as it lies after these
 YAW_SPREAD_DEG = 15.0
 
@@ -389,7 +389,8 @@ class _Drop:
             if not settled or self._all_flat():
                 break
             rest_n = self.anchor_n
-            gave, steps = decide_rest(self.world, self.design, self.dt, keep_rest=attempt == MAX_TRIALS)
+            gave, steps = decide_rest(self.world, self.design, self.dt, lambda pose: _flat(self.design, *pose),
+                                      keep_rest=attempt == MAX_TRIALS)
             self.n += steps
             if gave is None:
                 self.anchor_n = rest_n           # it rested all along: the rest began before the tilts
@@ -413,42 +414,6 @@ class _Drop:
         return DropResult(faces=faces, dice=rests, no_roll=no_roll, settled=settled,
                           settle_time_s=settle_time, seed=int(self.seed), loaded=self.faces_loaded,
                           design=self.design.name, gave_way=gave_way)
-
-
-def decide_rest(world: World, design: TowerDesign, timestep_s: float,
-                keep_rest: bool = False) -> tuple[list[bool] | None, int]:
-    """Whether a rest with a die not flat stands (``(None, 0)``, the world as
-    it lay) or gives way (per die whether it moved, and the steps the world
-    went on for: ``try_rest``'s answer).
-
-    The engine's trial alone disagreed with the whole-group static check
-    (``twin.tower.statics``) on rests far from its 2 deg (issue 39.2): it
-    knocked over rests the check holds against 2.9-9.5 deg (the engine's
-    persistent contact points against the geometry's, or a cocked die's
-    creep of just over 3 mm), and kept one the check cannot hold even level.
-    So the check decides where it is clear, half a degree or more either side
-    of the trial's tilt: a rest it holds at 2.5 deg every way is kept as it
-    lay, untried; one it cannot hold at 1.5 deg is tried, and if the engine
-    still holds it, tried under steeper tilts (``KNOCK_TILTS_DEG``) until it
-    gives way. In the band between, the engine's trial decides, as before.
-    A rest the engine holds under every steeper tilt too is kept (the
-    benchmark counts these: none in 1,000 narrow drops, docs/tower.md)."""
-    from twin.tower.statics import trial_verdict     # SciPy's LP, imported only by a drop that needs it
-
-    def is_flat(pose) -> bool:
-        return _flat(design, *pose)
-
-    poses = [pb.getBasePositionAndOrientation(die, physicsClientId=world.client) for die in world.dice]
-    verdict = trial_verdict(design, poses, [i for i, pose in enumerate(poses) if not is_flat(pose)])
-    if verdict == "holds":
-        return None, 0
-    gave, steps = try_rest(world, timestep_s, is_flat, keep_rest=keep_rest)
-    if verdict == "fails":
-        for tilt in KNOCK_TILTS_DEG:
-            if gave is not None:
-                break
-            gave, steps = try_rest(world, timestep_s, is_flat, keep_rest=keep_rest, tilt_deg=tilt)
-    return gave, steps
 
 
 def _run(design: TowerDesign, seed: int, loaded: Sequence[int] | None,

@@ -56,7 +56,6 @@ from twin.tower.world import layout
 CONTACT_GAP_M = 0.0002      # surfaces this close (or overlapping) touch: the engine rests dice within ~0.1 mm
 EDGE_SAMPLES = 11           # points along each edge of a die's inner box (its corners included)
 CONE_SIDES = 16             # the friction cone as an inscribed pyramid of 16 sides (at worst 2% less friction)
-TRIAL_BAND_DEG = 0.5        # outside the trial's tilt give or take this, the check decides a rest (issue 39.2)
 MAX_TILT_DEG = 20.0         # the holding tilt is searched up to here (a die on felt slides from ~11 deg)
 
 
@@ -418,7 +417,7 @@ def convex_hull(points: Iterable[tuple[float, float]]) -> list[tuple[float, floa
     return lower[:-1] + upper[:-1]
 
 
-def _touching(scene: Scene):
+def contacts_and_groups(scene: Scene):
     """Each die's contacts with the tower, each pair's with each other, and
     which group of dice linked by contacts each die is in."""
     count = len(scene.dice)
@@ -432,36 +431,9 @@ def _touching(scene: Scene):
     return own, pairs, group_of
 
 
-def _group_contacts(group: tuple[int, ...], own: dict, pairs: dict) -> list[Contact]:
+def group_contacts(group: tuple[int, ...], own: dict, pairs: dict) -> list[Contact]:
     return _patches([c for k in group for c in own[k]] + [c for (a, b), cs in pairs.items()
                                                           if a in group and b in group for c in cs])
-
-
-def trial_verdict(design: TowerDesign, poses, dice: Sequence[int]) -> str:
-    """What the check says of a rest the drop is about to try (issue 39.2):
-    ``"holds"`` when every group of dice touching one of ``dice`` (0-based,
-    the dice not flat) stands gravity tilted ``TILT_DEG + TRIAL_BAND_DEG``
-    towards each of the eight directions, ``"fails"`` when one of them is not
-    held under ``TILT_DEG - TRIAL_BAND_DEG`` towards one of them (or under
-    level gravity), ``"either"`` otherwise: within half a degree of the
-    trial's own tilt, where the engine's trial decides. Up to 17 linear
-    programs a group, no bisection."""
-    scene = Scene(design, poses)
-    own, pairs, group_of = _touching(scene)
-    count = len(scene.dice)
-    groups = {tuple(k for k in range(count) if group_of[k] == group_of[i]) for i in dice}
-    verdict = "holds"
-    for group in sorted(groups):
-        contacts = _group_contacts(group, own, pairs)
-        if not can_hold(scene, group, contacts, np.array([0.0, 0.0, -1.0])):
-            return "fails"
-        if not all(can_hold(scene, group, contacts, tilted_gravity(k, TILT_DEG - TRIAL_BAND_DEG))
-                   for k in range(TILT_DIRECTIONS)):
-            return "fails"
-        if verdict == "holds" and not all(can_hold(scene, group, contacts, tilted_gravity(k, TILT_DEG + TRIAL_BAND_DEG))
-                                          for k in range(TILT_DIRECTIONS)):
-            verdict = "either"
-    return verdict
 
 
 def check_poses(design: TowerDesign, poses, dice: Sequence[int], holding_tilt: bool = False,
@@ -472,13 +444,13 @@ def check_poses(design: TowerDesign, poses, dice: Sequence[int], holding_tilt: b
     group stands (about 60 more linear programs a group); ``padding_m``
     judges dice that much larger all round than the design's."""
     scene = Scene(design, poses, padding_m)
-    own, pairs, group_of = _touching(scene)
+    own, pairs, group_of = contacts_and_groups(scene)
     count = len(scene.dice)
     verdicts, judged = [], {}
     for i in dice:
         group = tuple(k for k in range(count) if group_of[k] == group_of[i])
         if group not in judged:
-            contacts = _group_contacts(group, own, pairs)
+            contacts = group_contacts(group, own, pairs)
             level = can_hold(scene, group, contacts, np.array([0.0, 0.0, -1.0]))
             tilts = sum(can_hold(scene, group, contacts, tilted_gravity(k, TILT_DEG))
                         for k in range(TILT_DIRECTIONS)) if level else 0
