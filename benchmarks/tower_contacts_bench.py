@@ -79,6 +79,7 @@ def use_rest_solver(iterations: int, substeps: int) -> None:
             extra["numSolverIterations"] = iterations if resting else 10     # the shipped designs' 10
         if substeps:
             extra["numSubSteps"] = substeps if resting else 0
+            built.substeps = substeps if resting else 1      # held_by's forces are scaled by it
         pb.setPhysicsEngineParameter(physicsClientId=built.client, **extra)
 
     for module in (world, dropping):                 # the builder's and the drop's own names
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rest-iterations", type=int, default=0, metavar="N",
                         help="solver iterations from the rest's ERP on (0: the design's)")
     parser.add_argument("--rest-substeps", type=int, default=0, metavar="N",
-                        help="substeps of each step from the rest's ERP on (0: none)")
+                        help="substeps of each step from the rest's ERP on (0: the twin's, 4 since issue 39's third round)")
     args = parser.parse_args(argv)
     if args.twin:
         sys.path.insert(0, str(args.twin.resolve()))

@@ -55,7 +55,8 @@ class DieRest:
     tilt_deg: float            # angle between the up face's normal and vertical
     position_m: tuple[float, float, float]
     orientation_xyzw: tuple[float, float, float, float]
-    supported: bool = True     # not flat: the rest stood gravity tilted 2 deg every way (twin.tower.resting)
+    supported: bool = True     # not flat: the rest was kept (the static check held it, or it stood the
+                               # tilts: twin.tower.rest_decision); False only after MAX_TRIALS rests gave way
     held_at_m: tuple[float, float, float] | None = None   # not flat: where its strongest holder but the floor
                                                           # presses on it
     held_by: tuple[Hold, ...] = ()   # not flat: every body touching it, its push and where, from the engine
@@ -89,7 +90,7 @@ class DropResult:
     seed: int
     loaded: tuple[int, int, int]   # top faces as placed in the compartment (625b.2(d)(6))
     design: str = ""
-    gave_way: int = 0          # rests with a die not flat that gave way under the tilts before this one
+    gave_way: int = 0          # rests with a die not flat that gave way before this one (twin.tower.rest_decision)
 
     def to_dict(self) -> dict:
         d = asdict(self)

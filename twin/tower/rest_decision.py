@@ -15,7 +15,11 @@ from twin.tower.resting import TILT_DEG, TILT_DIRECTIONS, try_rest
 from twin.tower.world import World
 
 TRIAL_BAND_DEG = 0.5                 # outside the trial's tilt give or take this, the check decides a rest
-KNOCK_TILTS_DEG = (4.0, 8.0, 12.0)   # a rest the check cannot hold, which the engine held at 2 deg, is tried at these
+# A rest the check cannot hold, which the engine held at 2 deg, is tried at
+# these, watching only the dice not flat: all below the ~11.3 deg at which a
+# flat die slides on the felt (friction 0.4 x 0.5), so a knock never counts a
+# flat die's slide as the rest giving way.
+KNOCK_TILTS_DEG = (4.0, 8.0, 11.0)
 
 
 def trial_verdict(design: TowerDesign, poses, dice: Sequence[int]) -> str:
@@ -62,11 +66,13 @@ def decide_rest(world: World, design: TowerDesign, timestep_s: float, is_flat: C
     half a degree or more either side of the trial's tilt: a rest it holds
     at 2.5 deg every way is kept as it lay, untried; one it cannot hold at
     1.5 deg is tried, and if the engine still holds it, tried under steeper
-    tilts (``KNOCK_TILTS_DEG``) until it gives way. In the band between, the
+    tilts (``KNOCK_TILTS_DEG``, only the dice not flat watched) until it
+    gives way. In the band between, the
     engine's trial decides, as before. A rest the engine holds under every
     steeper tilt too is kept (none in 1,000 narrow drops, docs/tower.md)."""
     poses = [pb.getBasePositionAndOrientation(die, physicsClientId=world.client) for die in world.dice]
-    verdict = trial_verdict(design, poses, [i for i, pose in enumerate(poses) if not is_flat(pose)])
+    not_flat = [i for i, pose in enumerate(poses) if not is_flat(pose)]
+    verdict = trial_verdict(design, poses, not_flat)
     if verdict == "holds":
         return None, 0
     gave, steps = try_rest(world, timestep_s, is_flat, keep_rest=keep_rest)
@@ -74,5 +80,5 @@ def decide_rest(world: World, design: TowerDesign, timestep_s: float, is_flat: C
         for tilt in KNOCK_TILTS_DEG:
             if gave is not None:
                 break
-            gave, steps = try_rest(world, timestep_s, is_flat, keep_rest=keep_rest, tilt_deg=tilt)
+            gave, steps = try_rest(world, timestep_s, is_flat, keep_rest=keep_rest, tilt_deg=tilt, watched=not_flat)
     return gave, steps

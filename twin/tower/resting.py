@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 from twin.physics_engine import pybullet as pb
@@ -133,7 +133,8 @@ def moved(before, after, corners: np.ndarray) -> list[bool]:
 
 
 def try_rest(world: World, timestep_s: float, is_flat: Callable[[tuple], bool],
-             keep_rest: bool = False, tilt_deg: float = TILT_DEG) -> tuple[list[bool] | None, int]:
+             keep_rest: bool = False, tilt_deg: float = TILT_DEG,
+             watched: Sequence[int] | None = None) -> tuple[list[bool] | None, int]:
     """Disturb the dice's rest as it lies: gravity tilted ``tilt_deg`` towards
     each of ``TILT_DIRECTIONS`` in turn, each from the rest (a saved state), for
     ``TILT_S``. Returns ``(None, 0)`` when the rest stood every tilt, the
@@ -142,7 +143,9 @@ def try_rest(world: World, timestep_s: float, is_flat: Callable[[tuple], bool],
     more than ``MOVED_M``, or it became flat or stopped being flat:
     ``is_flat`` of a (position, orientation)), and the steps the world went
     on for: it is left as that tilt left it to fall on, or put back as it
-    lay with ``keep_rest`` (0 steps)."""
+    lay with ``keep_rest`` (0 steps). ``watched`` (0-based): only these dice's
+    moves count (all of them when None), so that a steeper tilt, under which
+    a flat die slides on the felt, is a trial of the dice not flat alone."""
     client = world.client
     position = pb.getBasePositionAndOrientation
     corners = np.array(die_core(world.edge_m, 0.0))
@@ -162,6 +165,8 @@ def try_rest(world: World, timestep_s: float, is_flat: Callable[[tuple], bool],
                 now = [position(die, physicsClientId=client) for die in world.dice]
                 gave = [shift or is_flat(pose) != was
                         for shift, pose, was in zip(moved(before, now, corners), now, flat_before)]
+                if watched is not None:
+                    gave = [g and i in watched for i, g in enumerate(gave)]
                 if any(gave):
                     if keep_rest:
                         pb.restoreState(stateId=state, physicsClientId=client)
