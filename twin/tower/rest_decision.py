@@ -67,9 +67,9 @@ def decide_rest(world: World, design: TowerDesign, timestep_s: float, is_flat: C
     at 2.5 deg every way is kept as it lay, untried; one it cannot hold at
     1.5 deg is tried, and if the engine still holds it, tried under steeper
     tilts (``KNOCK_TILTS_DEG``, only the dice not flat watched) until it
-    gives way. In the band between, the
-    engine's trial decides, as before. A rest the engine holds under every
-    steeper tilt too is kept (none in 1,000 narrow drops, docs/tower.md)."""
+    gives way. In the band between, the engine's trial decides, as before. A
+    rest the engine holds under every steeper tilt too is kept (none in 1,000
+    narrow drops, docs/tower.md)."""
     poses = [pb.getBasePositionAndOrientation(die, physicsClientId=world.client) for die in world.dice]
     not_flat = [i for i, pose in enumerate(poses) if not is_flat(pose)]
     verdict = trial_verdict(design, poses, not_flat)
