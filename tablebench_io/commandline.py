@@ -30,11 +30,12 @@ import platform
 import signal
 import sys
 import tempfile
+import threading
 import traceback
 from contextlib import contextmanager
 from enum import IntEnum
 from types import ModuleType
-from typing import Protocol, Sequence
+from typing import Iterator, Protocol, Sequence
 
 from tablebench_io import __version__, portable_math, progress
 from tablebench_io.extras import missing_extra
@@ -208,6 +209,32 @@ def terminate_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while this lasts and raised again when it
+    ends. Their Python handlers are swapped for one that notes them (a signal
+    mask would not do: the kernel hands a signal to any thread that does not
+    mask it, the plant's included, and Python runs the handler all the same).
+    Handlers are Python's to swap in the main thread only; elsewhere nothing
+    is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    before = {}
+    for number in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(number)
+        if handler is not None:            # None: set outside Python, which cannot be put back
+            before[number] = signal.signal(number, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        if caught:
+            signal.raise_signal(caught[0])     # to the handler put back: as if it came now
 
 
 def interrupt_name(err: KeyboardInterrupt) -> str:

@@ -29,6 +29,7 @@ from bench.play.plant import Reading
 from bench.protocol import FrameEvent, Message
 from bench.journal.wire_budget import WireBudget
 from bench.oracle.feed import judged, judged_camera
+from tablebench_io.commandline import signals_held
 
 
 def embedded_file(path: str | Path | None) -> tuple[str | None, str | None]:
@@ -141,6 +142,14 @@ class Recorder:
                     self._record_verdicts(found)
         pending, wire = self._pending, self._wire
         observe = self.oracle.observe
+        # SIGINT and SIGTERM wait for the batch: raised inside the oracle's
+        # handling of a frame they tore its state (a RESULT journalled but not
+        # taken in, so the round's SETTLEs read as settled before the outcome,
+        # 15 false 625b.2(d)(6) violations that replay did not find).
+        with signals_held():
+            self._journal_and_judge(pending, wire, observe, judge)
+
+    def _journal_and_judge(self, pending, wire, observe, judge: bool) -> None:
         while pending:
             (direction, kind, raw, message, note, mono, wall, _), sim = pending[0]     # a FrameEvent's fields
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),

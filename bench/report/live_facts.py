@@ -22,14 +22,11 @@ judged no more, a full disk dropped frames) is left to ``read_session``.
 from __future__ import annotations
 
 import json
-import signal
-import threading
 from array import array
 from bisect import bisect_right
 from collections import Counter, deque
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, cast
+from typing import Any, Callable, cast
 
 import orjson
 
@@ -37,6 +34,7 @@ from bench.journal.chain import JournalWriter, VerifyReport, canonical_bytes
 from bench.journal.replay import ReplayOutcome, _verdict
 from bench.journal.seal import SealCheck
 from bench.report.session_facts import SessionFacts, Wanted, _Reader, facts_of, scheduled_ordinals
+from tablebench_io.commandline import signals_held
 
 NO_ROUND = -1          # ``rounds``: the record is not a round's
 
@@ -97,7 +95,7 @@ class LiveFacts:
             return
         if len(queue) <= leave:
             return
-        with _signals_held():
+        with signals_held():
             while len(queue) > leave:
                 self.torn = True
                 self._read(*queue[0])
@@ -171,32 +169,6 @@ class LiveFacts:
                 keeper.record(record)
         for name in ("plants", "frames", "round_frames", "round_frame_counts"):
             reader.facts[name] = keeper.facts[name]
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back while this lasts and raised again when it
-    ends. Their Python handlers are swapped for one that notes them (a signal
-    mask would not do: the kernel hands a signal to any thread that does not
-    mask it, the plant's included, and Python runs the handler all the same).
-    Handlers are Python's to swap in the main thread only; elsewhere nothing
-    is held."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    before = {}
-    for number in (signal.SIGINT, signal.SIGTERM):
-        handler = signal.getsignal(number)
-        if handler is not None:            # None: set outside Python, which cannot be put back
-            before[number] = signal.signal(number, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        for number, handler in before.items():
-            signal.signal(number, handler)
-        if caught:
-            signal.raise_signal(caught[0])     # to the handler put back: as if it came now
 
 
 class _Ended:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 
 import pytest
 
@@ -44,6 +46,39 @@ def test_a_frame_the_oracle_chokes_on_is_still_journalled_with_all_after_it(tmp_
         frames(recorder, 5)
         with pytest.raises(KeyboardInterrupt):
             recorder.catch_up()
+        recorder.on_round_end(1, "interrupted", judge=False)
+    (record,) = records(path)
+    assert [row[6]["id"] for row in record["wire"]] == ["w0", "w1", "w2", "w3", "w4"]
+
+
+class SignalledOracle:
+    """Gets SIGTERM half way through its handling of the third frame, as a
+    service manager's may come at any moment."""
+
+    def __init__(self):
+        self.taken_in = []
+
+    def observe(self, direction, message, mono):
+        if message["id"] == "w2":
+            os.kill(os.getpid(), signal.SIGTERM)
+            sum(range(10_000))                 # bytecode after the signal: where its handler would run
+        self.taken_in.append(message["id"])
+        return []
+
+
+def test_sigterm_while_the_oracle_takes_in_a_frame_waits_for_the_batch_to_be_judged(tmp_path):
+    # A SIGTERM raised inside the oracle's handling of a RESULT tore its state:
+    # the round's SETTLEs then read as settled before the outcome (false
+    # 625b.2(d)(6) violations the replay of the same journal did not find).
+    from tablebench_io.commandline import terminate_as_interrupt
+    path = tmp_path / "s.jsonl"
+    oracle = SignalledOracle()
+    with JournalWriter(path) as journal, terminate_as_interrupt():
+        recorder = Recorder(journal, oracle)
+        frames(recorder, 5)
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            recorder.catch_up()
+        assert oracle.taken_in == ["w0", "w1", "w2", "w3", "w4"]     # every frame judged whole
         recorder.on_round_end(1, "interrupted", judge=False)
     (record,) = records(path)
     assert [row[6]["id"] for row in record["wire"]] == ["w0", "w1", "w2", "w3", "w4"]
