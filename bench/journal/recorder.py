@@ -129,7 +129,17 @@ class Recorder:
     def catch_up(self, *, judge: bool = True) -> None:
         """Journal and judge every frame kept so far, in order; and the last
         round record's fsync, if the journal deferred it. ``judge=False``
-        only journals them (a session being interrupted, perhaps by the oracle)."""
+        only journals them (a session being interrupted, perhaps by the oracle).
+
+        SIGINT and SIGTERM wait until the batch is done: raised inside the
+        oracle's handling of a frame or a reading they tore its state (a
+        RESULT journalled but not taken in, so the round's SETTLEs read as
+        settled before the outcome: 15 false 625b.2(d)(6) violations that
+        replay of the same journal did not find)."""
+        with signals_held():
+            self._catch_up(judge)
+
+    def _catch_up(self, judge: bool) -> None:
         self.journal.fsync_deferred()
         while self._readings:
             plant = _json_numbers(self._readings[0])
@@ -142,14 +152,6 @@ class Recorder:
                     self._record_verdicts(found)
         pending, wire = self._pending, self._wire
         observe = self.oracle.observe
-        # SIGINT and SIGTERM wait for the batch: raised inside the oracle's
-        # handling of a frame they tore its state (a RESULT journalled but not
-        # taken in, so the round's SETTLEs read as settled before the outcome,
-        # 15 false 625b.2(d)(6) violations that replay did not find).
-        with signals_held():
-            self._journal_and_judge(pending, wire, observe, judge)
-
-    def _journal_and_judge(self, pending, wire, observe, judge: bool) -> None:
         while pending:
             (direction, kind, raw, message, note, mono, wall, _), sim = pending[0]     # a FrameEvent's fields
             wire.append([direction, kind, round(mono, 6), round(wall, 6), round(sim, 6), raw_text(raw),

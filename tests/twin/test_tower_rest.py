@@ -4,8 +4,8 @@ True size: every part of the tower collides where the design puts it (a die
 2 mm from a part is 2 mm from it in the engine), flat dice rest at half an
 edge above the felt and stacked dice an edge apart. Rests: a die not flat is
 kept exactly as it lay when the static check holds it clearly or it stands
-gravity tilted 2 deg every way, and is let fall when it does not; what holds it is read from the engine's contacts,
-and an independent check (``twin.tower.statics``: contacts from the dice's
+gravity tilted 2 deg every way, and is let fall when it does not; what holds
+it is read from the engine's contacts, and an independent check (``twin.tower.statics``: contacts from the dice's
 geometry, forces from a linear program) agrees that it is held."""
 
 from __future__ import annotations

@@ -32,11 +32,10 @@ def trial_verdict(design: TowerDesign, poses, dice: Sequence[int]) -> str:
     trial's own tilt, where the engine's trial decides. Up to 17 linear
     programs a group, no bisection."""
     # SciPy's linear programs are imported only by a drop that has a rest to decide.
-    from twin.tower.statics import Scene, can_hold, contacts_and_groups, group_contacts, tilted_gravity
+    from twin.tower.statics import Scene, can_hold, contacts_and_groups, group_contacts, group_with, tilted_gravity
     scene = Scene(design, poses)
     own, pairs, group_of = contacts_and_groups(scene)
-    count = len(scene.dice)
-    groups = {tuple(k for k in range(count) if group_of[k] == group_of[i]) for i in dice}
+    groups = {group_with(group_of, i) for i in dice}
     verdict = "holds"
     for group in sorted(groups):
         contacts = group_contacts(group, own, pairs)

@@ -431,6 +431,11 @@ def contacts_and_groups(scene: Scene):
     return own, pairs, group_of
 
 
+def group_with(group_of: Sequence[int], die: int) -> tuple[int, ...]:
+    """The dice of ``die``'s group (0-based, in order)."""
+    return tuple(k for k, g in enumerate(group_of) if g == group_of[die])
+
+
 def group_contacts(group: tuple[int, ...], own: dict, pairs: dict) -> list[Contact]:
     return _patches([c for k in group for c in own[k]] + [c for (a, b), cs in pairs.items()
                                                           if a in group and b in group for c in cs])
@@ -445,10 +450,9 @@ def check_poses(design: TowerDesign, poses, dice: Sequence[int], holding_tilt: b
     judges dice that much larger all round than the design's."""
     scene = Scene(design, poses, padding_m)
     own, pairs, group_of = contacts_and_groups(scene)
-    count = len(scene.dice)
     verdicts, judged = [], {}
     for i in dice:
-        group = tuple(k for k in range(count) if group_of[k] == group_of[i])
+        group = group_with(group_of, i)
         if group not in judged:
             contacts = group_contacts(group, own, pairs)
             level = can_hold(scene, group, contacts, np.array([0.0, 0.0, -1.0]))
