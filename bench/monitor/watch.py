@@ -454,6 +454,11 @@ class Watch:
             return
         self.blind = None
         fields = self._unjudged_fields(blind)
+        # What the part's oracle has judged includes the frames journalled and not yet taken in
+        # (the recorder judges a slice at a time): judging resumed at an OPEN, sight lost again
+        # within the same slice, the OPEN's part looked empty and was kept, and replay judged
+        # that OPEN's round ended without its SETTLED (a false 625b.2(d)(6) violation).
+        self._judge()
         if part.oracle.frames:
             self._close_part(None, None, continued=True, finish_mono=blind["since"], round_fields=fields)
             self.series.open()

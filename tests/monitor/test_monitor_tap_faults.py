@@ -12,7 +12,7 @@ import pytest
 
 from bench.adapters.sentence import AsciiSentence
 from bench.journal.replay import replay
-from bench.monitor.sources import CONTROLLER, HOST
+from bench.monitor.sources import CONTROLLER, HOST, Event
 from bench.session.runner import SessionConfig, run_session
 from tests.monitor.conftest import records
 from tests.monitor.recorded import GAME, chunks, watch
@@ -158,3 +158,24 @@ def test_damage_then_a_silent_line_then_a_lagging_line_give_no_violation_and_nam
     assert 1 in rounds and rounds[-4:] == [9, 10, 11, 12]
     summary = [line for line in said if "monitoring faults:" in line][-1]
     assert "violations: none" in summary and "silent-line" in summary and "lagging-line" in summary
+
+
+def test_sight_lost_again_before_the_judge_caught_up_keeps_the_round_unjudged(tmp_path, sessions):
+    """A fresh clone's CI run met it (the relay test of a judge slower than the
+    link): judging resumed at an OPEN; in the same slice, before the oracle had
+    taken that OPEN in, the bench's messages the copy had dropped were found
+    unheard, and at the next OPEN the part was kept (its oracle had judged
+    "nothing") while the round was recorded unjudged, so replay read the round
+    as ended without SETTLED and CLEARED (a false 625b.2(d)(6) violation).
+    Here the copy drops the end of round 2 (the host's messages and the
+    controller's), and the round 3 that follows arrives in one slice."""
+    rows, messages = frames(sessions["v2"])
+    start, resume = at(messages, HOST, "WAGER", 2), at(messages, CONTROLLER, "OPEN", 3)
+    gap = [Event("gap", "the copy drops bytes (test)", rows[start].mono),
+           Event("gap-end", "the copy takes bytes again (test)", rows[resume].mono)]
+    heard = rows[:start] + gap + rows[resume:]
+    outcome, said = watch(tmp_path, heard, batch=len(heard))
+    assert (outcome.status, outcome.violations) == (0, {}), said
+    assert outcome.faults.get("copy-dropped") == 1 and outcome.faults.get("unheard", 0) >= 1
+    rounds = judged_rounds(outcome)          # every part replays intact and verdict-free
+    assert 2 not in rounds and 3 not in rounds and rounds[-1] == 12
