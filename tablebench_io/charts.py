@@ -98,7 +98,8 @@ def counts_small_multiples(panels: Sequence[tuple[str, Sequence[int], float, boo
     """Several count charts side by side on one y scale (e.g. the three dice):
     each panel (title, observed, expected, failed)."""
     fig = _figure(width_in, height_in)
-    axes = fig.subplots(1, len(panels), sharey=True)
+    # squeeze=False: one panel (a design with one die) is a row of one, not a bare Axes.
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     handles = None
     for k, (ax, (title, observed, expected, failed)) in enumerate(zip(axes, panels)):
         handles = _bars_on(ax, observed, expected, labels, title, xlabel, ylabel if k == 0 else "", failed)

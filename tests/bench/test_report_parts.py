@@ -11,7 +11,7 @@ from bench.oracle.records import RoundSummary
 from bench.scenarios.clause_tags import clause_of_tag
 from bench.report.summary import return_interval
 from bench.rules.regulation_text import clause_text
-from tablebench_io.charts import bin_edges
+from tablebench_io.charts import bin_edges, counts_small_multiples
 from twin.pvalue import format_p, p_equals
 
 
@@ -84,3 +84,11 @@ def test_the_return_interval_of_two_rounds_is_the_printed_t_tables():
     low, high = return_interval([RoundSummary(1, None, False, (), 1000, 2000, 0, 1, 0),
                                  RoundSummary(2, None, False, (), 1000, 0, 0, 1, 0)], 0.95)
     assert low == 0.0 and round(high - 1, 3) == 12.706
+
+
+@pytest.mark.parametrize("dice", [1, 3])
+def test_the_faces_chart_draws_one_panel_a_die_one_die_included(dice):
+    """A design of one die has one panel (fig.subplots gave a bare Axes, not a row: a TypeError)."""
+    panels = [(f"die {n + 1}", [10, 12, 9, 11, 8, 10], 10.0, n == 0) for n in range(dice)]
+    svg = counts_small_multiples(panels, list("123456"), xlabel="face", ylabel="drops")
+    assert svg.count("die ") >= dice and "<svg" in svg
