@@ -19,6 +19,7 @@ docs/controller-testing.md is the user's guide.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import re
@@ -112,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                     "scenarios without -n (or with -p no:xdist)")
         from bench.scenarios.run_report import RunReport
         config.pluginmanager.register(RunReport(config, report), REPORT)
+    config.pluginmanager.register(DescribedFailures(), "tablebench-described-failures")
     _check_misbehaviour(config)
 
 
@@ -450,22 +452,43 @@ def pytest_bdd_step_error(request, feature, scenario, step, step_func, step_func
     request.node.stash[FAILED_STEP] = f"{step.keyword} {step.name}"
 
 
+DESCRIBED = pytest.StashKey[bool]()     # the failure was told as the controller's (``DescribedFailures``)
+
+
+class DescribedFailures:
+    """A failure of the controller's, reported as what the controller did
+    (docs/controller-testing.md, "Failures"), not the plugin's traceback;
+    the report is made before pytest's own, because pytest's formatting of
+    that traceback (the source of every frame parsed again) was half of a
+    failing run's time: 46 s of a misbehaving controller's whole suite. (A
+    plugin object of its own: pytest takes only ``pytest_``-named hooks, and
+    the module's ``pytest_runtest_makereport`` is the wrapper below.)"""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call) -> pytest.TestReport | None:
+        if call.excinfo is None or not played_on_controller(item) or item.config.option.tbstyle != "auto":
+            return None
+        from bench.scenarios.failure_report import describe
+        from bench.scenarios.clause_tags import clause_of_tag
+        clauses = [clause_of_tag(mark.name) for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
+        text = describe(call.excinfo.value, step=item.stash.get(FAILED_STEP, None), clauses=clauses,
+                        logs=item.stash.get(WIRE_LOGS, None) or ())
+        if text is None:
+            return None                 # a bug of the bench's own (or a skip) keeps pytest's report
+        item.stash[DESCRIBED] = True
+        told = copy.copy(call)          # (the call itself keeps its exception, for --pdb and the other hooks)
+        told.excinfo = text             # type: ignore[assignment]  # pytest reports a non-ExceptionInfo as given
+        return pytest.TestReport.from_item_and_call(item, told)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     outcome = yield
     report = outcome.get_result()
     logs = item.stash.get(WIRE_LOGS, None)
-    if (report.failed and call.excinfo is not None and played_on_controller(item)
-            and item.config.option.tbstyle == "auto"):
-        # What the controller did, not the plugin's traceback (docs/controller-testing.md, "Failures")
-        from bench.scenarios.failure_report import describe
-        from bench.scenarios.clause_tags import clause_of_tag
-        clauses = [clause_of_tag(mark.name) for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
-        text = describe(call.excinfo.value, step=item.stash.get(FAILED_STEP, None), clauses=clauses,
-                        logs=logs or ())
-        if text is not None:
-            report.longrepr = text
-            return
+    if item.stash.get(DESCRIBED, False):
+        del item.stash[DESCRIBED]
+        return
     if logs and report.failed:
         tails = []
         for path in logs:

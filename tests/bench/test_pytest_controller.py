@@ -43,11 +43,12 @@ SUITE_SAMPLE = ("accept-late-wager", "clear-before-settle", "five-lucky-numbers"
                 "one-of-a-kind-12-to-1", "pay-on-no-roll", "straight-up-35-to-1", "lucky-win-one-unit-short")
 
 
-def run_features(tmp_path: Path, controller: str, modules: list[str]) -> tuple[subprocess.CompletedProcess, list]:
+def run_features(tmp_path: Path, controller: str, modules: list[str],
+                 *extra: str) -> tuple[subprocess.CompletedProcess, list]:
     junit = tmp_path / "junit.xml"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", *modules, "--controller", controller, "-q", "-p", "no:cacheprovider",
-         f"--junitxml={junit}", f"--controller-log={tmp_path / 'wire'}"],
+         f"--junitxml={junit}", f"--controller-log={tmp_path / 'wire'}", *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert junit.exists(), f"no JUnit XML: {proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     cases = list(ET.parse(junit).getroot().iter("testcase"))
@@ -122,6 +123,22 @@ def test_each_misbehaviour_fails_the_suite_naming_its_clause(tmp_path, name):
     replayed = [replay(journal) for journal in sorted((tmp_path / "wire").glob("journal-*.jsonl"))]
     assert any(r.returncode == 1 and any(clause in r.stdout for clause in wanted) for r in replayed), \
         [r.stdout[-1500:] for r in replayed]
+
+
+def test_a_controllers_failure_is_told_as_its_own_and_tb_long_still_shows_the_benchs_traceback(tmp_path):
+    """The report of a controller's breach is made before pytest's (whose
+    traceback formatting was half a failing run's time): it says the clause,
+    the frame and the wire log; ``--tb=long`` gives pytest's report, the
+    bench's traceback and the wire log's tail beside it."""
+    chosen = ["features/test_lightning_dice_on_controller.py", "-k", "only and two and dice"]
+    told, told_cases = run_features(tmp_path / "auto", "emulated:clear-before-settle", chosen)
+    long, long_cases = run_features(tmp_path / "long", "emulated:clear-before-settle", chosen, "--tb=long")
+    assert told.returncode == long.returncode == 1
+    [text] = problems(told_cases)
+    assert "[625b.2(d)(6)] round" in text and "wire log: " in text and "bench/scenarios/" not in text, text
+    [traced] = problems(long_cases)
+    assert "bench/scenarios/plugin.py" in traced and "ControllerViolation" in traced, traced[:1500]
+    assert "controller wire log" in long.stdout
 
 
 def test_between_scenarios_the_controller_is_not_left_unacknowledged(tmp_path):
