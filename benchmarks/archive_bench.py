@@ -306,4 +306,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from tablebench_io.portable_math import restart_pinned
+    restart_pinned()       # the libm the commands run: the figures are theirs (docs/reproducibility.md)
     main()

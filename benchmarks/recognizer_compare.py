@@ -179,4 +179,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from tablebench_io.portable_math import restart_pinned
+    restart_pinned()       # the libm the commands run: the figures are theirs (docs/reproducibility.md)
     sys.exit(main())

@@ -180,8 +180,6 @@ def run(design_name: str, drops: int, start: int, check: bool = True) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tablebench_io.portable_math import restart_pinned
-    restart_pinned()       # the libm the commands run: the figures are theirs (docs/reproducibility.md)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--design", default="narrow-tray")
     parser.add_argument("--drops", type=int, default=1000)
@@ -223,4 +221,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from tablebench_io.portable_math import restart_pinned
+    restart_pinned()       # the libm the commands run: the figures are theirs (docs/reproducibility.md)
     sys.exit(main())
