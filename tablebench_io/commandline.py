@@ -272,8 +272,15 @@ def make_main(commands: ModuleType, prog: str, description: str,
     def main(argv: Sequence[str] | None = None) -> int:
         if argv is None and portable_math.started_as(prog):
             portable_math.restart_pinned()      # the same libm on every machine (docs/reproducibility.md)
-        from tablebench_io import json_lines
-        parser = build_parser(commands, prog, description)
+        # From here, not only around the command: a SIGTERM while the commands' modules import
+        # (most of a second) killed the process with no line and no status of ours.
+        try:
+            with terminate_as_interrupt():
+                from tablebench_io import json_lines
+                parser = build_parser(commands, prog, description)
+        except KeyboardInterrupt as err:
+            print(f"{prog}: interrupted ({interrupt_name(err)}) before the command started", file=sys.stderr)
+            return Exit.INTERRUPTED
         args = parser.parse_args(argv)
         forced = getattr(args, "progress", None)
         progress.configure(forced if forced is not None else

@@ -125,3 +125,21 @@ def test_sigterm_stops_a_replay_with_exit_4_and_a_line(recorded, tmp_path):
     assert proc.returncode == Exit.INTERRUPTED, (proc.returncode, err)
     said = [line for line in err.splitlines() if line.strip()]
     assert said == ["bench replay: interrupted (SIGTERM)"], err
+
+
+def test_sigterm_while_the_commands_import_is_exit_4_and_a_line(capsys, monkeypatch):
+    """The commands' modules take most of a second to import; a SIGTERM then
+    (a service manager stopping a bench it has just started) killed the
+    process with no line and no status of the bench's."""
+    import tablebench_io.commandline as commandline
+    build = commandline.build_parser
+
+    def build_then_terminated(*args, **kwargs):
+        parser = build(*args, **kwargs)
+        signal.raise_signal(signal.SIGTERM)
+        return parser
+    monkeypatch.setattr(commandline, "build_parser", build_then_terminated)
+    before = signal.getsignal(signal.SIGTERM)
+    status, said, out = call(["run", *QUICK], capsys)
+    assert status == Exit.INTERRUPTED and said == ["bench: interrupted (SIGTERM) before the command started"], said
+    assert signal.getsignal(signal.SIGTERM) == before          # the caller's handler is put back
