@@ -146,3 +146,28 @@ def test_a_stray_json_file_in_the_folder_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [f"twin frames: {tmp_path / 'notes.json'}: not a frame's labels: "
                                                 f"no image or truth"]
+
+
+def test_a_series_resumes_only_on_the_same_design_and_variation_not_the_same_names(tmp_path):
+    """calibration.json names the design and the variation by content: a
+    design edited under its own name (here its tray, 1 cm deeper) makes the
+    frames again instead of keeping the other design's."""
+    import dataclasses
+    design = load_tower("towers/standard")
+    studio = Studio(design, "tower")
+    try:
+        first = write_folder(studio, tmp_path, [11])
+        again = write_folder(studio, tmp_path, [11])
+    finally:
+        studio.close()
+    assert (first["made"], again["made"], again["kept"]) == (1, 0, 1)
+    edited = dataclasses.replace(design, tray=dataclasses.replace(design.tray, depth_m=design.tray.depth_m + 0.01))
+    assert edited.name == design.name
+    studio = Studio(edited, "tower")
+    try:
+        changed = write_folder(studio, tmp_path, [11])
+    finally:
+        studio.close()
+    assert (changed["made"], changed["kept"]) == (1, 0)
+    calibration = json.loads((tmp_path / "calibration.json").read_text())
+    assert len(calibration["design_sha256"]) == 64 and len(calibration["variation_sha256"]) == 64

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -65,6 +65,12 @@ def _jittered(camera: Camera, v: Variation) -> Camera:
                         camera.fov_deg * v.fov_scale)
 
 
+def content_digest(value) -> str:
+    """The SHA-256 of a design's or variation's content (a frozen dataclass), canonical JSON."""
+    text = json.dumps(asdict(value), sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 class Studio:
     """One design before one camera: makes the labelled frames of its drops or spins."""
 
@@ -84,7 +90,10 @@ class Studio:
         """What a recogniser installed at this camera may know: the camera as
         mounted (without a frame's jitter) and the fixed geometry it looks at."""
         d = self.design
-        out = {"schema": SCHEMA, "scene": self.kind, "design": d.name, "camera": self.camera.to_dict()}
+        # By content, not only by name: a series resumes only where these match, and a design
+        # or variation file edited under the same name would have mixed two studios' frames.
+        out = {"schema": SCHEMA, "scene": self.kind, "design": d.name, "design_sha256": content_digest(d),
+               "variation_sha256": content_digest(self.variation), "camera": self.camera.to_dict()}
         if self.kind == "tower":
             out.update(dice={"count": d.dice.count, "edge_m": d.dice.edge_m},
                        tray={"width_m": d.tray.width_m, "depth_m": d.tray.depth_m, "floor_z_m": 0.0})
