@@ -471,13 +471,14 @@ class DescribedFailures:
         from bench.scenarios.failure_report import describe
         from bench.scenarios.clause_tags import clause_of_tag
         clauses = [clause_of_tag(mark.name) for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
+        logs = item.stash.get(WIRE_LOGS, None)
         text = describe(call.excinfo.value, step=item.stash.get(FAILED_STEP, None), clauses=clauses,
-                        logs=item.stash.get(WIRE_LOGS, None) or ())
+                        logs=logs or ())
         if text is None:
             return None                 # a bug of the bench's own (or a skip) keeps pytest's report
         item.stash[DESCRIBED] = True
         told = copy.copy(call)          # (the call itself keeps its exception, for --pdb and the other hooks)
-        told.excinfo = text             # type: ignore[assignment]  # pytest reports a non-ExceptionInfo as given
+        told.excinfo = text             # (pytest reports an excinfo that is not an ExceptionInfo as given)
         return pytest.TestReport.from_item_and_call(item, told)
 
 
