@@ -19,7 +19,6 @@ docs/controller-testing.md is the user's guide.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import os
 import re
@@ -33,14 +32,13 @@ import yaml
 
 from bench.scenarios.controller_scope import PLAN, REASONS, WIRE_LOGS, Plan, Target, plan, played_on_controller
 from bench.scenarios.controller_table import ControllerConnection, ControllerTable, WireLog
+from bench.scenarios.described_failures import DESCRIBED, FAILED_STEP, DescribedFailures
 from bench.errors import BenchError
 from bench.rules import describe, get_game
 from bench.rules.submission import default_rules, load_submission
 from tablebench_io.commandline import doc_ref
 
 SUMMARY = pytest.StashKey[tuple]()
-FAILED_STEP = pytest.StashKey[str]()
-CLAUSE_TAG = re.compile(r"^(?:sd\.)?\d")     # a feature tag naming a clause (625b.2.d.5, 20.18.33.14.1.b)
 EMULATED = "emulated"
 REPORT = "bench-controller-report"      # the run report's plugin object (bench.scenarios.run_report)
 
@@ -450,36 +448,6 @@ def open_table(controller_tables):
 
 def pytest_bdd_step_error(request, feature, scenario, step, step_func, step_func_args, exception) -> None:
     request.node.stash[FAILED_STEP] = f"{step.keyword} {step.name}"
-
-
-DESCRIBED = pytest.StashKey[bool]()     # the failure was told as the controller's (``DescribedFailures``)
-
-
-class DescribedFailures:
-    """A failure of the controller's, reported as what the controller did
-    (docs/controller-testing.md, "Failures"), not the plugin's traceback;
-    the report is made before pytest's own, because pytest's formatting of
-    that traceback (the source of every frame parsed again) was half of a
-    failing run's time: 46 s of a misbehaving controller's whole suite. (A
-    plugin object of its own: pytest takes only ``pytest_``-named hooks, and
-    the module's ``pytest_runtest_makereport`` is the wrapper below.)"""
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call) -> pytest.TestReport | None:
-        if call.excinfo is None or not played_on_controller(item) or item.config.option.tbstyle != "auto":
-            return None
-        from bench.scenarios.failure_report import describe
-        from bench.scenarios.clause_tags import clause_of_tag
-        clauses = [clause_of_tag(mark.name) for mark in item.iter_markers() if CLAUSE_TAG.match(mark.name)]
-        logs = item.stash.get(WIRE_LOGS, None)
-        text = describe(call.excinfo.value, step=item.stash.get(FAILED_STEP, None), clauses=clauses,
-                        logs=logs or ())
-        if text is None:
-            return None                 # a bug of the bench's own (or a skip) keeps pytest's report
-        item.stash[DESCRIBED] = True
-        told = copy.copy(call)          # (the call itself keeps its exception, for --pdb and the other hooks)
-        told.excinfo = text             # (pytest reports an excinfo that is not an ExceptionInfo as given)
-        return pytest.TestReport.from_item_and_call(item, told)
 
 
 @pytest.hookimpl(hookwrapper=True)
