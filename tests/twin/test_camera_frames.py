@@ -149,25 +149,28 @@ def test_a_stray_json_file_in_the_folder_is_one_line_and_exit_2(tmp_path):
 
 
 def test_a_series_resumes_only_on_the_same_design_and_variation_not_the_same_names(tmp_path):
-    """calibration.json names the design and the variation by content: a
-    design edited under its own name (here its tray, 1 cm deeper) makes the
-    frames again instead of keeping the other design's."""
+    """calibration.json names the design and the variation by content, not by
+    name or path: a design or a variation edited under its own name (in a
+    field calibration.json does not otherwise carry) makes the frame again;
+    the same design read from another path resumes."""
     import dataclasses
+    from twin.camera.variation import load_level
     design = load_tower("towers/standard")
-    studio = Studio(design, "tower")
-    try:
-        first = write_folder(studio, tmp_path, [11])
-        again = write_folder(studio, tmp_path, [11])
-    finally:
-        studio.close()
-    assert (first["made"], again["made"], again["kept"]) == (1, 0, 1)
-    edited = dataclasses.replace(design, tray=dataclasses.replace(design.tray, depth_m=design.tray.depth_m + 0.01))
-    assert edited.name == design.name
-    studio = Studio(edited, "tower")
-    try:
-        changed = write_folder(studio, tmp_path, [11])
-    finally:
-        studio.close()
-    assert (changed["made"], changed["kept"]) == (1, 0)
+
+    def series(design, level="default"):
+        studio = Studio(design, "tower", level=level)
+        try:
+            return write_folder(studio, tmp_path, [11])
+        finally:
+            studio.close()
+    assert series(design)["made"] == 1
+    moved = dataclasses.replace(design, source="elsewhere/standard.yaml")
+    assert (series(moved)["made"], series(moved)["kept"]) == (0, 1)
+    edited = dataclasses.replace(design, physics=dataclasses.replace(design.physics,
+                                                                     timestep_s=design.physics.timestep_s / 2))
+    assert edited.name == design.name and series(edited)["made"] == 1
+    level = load_level("default")
+    blurred = dataclasses.replace(level, blur_px=(level.blur_px[0], level.blur_px[1] + 0.5))
+    assert blurred.name == level.name and series(edited, blurred)["made"] == 1
     calibration = json.loads((tmp_path / "calibration.json").read_text())
     assert len(calibration["design_sha256"]) == 64 and len(calibration["variation_sha256"]) == 64

@@ -66,8 +66,11 @@ def _jittered(camera: Camera, v: Variation) -> Camera:
 
 
 def content_digest(value) -> str:
-    """The SHA-256 of a design's or variation's content (a frozen dataclass), canonical JSON."""
-    text = json.dumps(asdict(value), sort_keys=True, separators=(",", ":"), default=repr)
+    """The SHA-256 of a design's or variation's content (a frozen dataclass), canonical JSON.
+    Its ``source`` (the path it was read from) is left out: the same file from another
+    checkout or named another way is the same content, and calibration.json the same bytes."""
+    fields = {k: v for k, v in asdict(value).items() if k != "source"}
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
