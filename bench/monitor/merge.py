@@ -39,12 +39,19 @@ from it.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 
 from bench.adapters.tap import UNHEARD, retimed, unheard
 from bench.protocol import FrameEvent
 
-RECENT = 64            # messages of each side remembered as released, for the ACKs that name them
+# Messages of each side remembered as released, for the ACKs that name them. The ACKs of a line
+# behind the other name messages as far back as that line lags: within the longest hold
+# (MAX_HOLD_S), a line at 115,200 baud carries about 2,900 frames of 40 bytes; 64 was
+# passed by one round's 108 SETTLEs while the host's tap line delivered their ACKs late
+# (CI's Y-cable failure), and the ACKs of the first were declared unheard. Never more than
+# half the numbering (a format's ``seq_modulus``), so that a number remembered is never
+# one a wrap has given to a newer message.
+RECENT = 4096
 OTHER = {"tx": "rx", "rx": "tx"}
 SIDE = {"tx": "host", "rx": "controller"}
 HOLD_S = 2.0           # an ACK waits this long (beyond a line's known lag) for the message it names
@@ -55,14 +62,17 @@ MARKS = frozenset({UNHEARD, COPY_GAP, COPY_GAP_END})   # events that stand for n
 
 
 class CausalMerge:
-    def __init__(self, hold_s: float = HOLD_S, *, causal: bool = True):
+    def __init__(self, hold_s: float = HOLD_S, *, causal: bool = True, modulus: int | None = None):
         self.hold_s = hold_s
         self.causal = causal
+        self.recent = RECENT if modulus is None else max(1, min(RECENT, modulus // 2))
         self.queues: dict[str, deque[FrameEvent]] = {"tx": deque(), "rx": deque()}
-        # Each side's messages released, number -> the time they were released at (insertion ordered).
-        self._released: dict[str, dict[int, float]] = {"tx": {}, "rx": {}}
+        # Each side's messages released, number -> the time they were released at, oldest first
+        # (ordered dicts: forgetting the oldest of thousands is O(1); a plain dict's first key,
+        # behind the deleted entries, cost 3 us a message at RECENT's size).
+        self._released: dict[str, OrderedDict[int, float]] = {"tx": OrderedDict(), "rx": OrderedDict()}
         # Numbers an expired hold declared unheard, number -> when the ACK naming them was read.
-        self._declared: dict[str, dict[int, float]] = {"tx": {}, "rx": {}}
+        self._declared: dict[str, OrderedDict[int, float]] = {"tx": OrderedDict(), "rx": OrderedDict()}
         self.offsets = {"tx": 0.0, "rx": 0.0}   # seconds each line's arrivals are behind the wire
         self._last_mono = {"tx": float("-inf"), "rx": float("-inf")}
         self.reordered = 0                 # frames released before an earlier-read ACK that waited for them
@@ -73,7 +83,7 @@ class CausalMerge:
         message = event.message
         if self.causal and event.kind in _TAKEN and message is not None:
             declared = self._declared[event.direction]
-            if declared and message.seq in declared:
+            if declared and message.seq is not None and message.seq in declared:
                 # Declared unheard, and here it is: its line was late, by this much at least.
                 self.late += 1
                 self._constrain(event.direction, event.mono, OTHER[event.direction], declared.pop(message.seq))
@@ -143,7 +153,7 @@ class CausalMerge:
         direction, number = OTHER[ack.direction], ack.message.seq if ack.message is not None else None
         if number is None:
             raise ValueError("an ACK without a number cannot wait")
-        self._remember(self._declared[direction], number, ack.mono)
+        self._remember(self._declared[direction], number, ack.mono, self.recent)
         note = (f"the {SIDE[ack.direction]} acknowledged the {SIDE[direction]}'s message {number:04d}, which its "
                 f"line did not carry within {min(self.hold_s + max(self.offsets.values()), MAX_HOLD_S):g} s: lost "
                 "from the tap's copy, or the line is that far behind")
@@ -197,7 +207,7 @@ class CausalMerge:
         if kind == UNHEARD:
             released = self._released[event.direction]
             for number in getattr(event, "accounts", ()):
-                self._remember(released, number, event.mono)
+                self._remember(released, number, event.mono, self.recent)
             return
         message = event.message
         if message is None or message.seq is None or kind in ("ack", "nak", "rejected"):
@@ -206,11 +216,11 @@ class CausalMerge:
         if message.type == "RESET":
             released.clear()           # its numbering starts again: an old number is not this one
             self._declared[event.direction].clear()
-        self._remember(released, message.seq, event.mono)
+        self._remember(released, message.seq, event.mono, self.recent)
 
     @staticmethod
-    def _remember(numbers: dict[int, float], number: int, when: float) -> None:
-        numbers.pop(number, None)
+    def _remember(numbers: OrderedDict[int, float], number: int, when: float, most: int) -> None:
         numbers[number] = when
-        if len(numbers) > RECENT:
-            del numbers[next(iter(numbers))]
+        numbers.move_to_end(number)
+        if len(numbers) > most:
+            numbers.popitem(last=False)

@@ -97,7 +97,7 @@ class Watch:
         self.pair = Pair(self.listeners[HOST], self.listeners[CONTROLLER])
         # A relay's arrival order is the link's; a Y-cable's two lines need the causal merge.
         ordered = getattr(source, "ordered", False)
-        self.merge = CausalMerge(hold_s, causal=not ordered)
+        self.merge = CausalMerge(hold_s, causal=not ordered, modulus=getattr(self.listeners[HOST], "modulus", None))
         self.silence = None if ordered else Silence()
         self.faults = Faults()
         self.synced = False
