@@ -273,15 +273,16 @@ def make_main(commands: ModuleType, prog: str, description: str,
         if argv is None and portable_math.started_as(prog):
             portable_math.restart_pinned()      # the same libm on every machine (docs/reproducibility.md)
         # From here, not only around the command: a SIGTERM while the commands' modules import
-        # (most of a second) killed the process with no line and no status of ours.
+        # (most of a second) or the arguments are read killed the process with no line and no
+        # status of ours.
         try:
             with terminate_as_interrupt():
                 from tablebench_io import json_lines
                 parser = build_parser(commands, prog, description)
+                args = parser.parse_args(argv)
         except KeyboardInterrupt as err:
             print(f"{prog}: interrupted ({interrupt_name(err)}) before the command started", file=sys.stderr)
             return Exit.INTERRUPTED
-        args = parser.parse_args(argv)
         forced = getattr(args, "progress", None)
         progress.configure(forced if forced is not None else
                            (None if not getattr(args, "json", False) else False))

@@ -127,19 +127,30 @@ def test_sigterm_stops_a_replay_with_exit_4_and_a_line(recorded, tmp_path):
     assert said == ["bench replay: interrupted (SIGTERM)"], err
 
 
-def test_sigterm_while_the_commands_import_is_exit_4_and_a_line(capsys, monkeypatch):
+@pytest.mark.parametrize("when", ["the commands import", "the arguments are read"])
+def test_sigterm_before_the_command_starts_is_exit_4_and_a_line(capsys, monkeypatch, when):
     """The commands' modules take most of a second to import; a SIGTERM then
-    (a service manager stopping a bench it has just started) killed the
-    process with no line and no status of the bench's."""
+    (a service manager stopping a bench it has just started), or while the
+    arguments are read, killed the process with no line and no status of the
+    bench's."""
     import tablebench_io.commandline as commandline
     build = commandline.build_parser
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminated():
+        # Raised only where the bench has taken SIGTERM: without that the signal would kill pytest.
+        assert signal.getsignal(signal.SIGTERM) not in (before, signal.SIG_DFL), f"SIGTERM not taken while {when}"
+        signal.raise_signal(signal.SIGTERM)
 
     def build_then_terminated(*args, **kwargs):
         parser = build(*args, **kwargs)
-        signal.raise_signal(signal.SIGTERM)
+        if when == "the commands import":
+            terminated()
+        else:
+            read = parser.parse_args
+            parser.parse_args = lambda argv=None: (terminated(), read(argv))[1]
         return parser
     monkeypatch.setattr(commandline, "build_parser", build_then_terminated)
-    before = signal.getsignal(signal.SIGTERM)
     status, said, out = call(["run", *QUICK], capsys)
     assert status == Exit.INTERRUPTED and said == ["bench: interrupted (SIGTERM) before the command started"], said
     assert signal.getsignal(signal.SIGTERM) == before          # the caller's handler is put back
