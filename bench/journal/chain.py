@@ -44,6 +44,8 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
+from tablebench_io.commandline import signals_held
+
 SCHEMA_VERSION = 2
 GENESIS = "0" * 64
 # One frame in a schema-2 ``round`` record's ``wire`` list: direction (tx/rx),
@@ -152,11 +154,15 @@ class JournalWriter:
         body = {"kind": kind, "seq": self.seq, "prev": self.head, **data}
         text = _round_first(body) if kind == "round" else canonical_bytes(body)
         digest = hashlib.sha256(text).hexdigest()
-        # The hash goes first, so the rest of the line is exactly what it hashes.
-        self._write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
-        self.seq += 1
-        self.size += len(text) + 75             # the line: {"hash":"H", the text less its "{", a line end
-        self.head = body["hash"] = digest
+        # The hash goes first, so the rest of the line is exactly what it hashes. SIGINT and SIGTERM
+        # wait for the line and the chain's state together: raised between them (a fresh clone's
+        # suite, once), the line was on disk while seq and head were not moved on, and the
+        # session-end record chained to the record before it, a broken chain of the bench's making.
+        with signals_held():
+            self._write(b'{"hash":"' + digest.encode("ascii") + b'",' + text[1:] + b"\n")
+            self.seq += 1
+            self.size += len(text) + 75             # the line: {"hash":"H", the text less its "{", a line end
+            self.head = body["hash"] = digest
         if self.sealer is not None and kind != "seal" and self.sealer.due(kind):
             self.seal()
         return body

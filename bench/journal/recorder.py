@@ -241,7 +241,12 @@ class Recorder:
     def _write(self, write: Callable[[list, list, list], Any]) -> None:
         """Hand what is kept to ``write`` (one record) and start afresh; if
         the record did not make it into the journal, keep it all for another
-        attempt, and never write it twice."""
+        attempt, and never write it twice. SIGINT and SIGTERM wait for the
+        record and this bookkeeping together (``JournalWriter.append``)."""
+        with signals_held():
+            self._write_held(write)
+
+    def _write_held(self, write: Callable[[list, list, list], Any]) -> None:
         kept = self._wire, self._plants, self._verdicts
         self._wire, self._plants, self._verdicts = [], [], []
         records = self.journal.seq

@@ -204,3 +204,30 @@ def test_a_power_cut_anywhere_in_a_round_record_names_the_round(tmp_path):
     for cut in named_by_number[:3] + named_by_number[-3:]:
         path.write_bytes(b"".join(lines[:at]) + record[:cut])
         assert verify_journal(path).incomplete_rounds == [3], cut
+
+
+def test_sigterm_just_after_a_record_reaches_the_file_leaves_a_chain_the_next_record_continues(tmp_path,
+                                                                                                monkeypatch):
+    """A fresh clone's suite once stopped a session with SIGTERM in the instant
+    after a round's line was written and before the writer moved its chain
+    on: the session-end record chained to the record before, and the journal
+    the bench wrote did not verify."""
+    import signal
+
+    from tablebench_io.commandline import terminate_as_interrupt
+    path = tmp_path / "s.jsonl"
+    write = JournalWriter._write
+
+    def written_then_terminated(self, line):
+        write(self, line)
+        signal.raise_signal(signal.SIGTERM)     # its handler runs before the next line of Python
+    with terminate_as_interrupt(), JournalWriter(path) as journal:
+        journal.append("session", schema=2)
+        monkeypatch.setattr(JournalWriter, "_write", written_then_terminated)
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            journal.append("round", round=1, wire=[], plants=[], verdicts=[])
+        monkeypatch.setattr(JournalWriter, "_write", write)
+        journal.append("session-end", ending="interrupted")
+    report = verify_journal(path)
+    assert report.ok, [p.what for p in report.problems]
+    assert report.records == 3
