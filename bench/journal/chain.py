@@ -187,13 +187,14 @@ class JournalWriter:
         """A ``seal`` record over the chain head so far (``bench.journal.seal``).
         The epoch's key is let go only once the seal is in the journal: a seal
         that could not be written is signed again by the same key."""
-        fields = self.sealer.seal(self.seq, self.head, final=final)
-        try:
-            record = self.append("seal", **fields)
-        except BaseException:
-            self.sealer.rollback()
-            raise
-        self.sealer.commit()
+        with signals_held():          # the seal written and its key let go together, as append does
+            fields = self.sealer.seal(self.seq, self.head, final=final)
+            try:
+                record = self.append("seal", **fields)
+            except BaseException:
+                self.sealer.rollback()
+                raise
+            self.sealer.commit()
         return record
 
     def fsync_deferred(self) -> None:
