@@ -32,7 +32,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from enum import IntEnum
 from types import ModuleType
 from typing import Iterator, Protocol, Sequence
@@ -223,16 +223,20 @@ def signals_held() -> Iterator[None]:
         yield
         return
     caught: list[int] = []
-    before = {}
-    for number in (signal.SIGINT, signal.SIGTERM):
-        handler = signal.getsignal(number)
-        if handler is not None:            # None: set outside Python, which cannot be put back
-            before[number] = signal.signal(number, lambda signum, frame: caught.append(signum))
     try:
-        yield
+        # Each handler's way back is registered before it is swapped, and the ExitStack runs
+        # every way back even if one is cut short: a signal between two swaps, or between two
+        # restores, raised by a handler not yet swapped (or already put back), used to leave
+        # the other signal noted by the lambda for good (Ctrl-C silently lost).
+        with ExitStack() as restore:
+            for number in (signal.SIGINT, signal.SIGTERM):
+                handler = signal.getsignal(number)
+                if handler is None:            # set outside Python, which cannot be put back
+                    continue
+                restore.callback(signal.signal, number, handler)
+                signal.signal(number, lambda signum, frame: caught.append(signum))
+            yield
     finally:
-        for number, handler in before.items():
-            signal.signal(number, handler)
         if caught:
             signal.raise_signal(caught[0])     # to the handler put back: as if it came now
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.monitor.sources import CONTROLLER, HOST
+from tablebench_io.commandline import signals_held
 
 
 @dataclass
@@ -111,10 +112,13 @@ class Hourly:
         """Close the interval: its report is written, returned, and a new one begins."""
         ended = self.wall()
         report = self.tally.as_json(ended)
-        _append_whole(self.path, (json.dumps(report, sort_keys=True) + "\n").encode())
-        self.intervals += 1
-        self.tally = Tally(ended)
-        self._next = self.clock() + self.every_s
+        # The line and the new interval together: a SIGTERM between them had the end report
+        # the same interval again, counted twice.
+        with signals_held():
+            _append_whole(self.path, (json.dumps(report, sort_keys=True) + "\n").encode())
+            self.intervals += 1
+            self.tally = Tally(ended)
+            self._next = self.clock() + self.every_s
         return report
 
     # -- counting (each goes into the interval and the totals) ----------------------

@@ -22,6 +22,7 @@ from bench.journal.ending import write_durably
 from bench.journal.recorder import Recorder
 from bench.journal.seal import sealer_for
 from bench.oracle import Oracle
+from tablebench_io.commandline import signals_held
 
 PREFIX = "monitor-"
 
@@ -68,6 +69,13 @@ class Series:
         self.part: Part | None = None
 
     def open(self) -> Part:
+        """A new part, its header written. SIGINT and SIGTERM wait for the file
+        and ``self.part`` together: between them, the monitor's end found no
+        part open and opened the same file again, which a sealed journal refuses."""
+        with signals_held():
+            return self._open()
+
+    def _open(self) -> Part:
         number = len(self.parts) + 1
         path = self.out / part_name(number)
         sealer = sealer_for(self.key, self.seal_every)
@@ -92,7 +100,13 @@ class Series:
     def close(self) -> str:
         """Close the current part (its session-end record already written); its
         head goes beside it. A part whose final seal or fsync failed (a full
-        disk) still gets its head, the head of what it holds, and the error."""
+        disk) still gets its head, the head of what it holds, and the error.
+        SIGINT and SIGTERM wait for all of it: between ``self.part = None`` and
+        the head, the part's head was lost."""
+        with signals_held():
+            return self._close()
+
+    def _close(self) -> str:
         part, self.part = self.part, None
         if part is None:
             raise RuntimeError("the monitor has no journal part open")
