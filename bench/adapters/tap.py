@@ -63,7 +63,11 @@ BEHIND = 32        # version 2: a copy up to this many numbers back is a go-back
 PARK_S = 2.0       # the longest the frames past a gap wait for the receiver's word on it
 MAX_PARKED = 512   # frames of one line kept waiting at most; past that the gap is settled as by PARK_S
 EVIDENCE = 64      # the receiver's latest ACK and NAK numbers kept, to settle a gap with
-ACCOUNTED = 64     # an Unheard event names at most the last this many numbers of its run
+# An Unheard event names at most the last this many numbers of its run: as many as the
+# monitor's merge remembers (bench.monitor.merge.RECENT), so that the ACKs of every message
+# of a long lost run wait for nothing (at 64, the ACKs of the first 44 of a run of 108 each
+# waited out the hold and were declared unheard again).
+ACCOUNTED = 4096
 UNHEARD = "unheard"
 _PARK = "park"     # (internal) a message past a gap: it waits for the receiver's word
 

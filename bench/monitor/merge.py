@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 
-from bench.adapters.tap import UNHEARD, retimed, unheard
+from bench.adapters.tap import ACCOUNTED, UNHEARD, retimed, unheard
 from bench.protocol import FrameEvent
 
 # Messages of each side remembered as released, for the ACKs that name them. The ACKs of a line
@@ -50,8 +50,8 @@ from bench.protocol import FrameEvent
 # passed by one round's 108 SETTLEs while the host's tap line delivered their ACKs late
 # (CI's Y-cable failure), and the ACKs of the first were declared unheard. Never more than
 # half the numbering (a format's ``seq_modulus``), so that a number remembered is never
-# one a wrap has given to a newer message.
-RECENT = 4096
+# one a wrap has given to a newer message. An ``Unheard`` event names as many (ACCOUNTED).
+RECENT = ACCOUNTED
 OTHER = {"tx": "rx", "rx": "tx"}
 SIDE = {"tx": "host", "rx": "controller"}
 HOLD_S = 2.0           # an ACK waits this long (beyond a line's known lag) for the message it names
@@ -84,9 +84,14 @@ class CausalMerge:
         if self.causal and event.kind in _TAKEN and message is not None:
             declared = self._declared[event.direction]
             if declared and message.seq is not None and message.seq in declared:
-                # Declared unheard, and here it is: its line was late, by this much at least.
-                self.late += 1
-                self._constrain(event.direction, event.mono, OTHER[event.direction], declared.pop(message.seq))
+                when = declared.pop(message.seq)
+                if event.mono - when <= MAX_HOLD_S:
+                    # Declared unheard, and here it is: its line was late, by this much at least.
+                    self.late += 1
+                    self._constrain(event.direction, event.mono, OTHER[event.direction], when)
+                # (later than any line is let lag: a newer message the numbering's wrap gave
+                # the same number, not the old one late; taken as late it put the wrap's whole
+                # time into the line's offset)
         queue = self.queues[event.direction]
         if event.kind in MARKS and queue and queue[-1].mono > event.mono:
             # A mark of what the tap missed, found out only after later frames came (a
@@ -213,8 +218,11 @@ class CausalMerge:
         if message is None or message.seq is None or kind in ("ack", "nak", "rejected"):
             return
         released = self._released[event.direction]
-        if message.type == "RESET":
-            released.clear()           # its numbering starts again: an old number is not this one
+        if message.type in ("RESET", "HELLO"):
+            # Its numbering may start again (a bench that restarts greets again from 0000,
+            # answered without a RESET): an old number is not this one. Kept, a previous
+            # session's number let the other side's ACK of the new message pass before it.
+            released.clear()
             self._declared[event.direction].clear()
         self._remember(released, message.seq, event.mono, self.recent)
 

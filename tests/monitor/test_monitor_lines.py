@@ -45,7 +45,7 @@ class YCable:
 def test_the_monitor_on_a_y_cable_hears_every_round_and_sends_nothing(tmp_path):
     # --hold-s 8: the monitor, the splitter, the controller and the session share this machine's
     # cores with the rest of the suite; an ACK read before its message (the message's line starved
-    # for a moment) waits up to the hold. --duration 20, under finished()'s wait: a monitor that
+    # for a moment) waits up to the hold. --duration 30, under finished()'s wait: a monitor that
     # loses sight of a round ends by itself and the assertion shows what it said. (CI's failures of
     # this test were not the load: the merge forgot messages after 64, and one round's 108 SETTLEs
     # outran the host line's ACKs of them; tests/monitor/test_monitor_line_behind_a_burst.py.)
@@ -54,11 +54,11 @@ def test_the_monitor_on_a_y_cable_hears_every_round_and_sends_nothing(tmp_path):
         cable = YCable(controller)
         try:
             with monitor_process("--game", GAME, "--host-line", cable.path("host"), "--controller-line",
-                                 cable.path("controller"), "--rounds", 3, "--duration", 20, "--hold-s", 8,
+                                 cable.path("controller"), "--rounds", 3, "--duration", 30, "--hold-s", 8,
                                  "--out", tmp_path / "monitor") as (proc, first):
                 run = run_session(SessionConfig(game=GAME, controller=cable.path("bench"), rounds=3, plant="dice",
                                                 seed=6, out=str(tmp_path / "run"), progress=False))
-                status, out, _ = finished(proc, timeout=45)
+                status, out, _ = finished(proc, timeout=60)
             assert cable.written_by_the_monitor() == b""
         finally:
             cable.close()
