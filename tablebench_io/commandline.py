@@ -211,6 +211,9 @@ def terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+_holding = False     # a signals_held section is open (in the main thread)
+
+
 @contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM held back while this lasts and raised again when it
@@ -219,10 +222,12 @@ def signals_held() -> Iterator[None]:
     mask it, the plant's included, and Python runs the handler all the same).
     Handlers are Python's to swap in the main thread only; elsewhere nothing
     is held."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    global _holding
+    if _holding or threading.current_thread() is not threading.main_thread():
+        yield               # (held already, by the section this one is inside: swapping costs 5 us a handler)
         return
     caught: list[int] = []
+    _holding = True
     try:
         # Each handler's way back is registered before it is swapped, and the ExitStack runs
         # every way back even if one is cut short: a signal between two swaps, or between two
@@ -237,6 +242,7 @@ def signals_held() -> Iterator[None]:
                 signal.signal(number, lambda signum, frame: caught.append(signum))
             yield
     finally:
+        _holding = False
         if caught:
             signal.raise_signal(caught[0])     # to the handler put back: as if it came now
 

@@ -51,3 +51,14 @@ def test_a_signal_while_the_handlers_are_swapped_leaves_both_as_they_were(monkey
         assert signal.getsignal(signal.SIGINT) is before[signal.SIGINT]
         assert signal.getsignal(signal.SIGTERM) is terminating
     assert signal.getsignal(signal.SIGTERM) is before[signal.SIGTERM]
+
+
+def test_a_section_inside_another_holds_until_the_outer_one_ends():
+    done = []
+    with terminate_as_interrupt():
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            with signals_held():
+                with signals_held():
+                    signal.raise_signal(signal.SIGTERM)
+                done.append("the outer section's rest")
+    assert done == ["the outer section's rest"]
