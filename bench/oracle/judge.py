@@ -40,7 +40,8 @@ from bench.rules.submission import LIMITS_CLAUSE
 from bench.oracle.clauses import PROTOCOL, phase_clause
 from bench.oracle.lucky_draw import CONFIDENCE, DrawLog, DrawVerdict
 from bench.oracle.recognition import RecognitionTally, judge as judge_recognition
-from bench.oracle.records import RoundLog, RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.records import RoundSummary, Violation, Ask, Placement, RoundState
+from bench.oracle.round_log import RoundLog
 from bench.oracle.round_progress import judging
 from bench.oracle.session_start import SessionStart
 from bench.oracle.settlement import Recompute

@@ -39,7 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from bench.oracle.lucky_pvalues import binomial_two_sided, chi_square, normal_quantile
 
@@ -241,16 +241,37 @@ def detectable_shift(rate: float, rounds: int, family: int, confidence: float = 
     return float(z * math.sqrt(rate * (1 - rate) / rounds))
 
 
-def judge(distribution, clauses, draws: Sequence[tuple[Lucky, ...]]) -> DrawVerdict:
-    """The session's verdict on ``draws`` (each round's lawful Lucky Numbers)."""
+@dataclass
+class DrawTally:
+    """All the session's verdict reads of its draws: how many rounds drew, how
+    many Lucky Numbers each drew, each position's rounds and its odds. A few
+    hundred counts however long the session: the list of every draw it
+    replaces grew about 60 bytes a round (issue 42, item 6)."""
+    rounds: int = 0
+    counts: Counter = field(default_factory=Counter)       # Lucky Numbers a round -> rounds
+    seen: Counter = field(default_factory=Counter)         # position -> rounds it was Lucky
+    odds: dict[str, Counter] = field(default_factory=dict)  # position -> pays -> how often
+
+    def add(self, draw: Sequence[Lucky]) -> None:
+        self.rounds += 1
+        self.counts[len(draw)] += 1
+        for x in draw:
+            self.seen[x.bet] += 1
+            self.odds.setdefault(x.bet, Counter())[x.pays] += 1
+
+    @classmethod
+    def of(cls, draws: Iterable[Sequence[Lucky]]) -> DrawTally:
+        tally = cls()
+        for draw in draws:
+            tally.add(draw)
+        return tally
+
+
+def judge(distribution, clauses, draws: Iterable[Sequence[Lucky]] | DrawTally) -> DrawVerdict:
+    """The session's verdict on ``draws`` (each round's lawful Lucky Numbers, or their tally)."""
     from twin.stats import holm_adjusted
-    rounds = len(draws)
-    counts = Counter(len(d) for d in draws)
-    seen = Counter(x.bet for d in draws for x in d)
-    odds: dict[str, Counter] = {}
-    for d in draws:
-        for x in d:
-            odds.setdefault(x.bet, Counter())[x.pays] += 1
+    tally = draws if isinstance(draws, DrawTally) else DrawTally.of(draws)
+    rounds, counts, seen, odds = tally.rounds, tally.counts, tally.seen, tally.odds
     tests: list[DrawTest] = []
     if rounds:
         count = _count_test(distribution, counts, clauses["count"])
@@ -273,13 +294,13 @@ def judge(distribution, clauses, draws: Sequence[tuple[Lucky, ...]]) -> DrawVerd
 
 
 class DrawLog:
-    """What the oracle keeps of the Lucky draws: each lawful draw, and how the
-    round before the next one ended."""
+    """What the oracle keeps of the Lucky draws: the lawful draws' tally, and
+    the last draw with how its round ended."""
 
     def __init__(self, rules, clauses) -> None:
         self.distribution = getattr(rules, "lucky", None)
         self.clauses = clauses
-        self.draws: list[tuple[Lucky, ...]] = []
+        self.tally = DrawTally()
         self._last: tuple[tuple[Lucky, ...], str] | None = None   # (draw, how its round ended)
 
     @property
@@ -312,7 +333,7 @@ class DrawLog:
                               f"Lucky Numbers {_shown(lucky)} {how}, which ended in a "
                               f"{'no roll' if last[1] == 'no-roll' else 'void'}: a fresh draw gives {gives} "
                               f"with chance p = {format_p(chance)} (flagged below {AT_ONCE:g})"))
-        self.draws.append(tuple(lucky))
+        self.tally.add(lucky)
         self._last = (tuple(lucky), "pending")
         return found
 
@@ -324,7 +345,7 @@ class DrawLog:
     def verdict(self) -> DrawVerdict | None:
         if not self.active:
             return None
-        return judge(self.distribution, self.clauses, self.draws)
+        return judge(self.distribution, self.clauses, self.tally)
 
 
 def _shown(lucky) -> str:
@@ -335,5 +356,5 @@ def _positions(lucky) -> frozenset[str]:
     return frozenset(x.bet for x in lucky)
 
 
-__all__ = ["AT_ONCE", "CONFIDENCE", "DrawLog", "DrawTest", "DrawVerdict", "draw_chance", "impossible", "judge",
+__all__ = ["AT_ONCE", "CONFIDENCE", "DrawLog", "DrawTally", "DrawTest", "DrawVerdict", "draw_chance", "impossible", "judge",
            "positions_chance", "rounds_to_find_never_lucky"]

@@ -3,7 +3,6 @@ while a round is in play."""
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 
 from bench.errors import RulesError
@@ -30,71 +29,6 @@ class RoundSummary:
     wagers: int              # accepted wagers
     violations: int          # violations naming this round
     throws: tuple = ()       # the plant's readings the round was judged on (SENSOR fields: dice, flat, pocket)
-
-
-class RoundLog:
-    """The oracle's ``RoundSummary`` of every round settled, kept in columns
-    (numbers in arrays, the rest by reference) and made again on access: a
-    session of 20,000 rounds keeps about 130 bytes a round instead of the
-    objects' 260. A sequence: ``len``, iteration, an index or a slice."""
-
-    _NUMBERS = ("round", "staked", "returned", "expected", "wagers", "violations")
-
-    def __init__(self) -> None:
-        self._columns = {name: array("q") for name in self._NUMBERS}
-        self._no_roll = bytearray()
-        self._outcome: list = []
-        self._lucky: list = []
-        self._throws: list = []        # the readings, for the outcome classes shown (bench.rules.coverage)
-        self._throw_kinds: dict = {}
-        self._big: dict[tuple[str, int], int] = {}     # a number past 64 bits (a controller's absurd SETTLE)
-
-    def append(self, summary: RoundSummary) -> None:
-        index = len(self._outcome)
-        for name, column in self._columns.items():
-            value = getattr(summary, name)
-            try:
-                column.append(value)
-            except OverflowError:
-                column.append(0)
-                self._big[name, index] = value
-        self._no_roll.append(bool(summary.no_roll))
-        self._outcome.append(summary.outcome)
-        self._lucky.append(summary.lucky)
-        self._throws.append(self._interned(summary.throws))
-
-    def _interned(self, throws: tuple) -> tuple:
-        """One object for each way a round's readings came out (a few hundred
-        for three dice), so that a long session keeps a reference a round."""
-        try:
-            key = tuple(tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(throw.items()))
-                        for throw in throws)
-            return self._throw_kinds.setdefault(key, throws)
-        except (AttributeError, TypeError):      # not SENSOR fields: kept as they are
-            return throws
-
-    def __len__(self) -> int:
-        return len(self._outcome)
-
-    def _at(self, index: int) -> RoundSummary:
-        numbers = {name: self._big.get((name, index), column[index]) for name, column in self._columns.items()}
-        return RoundSummary(outcome=self._outcome[index], no_roll=bool(self._no_roll[index]),
-                            lucky=self._lucky[index], throws=self._throws[index], **numbers)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError("round summary index out of range")
-        return self._at(index)
-
-    def __iter__(self):
-        return (self._at(i) for i in range(len(self)))
-
-    def __repr__(self) -> str:
-        return f"RoundLog({len(self)} rounds)"
 
 
 @dataclass(slots=True)
