@@ -92,6 +92,7 @@ class Plan:
     ray_address: str | None
     rng: bool
     rng_collect: int = 0                       # raw and scaled RNG values collected from a device (bench rng --collect)
+    protocols: tuple[int, ...] = ()            # the link versions conformance checks (none named: every one)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -225,6 +226,7 @@ def load_plan(given: str) -> Plan:
 
     conf = data.sub("conformance", {})
     conformance = bool(conf.raw("run", True))
+    protocols = _protocols(conf)
     conf.done()
     scen = data.sub("scenarios", {})
     scenarios = bool(scen.raw("run", True))
@@ -257,7 +259,21 @@ def load_plan(given: str) -> Plan:
     data.done()
     return Plan(name, _digest(path), lab, controller, game, submission, designs, profile, key, conformance,
                 scenarios, scenario_seed, sessions, rounds, first_seed, runs, campaign_seed, edge_runs, frames,
-                engine, workers, ray_address, rng_run, rng_collect)
+                engine, workers, ray_address, rng_run, rng_collect, protocols)
+
+
+def _protocols(conf: Fields) -> tuple[int, ...]:
+    """``conformance.protocol``: the link versions a controller speaks (docs/protocol.md, section 9),
+    checked each; a device that speaks only version 2 need not be failed on version 1's HELLO."""
+    from bench.protocol.messages import PROTOCOL_VERSIONS
+    named = conf.raw("protocol", None)
+    if named is None:
+        return ()
+    versions = named if isinstance(named, list) else [named]
+    if not versions or not all(type(v) is int and v in PROTOCOL_VERSIONS for v in versions):
+        raise conf.error("protocol", f"must be a version or a list of versions of {list(PROTOCOL_VERSIONS)}, "
+                                     f"got {named!r}")
+    return tuple(sorted(set(versions)))
 
 
 def _required(data: Fields, key: str) -> str:

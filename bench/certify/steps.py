@@ -66,7 +66,8 @@ def plan_steps(plan: Plan, rng_available: bool) -> list[Step]:
         rules = [] if plan.controller.emulated else ["--submission", plan.submission]
         add("conformance", "link conformance (bench conformance)", [(
             [*BENCH, "conformance", "--controller", _controller(plan, conformance=True), "--game", plan.game, *rules,
-             *_link_options(plan), "--junit", "junit.xml", "--report", "report.html", "--json"],
+             *_link_options(plan), *[f"--protocol={v}" for v in plan.protocols],
+             "--junit", "junit.xml", "--report", "report.html", "--json"],
             "checks.jsonl")], _judge_conformance, ok_statuses=(0, 1, 2, 3))
     add("submission", "the rules submission (bench rtp)", [(
         [*BENCH, "rtp", plan.submission, "--json"], "rtp.jsonl")], _judge_submission(plan))

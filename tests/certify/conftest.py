@@ -20,7 +20,7 @@ game: lightning-dice
 submission: lightning-dice
 designs: [standard]
 jurisdiction: pennsylvania
-conformance: {{run: {conformance}}}
+conformance: {{run: {conformance}, protocol: 2}}     # both versions: tests/conformance
 scenarios: {{run: {scenarios}, seed: 7}}
 sessions: {{count: {sessions}, rounds: {rounds}, first_seed: 1}}
 validate: {{runs: {runs}}}

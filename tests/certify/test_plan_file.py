@@ -54,9 +54,28 @@ def test_a_misspelt_field_is_named_with_the_field_it_meant(tmp_path, capsys):
     ("validate: {runs: -5}\n", "validate.runs"),
     ("campaigns: {engine: spark}\n", "campaigns.engine"),
     ("campaigns: {workers: 1.5}\n", "campaigns.workers"),
-], ids=["no-rounds", "too-many-sessions", "negative-runs", "unknown-engine", "fractional-workers"])
+    ("conformance: {protocol: 3}\n", "conformance.protocol"),
+    ("conformance: {protocol: [2, '1']}\n", "conformance.protocol"),
+    ("conformance: {protocol: []}\n", "conformance.protocol"),
+], ids=["no-rounds", "too-many-sessions", "negative-runs", "unknown-engine", "fractional-workers",
+        "unknown-protocol", "protocol-as-text", "no-protocol"])
 def test_a_count_out_of_range_names_its_field(tmp_path, capsys, extra, field):
     assert field in refused(tmp_path, capsys, GOOD + extra)
+
+
+def test_conformance_checks_the_versions_the_plan_names_and_every_one_unless_told(tmp_path):
+    from bench.certify.steps import plan_steps
+
+    def conformance_command(extra: str) -> list[str]:
+        plan = tmp_path / "plan.yaml"
+        plan.write_text(GOOD + extra)
+        step = next(s for s in plan_steps(load_plan(str(plan)), rng_available=False) if s.name.endswith("conformance"))
+        return step.commands[0][0]
+    assert not [a for a in conformance_command("") if a.startswith("--protocol")]
+    assert [a for a in conformance_command("conformance: {protocol: [2, 1, 2]}\n") if a.startswith("--protocol")] \
+        == ["--protocol=1", "--protocol=2"]
+    assert [a for a in conformance_command("conformance: {protocol: 2}\n") if a.startswith("--protocol")] \
+        == ["--protocol=2"]
 
 
 def test_a_misbehaving_device_is_refused(tmp_path, capsys):
