@@ -70,16 +70,28 @@ def version_line(prog: str) -> str:
     return f"{prog} (tablebench) {__version__}, Python {platform.python_version()}"
 
 
-def build_parser(commands: ModuleType, prog: str, description: str) -> argparse.ArgumentParser:
+def build_parser(commands: ModuleType, prog: str, description: str,
+                 argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The script's parser. Given the arguments it will parse, only the command they
+    name is registered (each command is a module of ``commands`` of its own name):
+    every other command's module is then never imported, a tenth of a second or more
+    of a process's start-up (issue 42.5) that the emulated controller's own process
+    paid too. With no arguments given, or no command named in them (``--help``, a
+    misspelling), every one is, so that the usage lists them all."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=version_line(prog))
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(subparsers)
+    names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+    named = None if argv is None else _command_named(argv)
+    for name in [named] if named in names else names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
     return parser
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the
+    script's own options, --help and --version, take no value)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def add_progress_option(parser: argparse.ArgumentParser) -> None:
@@ -288,7 +300,7 @@ def make_main(commands: ModuleType, prog: str, description: str,
         try:
             with terminate_as_interrupt():
                 from tablebench_io import json_lines
-                parser = build_parser(commands, prog, description)
+                parser = build_parser(commands, prog, description, sys.argv[1:] if argv is None else argv)
                 args = parser.parse_args(argv)
         except KeyboardInterrupt as err:
             print(f"{prog}: interrupted ({interrupt_name(err)}) before the command started", file=sys.stderr)

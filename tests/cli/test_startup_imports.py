@@ -1,7 +1,7 @@
 """Start-up (issue 42.5, docs/performance.md): a command imports the heavy
-libraries only where it uses them. Every ``bench`` command builds the whole
-parser, importing every sub-command's module (the emulated controller's own
-process too), so none of them may import charts (matplotlib), statistics
+libraries only where it uses them. ``bench --help`` builds the whole parser,
+importing every sub-command's module (a named command registers only its own,
+tests/cli/test_conventions.py), so none of them may import charts (matplotlib), statistics
 (SciPy), arrays (numpy), pictures (Pillow), physics (PyBullet) or the
 archive's engines when it loads; and ``bench replay --json`` draws nothing
 and judges the Lucky draw without SciPy."""
@@ -42,3 +42,16 @@ def test_no_bench_command_imports_charts_statistics_or_physics_to_start_and_repl
     assert seen["parsers"] == [], f"building the bench parser imported {seen['parsers']}"
     assert (seen["status"], seen["record"]) == (0, "verdict")          # the replay ran to its verdict
     assert seen["replay"] == [], f"bench replay --json imported {seen['replay']}"
+
+
+def test_a_named_command_loads_only_its_own_module_and_help_still_lists_every_command():
+    probe = ("import sys, bench.commands; from tablebench_io.commandline import build_parser; "
+             "build_parser(bench.commands, 'bench', '', ['replay', 'x.jsonl', '--json']); "
+             "print(sorted(m for m in sys.modules if m.startswith('bench.commands.')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["['bench.commands.replay']"], done.stdout
+    listed = subprocess.run([sys.executable, "-m", "bench.cli", "--help"], cwd=REPO, capture_output=True, text=True,
+                            timeout=120)
+    commands = sorted(p.stem for p in (REPO / "bench" / "commands").glob("*.py") if not p.stem.startswith("_"))
+    assert listed.returncode == 0 and all(f"\n    {name}" in listed.stdout for name in commands), listed.stdout
