@@ -184,9 +184,11 @@ def test_dice_cocked_against_others_are_found_as_themselves(tmp_path):
     in the seeds it was tuned on, 1000 on; 2 of them in the 120 drops here)."""
     from bench.vision.scoring import match_dice
     design = load_design("narrow-tray")
-    seeds = [s for s in range(1000, 1120)
-             if any(not d.flat and d.tilt_deg > 20 and d.reason == "die" for d in drop(design, s).dice)]
-    assert len(seeds) >= 10, seeds
+    # The seeds of 1000-1119 whose drop has a die cocked over 20 deg against another (found once by
+    # searching the 120 on the pinned libm, docs/reproducibility.md; each is checked to be one still).
+    seeds = [1000, 1006, 1024, 1042, 1044, 1084, 1087, 1090, 1091, 1116]
+    assert all(any(not d.flat and d.tilt_deg > 20 and d.reason == "die" for d in drop(design, s).dice)
+               for s in seeds), "the drops of these seeds no longer lean a die on another"
     studio = Studio(design, "tower")
     try:
         write_folder(studio, tmp_path, seeds)

@@ -23,7 +23,7 @@ def red_pixels(path: Path) -> int:
 def test_a_cocked_die_is_marked_red_and_flat_dice_are_not(tmp_path):
     narrow = load_design(TOWERS / "narrow-tray.yaml")
     _seed, _loaded, cocked = stage(narrow, cocked_die=0, against="wall", start_seed=93000)   # 93026
-    _seed, _loaded, flat = stage(narrow, faces=(2, 3, 4))     # no 1: its pip is red
+    _seed, _loaded, flat = stage(narrow, faces=(2, 3, 4), start_seed=180)     # 180; no 1: its pip is red
     tray_png(narrow, cocked, tmp_path / "cocked.png")
     tray_png(narrow, flat, tmp_path / "flat.png")
     assert red_pixels(tmp_path / "cocked.png") > 200          # outline, label, verdict
