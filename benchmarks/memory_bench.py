@@ -38,7 +38,8 @@ def session(root: Path, env: dict[str, str], marks: list[int], out: Path, emit) 
     # went) between two looks at its journal, and the last mark was never read.
     rounds = marks[-1] + max(200, marks[-1] // 50)
     proc = subprocess.Popen([sys.executable, "-m", "bench.cli", "run", "--plant", "dice", "--rounds",
-                             str(rounds), "--seed", "1", "--no-probes", "--out", str(out)],
+                             str(rounds), "--seed", "1", "--no-probes", "--max-frames", str(200 * rounds),
+                             "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root, env=env)
     counter, waiting, started = RoundCounter(out / "session.jsonl"), list(marks), time.monotonic()
     first: float | None = None
@@ -54,12 +55,16 @@ def session(root: Path, env: dict[str, str], marks: list[int], out: Path, emit) 
         print(f"\r  session: {rounds} rounds", end="", file=sys.stderr, flush=True)
         time.sleep(0.2)
     print(file=sys.stderr)
+    if waiting:      # e.g. stopped by a wire budget (at the default --max-frames, 64,770 rounds)
+        print(f"memory_bench: the session ended at {counter.update()} rounds, before the marks {waiting}",
+              file=sys.stderr)
     proc.wait(timeout=TIMEOUT_S)
     return out / "session.jsonl"
 
 
-def cut(journal: Path, rounds: int, into: Path) -> Path:
-    """The journal's lines up to its ``rounds``-th round record."""
+def cut(journal: Path, rounds: int, into: Path) -> tuple[Path, int]:
+    """The journal's lines up to its ``rounds``-th round record, and how many rounds that is
+    (fewer where the session ended short)."""
     seen = 0
     with open(journal, "rb") as source, open(into, "wb") as target:
         for line in source:
@@ -68,7 +73,7 @@ def cut(journal: Path, rounds: int, into: Path) -> Path:
                 seen += 1
                 if seen >= rounds:
                     break
-    return into
+    return into, seen
 
 
 def replay_peak(root: Path, env: dict[str, str], journal: Path) -> float:
@@ -101,11 +106,11 @@ def main() -> int:
         journal = session(root, env, marks, Path(tmp) / "session", emit)
         first: float | None = None
         for mark in marks:
-            part = cut(journal, mark, Path(tmp) / f"cut-{mark}.jsonl")      # the session ran past the last
+            part, rounds = cut(journal, mark, Path(tmp) / f"cut-{mark}.jsonl")   # the session ran past the last
             peak = replay_peak(root, env, part)
             first = peak if first is None else first
-            emit({"part": "replay", "rounds": mark, "peak_mb": round(peak, 1),
-                  "kb_per_round_since_first": round((peak - first) * 1024 / max(1, mark - marks[0]), 3)})
+            emit({"part": "replay", "rounds": rounds, "peak_mb": round(peak, 1),
+                  "kb_per_round_since_first": round((peak - first) * 1024 / max(1, rounds - marks[0]), 3)})
     return 0
 
 
