@@ -39,7 +39,7 @@ def session(root: Path, env: dict[str, str], marks: list[int], out: Path, emit) 
     rounds = marks[-1] + max(200, marks[-1] // 50)
     proc = subprocess.Popen([sys.executable, "-m", "bench.cli", "run", "--plant", "dice", "--rounds",
                              str(rounds), "--seed", "1", "--no-probes", "--max-frames", str(200 * rounds),
-                             "--out", str(out)],
+                             "--max-journal-mb", str(max(1024, rounds // 25)), "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root, env=env)
     counter, waiting, started = RoundCounter(out / "session.jsonl"), list(marks), time.monotonic()
     first: float | None = None
@@ -55,7 +55,7 @@ def session(root: Path, env: dict[str, str], marks: list[int], out: Path, emit) 
         print(f"\r  session: {rounds} rounds", end="", file=sys.stderr, flush=True)
         time.sleep(0.2)
     print(file=sys.stderr)
-    if waiting:      # e.g. stopped by a wire budget (at the default --max-frames, 64,770 rounds)
+    if waiting:      # e.g. stopped by a wire budget (the default 1 GiB journal: 64,770 rounds)
         print(f"memory_bench: the session ended at {counter.update()} rounds, before the marks {waiting}",
               file=sys.stderr)
     proc.wait(timeout=TIMEOUT_S)
