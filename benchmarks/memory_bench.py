@@ -36,10 +36,10 @@ def session(root: Path, env: dict[str, str], marks: list[int], out: Path, emit) 
     """Runs the session, emitting its VmRSS at each mark; the journal's path."""
     # Past the last mark by a margin: a session of exactly that many rounds ended (and its memory
     # went) between two looks at its journal, and the last mark was never read.
-    rounds = marks[-1] + max(200, marks[-1] // 50)
+    length = marks[-1] + max(200, marks[-1] // 50)
     proc = subprocess.Popen([sys.executable, "-m", "bench.cli", "run", "--plant", "dice", "--rounds",
-                             str(rounds), "--seed", "1", "--no-probes", "--max-frames", str(200 * rounds),
-                             "--max-journal-mb", str(max(1024, rounds // 25)), "--out", str(out)],
+                             str(length), "--seed", "1", "--no-probes", "--max-frames", str(200 * length),
+                             "--max-journal-mb", str(max(1024, length // 25)), "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root, env=env)
     counter, waiting, started = RoundCounter(out / "session.jsonl"), list(marks), time.monotonic()
     first: float | None = None

@@ -1,7 +1,7 @@
 """Start-up (issue 42.5, docs/performance.md): a command imports the heavy
 libraries only where it uses them. ``bench --help`` builds the whole parser,
 importing every sub-command's module (a named command registers only its own,
-tests/cli/test_conventions.py), so none of them may import charts (matplotlib), statistics
+the last test here), so none of them may import charts (matplotlib), statistics
 (SciPy), arrays (numpy), pictures (Pillow), physics (PyBullet) or the
 archive's engines when it loads; and ``bench replay --json`` draws nothing
 and judges the Lucky draw without SciPy."""
